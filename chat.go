@@ -1,0 +1,179 @@
+// Package chat is an embeddable team-chat service: organizations, users,
+// channels, topics, messages, reactions, uploads and push, with every business
+// rule and permission check of the service's API.
+//
+// A Service is built from a Store (see the storage/memory and storage/sqlite
+// packages) and a Config whose zero value works. Every operation is a method
+// that takes the ID of the acting user explicitly; the method re-reads that
+// user inside its own transaction and checks that the account is active and
+// allowed to act. Failures are always *Error values carrying the wire code and
+// the exact client-visible message, so the same rules hold whether the caller
+// is a Go program or the HTTP adapter in the httpserver package.
+package chat
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// ServiceVersion is the release reported as service_version when
+// Config.ServiceVersion is empty.
+const ServiceVersion = "0.1.0"
+
+// FeatureLevel is the service_feature_level reported to clients: the highest
+// level of SPEC.md's versioning list up to which every listed change is
+// implemented. It rises as the operations of later levels land.
+const FeatureLevel = 0
+
+// Config holds the settings of a Service. Every field has a working zero
+// value, described with the field.
+type Config struct {
+	// Now returns the current time. Nil means time.Now.
+	Now func() time.Time
+	// Rand is the source of API keys and other secrets. Nil means
+	// crypto/rand.Reader.
+	Rand io.Reader
+	// PasswordCost is the bcrypt cost for stored passwords. Zero means
+	// bcrypt.DefaultCost; tests use bcrypt.MinCost to run fast.
+	PasswordCost int
+	// ServiceVersion is reported as service_version. Empty means the
+	// ServiceVersion constant.
+	ServiceVersion string
+	// FakeEmailDomain is the domain of placeholder email addresses
+	// (user{id}@domain) for organizations whose host is not a valid email
+	// domain. Empty means "localhost".
+	FakeEmailDomain string
+	// Logger receives internal errors. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Service is the handle on which every operation is a method. It is safe for
+// concurrent use.
+type Service struct {
+	store Store
+	cfg   Config
+}
+
+// New returns a Service over store. Empty fields of cfg take the defaults
+// documented on Config.
+func New(store Store, cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.PasswordCost == 0 {
+		cfg.PasswordCost = bcrypt.DefaultCost
+	}
+	if cfg.ServiceVersion == "" {
+		cfg.ServiceVersion = ServiceVersion
+	}
+	if cfg.FakeEmailDomain == "" {
+		cfg.FakeEmailDomain = "localhost"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Service{store: store, cfg: cfg}
+}
+
+// Close closes the underlying store.
+func (s *Service) Close() error { return s.store.Close() }
+
+// now returns the current time, in UTC and without monotonic reading, so that
+// values round-trip through every backend unchanged.
+func (s *Service) now() time.Time { return s.cfg.Now().UTC().Round(0) }
+
+// view runs fn in a read-only transaction, turning storage failures into
+// internal errors.
+func (s *Service) view(ctx context.Context, fn func(Tx) error) error {
+	return internal(s.store.View(ctx, fn))
+}
+
+// update runs fn in a read-write transaction: everything fn wrote is
+// committed when it returns nil and nothing when it returns an error.
+func (s *Service) update(ctx context.Context, fn func(Tx) error) error {
+	return internal(s.store.Update(ctx, fn))
+}
+
+// Storage errors. Backends return them (possibly wrapped); the domain turns
+// them into client-facing *Error values.
+var (
+	// ErrNotFound reports that no record has the requested key.
+	ErrNotFound = errors.New("chat: record not found")
+	// ErrExists reports that a write would break a uniqueness rule.
+	ErrExists = errors.New("chat: record already exists")
+	// ErrReadOnly reports a write attempted inside Store.View.
+	ErrReadOnly = errors.New("chat: write in a read-only transaction")
+)
+
+// Store is the storage SPI. Implementations only store and find records;
+// every rule lives in this package. Returned values never alias stored state.
+type Store interface {
+	// View runs fn in a read-only transaction that sees one consistent
+	// snapshot. Writes inside it fail with ErrReadOnly.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction. It commits when fn returns
+	// nil and rolls back every write of fn otherwise, returning fn's error.
+	// Updates are serialised, so check-then-write rules inside fn are atomic.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store. No transaction may run after it.
+	Close() error
+}
+
+// Tx is what a transaction can do, composed per area.
+type Tx interface {
+	RealmTx
+	UserTx
+}
+
+// RealmTx stores organizations.
+type RealmTx interface {
+	// CreateRealm stores r under a new ID and sets r.ID. It returns ErrExists
+	// when another organization has the same Host (compared exactly).
+	CreateRealm(r *Realm) error
+	// Realm returns the organization with the ID, or ErrNotFound.
+	Realm(id int64) (Realm, error)
+	// RealmByHost returns the organization whose Host equals host, or
+	// ErrNotFound.
+	RealmByHost(host string) (Realm, error)
+	// Realms returns every organization, ordered by ID.
+	Realms() ([]Realm, error)
+	// UpdateRealm replaces the stored organization with r.ID, or returns
+	// ErrNotFound. ErrExists as for CreateRealm.
+	UpdateRealm(r Realm) error
+}
+
+// UserTx stores user accounts.
+type UserTx interface {
+	// CreateUser stores u under a new ID and sets u.ID. It returns ErrExists
+	// when u's realm already has a user with the same EmailKey(u.Email), or
+	// when u.APIKey is already used.
+	CreateUser(u *UserRecord) error
+	// User returns the user with the ID, or ErrNotFound.
+	User(id int64) (UserRecord, error)
+	// UserByEmail returns the user of the realm whose EmailKey equals
+	// EmailKey(email), or ErrNotFound.
+	UserByEmail(realmID int64, email string) (UserRecord, error)
+	// UserByAPIKey returns the user whose APIKey equals key, or ErrNotFound.
+	UserByAPIKey(key string) (UserRecord, error)
+	// Users returns users of the realm ordered by ID: all of them when ids is
+	// nil, otherwise those whose ID is in ids (unknown IDs are skipped).
+	Users(realmID int64, ids []int64) ([]UserRecord, error)
+	// UsersByRole returns the realm's users with the role, active or not,
+	// ordered by ID.
+	UsersByRole(realmID int64, role Role) ([]UserRecord, error)
+	// BotsOwnedBy returns the bots whose BotOwnerID is ownerID, ordered by
+	// ID.
+	BotsOwnedBy(ownerID int64) ([]UserRecord, error)
+	// UpdateUser replaces the stored user with u.ID, or returns ErrNotFound.
+	// ErrExists as for CreateUser.
+	UpdateUser(u UserRecord) error
+}

@@ -1,0 +1,336 @@
+// Package memory is the reference storage backend: every record in maps
+// behind one lock. It is what unit tests run on, and a store for embedding
+// programs that need no persistence.
+//
+// Transactions are serialised writers and concurrent readers (a
+// sync.RWMutex). An Update writes in place and keeps an undo log, replayed
+// backwards when the transaction fails, so a failed Update leaves nothing
+// behind and a successful one costs no copying.
+package memory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/teamchat/chat"
+)
+
+// ErrClosed is returned by transactions started after Close.
+var ErrClosed = errors.New("memory: store is closed")
+
+// Store is an in-memory chat.Store. The zero value is not usable; call New.
+type Store struct {
+	mu     sync.RWMutex
+	closed bool
+	s      state
+}
+
+type emailIndexKey struct {
+	realmID int64
+	email   string
+}
+
+// state is everything stored, with its indexes.
+type state struct {
+	lastRealmID int64
+	lastUserID  int64
+
+	realms      map[int64]chat.Realm
+	realmByHost map[string]int64
+
+	users       map[int64]chat.UserRecord
+	userByEmail map[emailIndexKey]int64
+	userByKey   map[string]int64
+	// realmUsers lists each realm's user IDs in increasing order.
+	realmUsers map[int64][]int64
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{s: state{
+		realms:      map[int64]chat.Realm{},
+		realmByHost: map[string]int64{},
+		users:       map[int64]chat.UserRecord{},
+		userByEmail: map[emailIndexKey]int64{},
+		userByKey:   map[string]int64{},
+		realmUsers:  map[int64][]int64{},
+	}}
+}
+
+// View runs fn with a read-only transaction.
+func (st *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	if st.closed {
+		return ErrClosed
+	}
+	return fn(&tx{s: &st.s, readOnly: true})
+}
+
+// Update runs fn with a read-write transaction, undoing its writes when it
+// returns an error or panics.
+func (st *Store) Update(ctx context.Context, fn func(chat.Tx) error) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return ErrClosed
+	}
+	t := &tx{s: &st.s}
+	committed := false
+	defer func() {
+		if !committed {
+			t.rollback()
+		}
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// Close makes later transactions fail with ErrClosed.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.closed = true
+	return nil
+}
+
+// tx is one transaction. Its undo log holds, newest last, the functions that
+// restore what each write changed.
+type tx struct {
+	s        *state
+	readOnly bool
+	undo     []func()
+}
+
+func (t *tx) rollback() {
+	for i := len(t.undo) - 1; i >= 0; i-- {
+		t.undo[i]()
+	}
+	t.undo = nil
+}
+
+func (t *tx) writable() error {
+	if t.readOnly {
+		return chat.ErrReadOnly
+	}
+	return nil
+}
+
+// Realms.
+
+func (t *tx) CreateRealm(r *chat.Realm) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, ok := t.s.realmByHost[r.Host]; ok {
+		return chat.ErrExists
+	}
+	t.s.lastRealmID++
+	r.ID = t.s.lastRealmID
+	t.putRealm(nil, r)
+	t.undo = append(t.undo, func() { t.s.lastRealmID-- })
+	return nil
+}
+
+func (t *tx) Realm(id int64) (chat.Realm, error) {
+	r, ok := t.s.realms[id]
+	if !ok {
+		return chat.Realm{}, chat.ErrNotFound
+	}
+	return r, nil
+}
+
+func (t *tx) RealmByHost(host string) (chat.Realm, error) {
+	id, ok := t.s.realmByHost[host]
+	if !ok {
+		return chat.Realm{}, chat.ErrNotFound
+	}
+	return t.s.realms[id], nil
+}
+
+func (t *tx) Realms() ([]chat.Realm, error) {
+	out := make([]chat.Realm, 0, len(t.s.realms))
+	for _, r := range t.s.realms {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b chat.Realm) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (t *tx) UpdateRealm(r chat.Realm) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	old, ok := t.s.realms[r.ID]
+	if !ok {
+		return chat.ErrNotFound
+	}
+	if id, ok := t.s.realmByHost[r.Host]; ok && id != r.ID {
+		return chat.ErrExists
+	}
+	t.putRealm(&old, &r)
+	return nil
+}
+
+// putRealm replaces old (nil for none) with r in the maps and logs the undo.
+func (t *tx) putRealm(old, r *chat.Realm) {
+	set := func(from, to *chat.Realm) {
+		if from != nil {
+			delete(t.s.realmByHost, from.Host)
+			delete(t.s.realms, from.ID)
+		}
+		if to != nil {
+			t.s.realms[to.ID] = *to
+			t.s.realmByHost[to.Host] = to.ID
+		}
+	}
+	r2 := *r
+	set(old, &r2)
+	t.undo = append(t.undo, func() { set(&r2, old) })
+}
+
+// Users.
+
+func (t *tx) CreateUser(u *chat.UserRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, ok := t.s.userByEmail[emailIndexKey{u.RealmID, chat.EmailKey(u.Email)}]; ok {
+		return chat.ErrExists
+	}
+	if _, ok := t.s.userByKey[u.APIKey]; ok {
+		return chat.ErrExists
+	}
+	t.s.lastUserID++
+	u.ID = t.s.lastUserID
+	t.putUser(nil, u)
+	realmID := u.RealmID
+	t.s.realmUsers[realmID] = append(t.s.realmUsers[realmID], u.ID)
+	t.undo = append(t.undo, func() {
+		ids := t.s.realmUsers[realmID]
+		t.s.realmUsers[realmID] = ids[:len(ids)-1]
+		t.s.lastUserID--
+	})
+	return nil
+}
+
+func (t *tx) User(id int64) (chat.UserRecord, error) {
+	u, ok := t.s.users[id]
+	if !ok {
+		return chat.UserRecord{}, chat.ErrNotFound
+	}
+	return u, nil
+}
+
+func (t *tx) UserByEmail(realmID int64, email string) (chat.UserRecord, error) {
+	id, ok := t.s.userByEmail[emailIndexKey{realmID, chat.EmailKey(email)}]
+	if !ok {
+		return chat.UserRecord{}, chat.ErrNotFound
+	}
+	return t.s.users[id], nil
+}
+
+func (t *tx) UserByAPIKey(key string) (chat.UserRecord, error) {
+	id, ok := t.s.userByKey[key]
+	if !ok {
+		return chat.UserRecord{}, chat.ErrNotFound
+	}
+	return t.s.users[id], nil
+}
+
+func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
+	if ids == nil {
+		all := t.s.realmUsers[realmID]
+		out := make([]chat.UserRecord, len(all))
+		for i, id := range all {
+			out[i] = t.s.users[id]
+		}
+		return out, nil
+	}
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	out := make([]chat.UserRecord, 0, len(sorted))
+	for _, id := range sorted {
+		if u, ok := t.s.users[id]; ok && u.RealmID == realmID {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) UsersByRole(realmID int64, role chat.Role) ([]chat.UserRecord, error) {
+	return t.filterUsers(realmID, func(u *chat.UserRecord) bool { return u.Role == role }), nil
+}
+
+func (t *tx) BotsOwnedBy(ownerID int64) ([]chat.UserRecord, error) {
+	owner, ok := t.s.users[ownerID]
+	if !ok {
+		return nil, nil
+	}
+	return t.filterUsers(owner.RealmID, func(u *chat.UserRecord) bool {
+		return u.BotType != chat.BotNone && u.BotOwnerID == ownerID
+	}), nil
+}
+
+func (t *tx) filterUsers(realmID int64, keep func(*chat.UserRecord) bool) []chat.UserRecord {
+	var out []chat.UserRecord
+	for _, id := range t.s.realmUsers[realmID] {
+		if u := t.s.users[id]; keep(&u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func (t *tx) UpdateUser(u chat.UserRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	old, ok := t.s.users[u.ID]
+	if !ok {
+		return chat.ErrNotFound
+	}
+	if id, ok := t.s.userByEmail[emailIndexKey{u.RealmID, chat.EmailKey(u.Email)}]; ok && id != u.ID {
+		return chat.ErrExists
+	}
+	if id, ok := t.s.userByKey[u.APIKey]; ok && id != u.ID {
+		return chat.ErrExists
+	}
+	if u.RealmID != old.RealmID {
+		return errors.New("memory: a user cannot move between organizations")
+	}
+	t.putUser(&old, &u)
+	return nil
+}
+
+// putUser replaces old (nil for none) with u in the maps and logs the undo.
+func (t *tx) putUser(old, u *chat.UserRecord) {
+	set := func(from, to *chat.UserRecord) {
+		if from != nil {
+			delete(t.s.userByEmail, emailIndexKey{from.RealmID, chat.EmailKey(from.Email)})
+			delete(t.s.userByKey, from.APIKey)
+			delete(t.s.users, from.ID)
+		}
+		if to != nil {
+			t.s.users[to.ID] = *to
+			t.s.userByEmail[emailIndexKey{to.RealmID, chat.EmailKey(to.Email)}] = to.ID
+			t.s.userByKey[to.APIKey] = to.ID
+		}
+	}
+	u2 := *u
+	set(old, &u2)
+	t.undo = append(t.undo, func() { set(&u2, old) })
+}

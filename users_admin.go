@@ -1,0 +1,350 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"net/mail"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Full-name limits (PROTOCOL.md B1.8).
+const (
+	minFullNameLength = 2
+	maxFullNameLength = 100
+	// nameInvalidChars may not appear in a full name: they break mentions
+	// and Markdown.
+	nameInvalidChars = "*`\\>\"@"
+)
+
+// checkFullName validates and trims a full name.
+func checkFullName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	n := utf8.RuneCountInString(name)
+	switch {
+	case n > maxFullNameLength:
+		return "", ErrNameTooLong
+	case n < minFullNameLength:
+		return "", ErrNameTooShort
+	}
+	for _, r := range name {
+		if strings.ContainsRune(nameInvalidChars, r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) ||
+			unicode.Is(unicode.Co, r) || unicode.Is(unicode.Cs, r) || r == utf8.RuneError {
+			return "", ErrNameInvalidChars
+		}
+	}
+	// A trailing "|123" would be read as a mention's user ID.
+	if i := strings.LastIndexByte(name, '|'); i >= 0 && i+1 < len(name) && allDigits(name[i+1:]) {
+		return "", ErrNameInvalidFormat
+	}
+	return name, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validEmail reports whether s is a plain address (no display name) whose
+// domain is a valid domain name.
+func validEmail(s string) bool {
+	if s == "" || len(s) > 254 || strings.TrimSpace(s) != s {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && validDomain(s[at+1:])
+}
+
+// validDomain reports whether d is "localhost" or a dotted domain name of
+// letters, digits and hyphens whose last label is alphabetic.
+func validDomain(d string) bool {
+	if d == "localhost" {
+		return true
+	}
+	labels := strings.Split(d, ".")
+	if len(labels) < 2 || len(d) > 253 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	tld := labels[len(labels)-1]
+	for i := 0; i < len(tld); i++ {
+		if c := tld[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return len(tld) >= 2
+}
+
+// NewUser describes an account to create.
+type NewUser struct {
+	Email    string
+	FullName string
+	// Password, when not empty, lets the user log in with it; it must have
+	// at least six characters.
+	Password string
+	// Role defaults to RoleMember.
+	Role Role
+	// BotType makes the account a bot; zero means a human.
+	BotType BotType
+	// BotOwnerID is the owner of a bot; zero for none.
+	BotOwnerID int64
+	// Timezone is an IANA time zone name; empty for unset.
+	Timezone string
+}
+
+// NewUserResult describes a created account. Its JSON form is what
+// `chatd create-user` prints.
+type NewUserResult struct {
+	UserID int64  `json:"user_id"`
+	Email  string `json:"email"`
+	APIKey string `json:"api_key"`
+}
+
+// provisionUser validates req and stores the account, in the checking order
+// of the reference server (name, address, uniqueness, password).
+// With passwordRequired, an empty password is too weak rather than absent.
+func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequired bool) (UserRecord, error) {
+	name, err := checkFullName(req.FullName)
+	if err != nil {
+		return UserRecord{}, err
+	}
+	if !validEmail(req.Email) {
+		return UserRecord{}, ErrBadEmail
+	}
+	if req.Role == 0 {
+		req.Role = RoleMember
+	}
+	if !req.Role.Valid() {
+		return UserRecord{}, errorf("Invalid role: Value error, Not in the list of possible values")
+	}
+	if !req.BotType.Valid() {
+		return UserRecord{}, errorf("Invalid bot type")
+	}
+	if req.BotOwnerID != 0 {
+		if _, err := targetUser(tx, realm.ID, req.BotOwnerID); err != nil {
+			return UserRecord{}, err
+		}
+	}
+	if _, err := tx.UserByEmail(realm.ID, req.Email); err == nil {
+		return UserRecord{}, ErrEmailInUse
+	} else if !errors.Is(err, ErrNotFound) {
+		return UserRecord{}, err
+	}
+	u := UserRecord{
+		RealmID:         realm.ID,
+		Email:           req.Email,
+		FullName:        name,
+		Role:            req.Role,
+		IsActive:        true,
+		BotType:         req.BotType,
+		BotOwnerID:      req.BotOwnerID,
+		DateJoined:      s.now(),
+		Timezone:        req.Timezone,
+		AvatarSource:    AvatarGravatar,
+		AvatarVersion:   1,
+		EmailVisibility: realm.DefaultEmailVisibility,
+	}
+	if u.IsBot() {
+		u.EmailVisibility = EmailVisibleEveryone
+	}
+	if req.Password != "" || passwordRequired {
+		if utf8.RuneCountInString(req.Password) < minPasswordLength {
+			return UserRecord{}, ErrPasswordTooWeak
+		}
+		if u.PasswordHash, err = s.hashPassword(req.Password); err != nil {
+			return UserRecord{}, err
+		}
+	}
+	if u.APIKey, err = s.newAPIKey(); err != nil {
+		return UserRecord{}, err
+	}
+	if err := tx.CreateUser(&u); errors.Is(err, ErrExists) {
+		return UserRecord{}, ErrEmailInUse
+	} else if err != nil {
+		return UserRecord{}, err
+	}
+	return u, nil
+}
+
+// ProvisionUser creates an account of any role or bot type in the
+// organization. It is a provisioning operation for the server's operator
+// (`chatd create-user`, embedding programs) and checks no actor.
+//
+// Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
+func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser) (NewUserResult, error) {
+	var out NewUserResult
+	err := s.update(ctx, func(tx Tx) error {
+		realm, err := tx.Realm(realmID)
+		if errors.Is(err, ErrNotFound) {
+			return errorf("No such organization: %d", realmID)
+		}
+		if err != nil {
+			return err
+		}
+		u, err := s.provisionUser(tx, realm, req, false)
+		if err != nil {
+			return err
+		}
+		out = NewUserResult{UserID: u.ID, Email: u.Email, APIKey: u.APIKey}
+		return nil
+	})
+	return out, err
+}
+
+// RequireAdmin checks that the actor is an active administrator or owner.
+// The HTTP adapter calls it before reading the parameters of
+// administrator-only routes, so that other users learn nothing from
+// parameter errors. Errors: ErrMustBeAdmin, and those of Users.
+func (s *Service) RequireAdmin(ctx context.Context, actor int64) error {
+	return s.view(ctx, func(tx Tx) error {
+		u, _, err := s.actor(tx, actor)
+		if err == nil && !u.Role.IsAdmin() {
+			err = ErrMustBeAdmin
+		}
+		return err
+	})
+}
+
+// CreateUser creates a member account with a password, as POST /users does.
+// Administrators and owners may call it.
+//
+// Errors, in the order they are checked: ErrMustBeAdmin; ErrNameTooLong,
+// ErrNameTooShort, ErrNameInvalidChars, ErrNameInvalidFormat; ErrBadEmail;
+// ErrEmailInUse; ErrPasswordTooWeak.
+func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, fullName string) (int64, error) {
+	var id int64
+	err := s.update(ctx, func(tx Tx) error {
+		admin, realm, err := s.actor(tx, actor)
+		if err != nil {
+			return err
+		}
+		if !admin.Role.IsAdmin() {
+			return ErrMustBeAdmin
+		}
+		u, err := s.provisionUser(tx, realm, NewUser{Email: email, FullName: fullName, Password: password}, true)
+		if err != nil {
+			return err
+		}
+		id = u.ID
+		return nil
+	})
+	return id, err
+}
+
+// DeactivateUser deactivates a human account and the bots it owns.
+// Administrators may call it; deactivating an owner takes an owner.
+//
+// Errors, in the order they are checked (PROTOCOL.md C6.3): ErrNoSuchUser
+// (unknown user, another organization's, or a bot); ErrUserDeactivated;
+// ErrInsufficientPermission; ErrMustBeOwner; ErrCannotDeactivateOwner.
+func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error {
+	return s.update(ctx, func(tx Tx) error {
+		admin, realm, err := s.actor(tx, actor)
+		if err != nil {
+			return err
+		}
+		u, err := targetUser(tx, realm.ID, target)
+		if err != nil {
+			return err
+		}
+		switch {
+		case u.IsBot():
+			return ErrNoSuchUser
+		case !u.IsActive:
+			return ErrUserDeactivated
+		case !admin.Role.IsAdmin():
+			return ErrInsufficientPermission
+		case u.Role == RoleOwner && admin.Role != RoleOwner:
+			return ErrMustBeOwner
+		}
+		if u.Role == RoleOwner {
+			only, err := onlyActiveOwner(tx, realm.ID, u.ID)
+			if err != nil {
+				return err
+			}
+			if only {
+				return ErrCannotDeactivateOwner
+			}
+		}
+		u.IsActive = false
+		if err := tx.UpdateUser(u); err != nil {
+			return err
+		}
+		return deactivateOwnedBots(tx, u.ID)
+	})
+}
+
+// onlyActiveOwner reports whether id is the realm's only active human owner.
+func onlyActiveOwner(tx Tx, realmID, id int64) (bool, error) {
+	owners, err := tx.UsersByRole(realmID, RoleOwner)
+	if err != nil {
+		return false, err
+	}
+	for _, o := range owners {
+		if o.ID != id && o.IsActive && !o.IsBot() {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// deactivateOwnedBots deactivates the active bots owned by ownerID.
+func deactivateOwnedBots(tx Tx, ownerID int64) error {
+	bots, err := tx.BotsOwnedBy(ownerID)
+	if err != nil {
+		return err
+	}
+	for _, b := range bots {
+		if b.IsActive {
+			b.IsActive = false
+			if err := tx.UpdateUser(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ReactivateUser reactivates an account; an active one is accepted as it is.
+// Administrators may call it, and the owner of a bot for that bot.
+//
+// Errors (PROTOCOL.md C6.5): ErrNoSuchUser; ErrInsufficientPermission.
+func (s *Service) ReactivateUser(ctx context.Context, actor, target int64) error {
+	return s.update(ctx, func(tx Tx) error {
+		admin, realm, err := s.actor(tx, actor)
+		if err != nil {
+			return err
+		}
+		u, err := targetUser(tx, realm.ID, target)
+		if err != nil {
+			return err
+		}
+		if !admin.Role.IsAdmin() && !(u.IsBot() && u.BotOwnerID == admin.ID) {
+			return ErrInsufficientPermission
+		}
+		if u.IsActive {
+			return nil
+		}
+		u.IsActive = true
+		return tx.UpdateUser(u)
+	})
+}

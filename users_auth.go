@@ -1,0 +1,194 @@
+package chat
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// apiKeyLength and apiKeyAlphabet define the API key format: 32 characters
+// of [A-Za-z0-9].
+const (
+	apiKeyLength   = 32
+	apiKeyAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+)
+
+// newAPIKey draws a key from the configured randomness, without modulo bias
+// (bytes at or above 248 = 4*62 are drawn again).
+func (s *Service) newAPIKey() (string, error) {
+	key := make([]byte, 0, apiKeyLength)
+	buf := make([]byte, apiKeyLength*2)
+	for len(key) < apiKeyLength {
+		if _, err := io.ReadFull(s.cfg.Rand, buf); err != nil {
+			return "", fmt.Errorf("reading randomness for an API key: %w", err)
+		}
+		for _, c := range buf {
+			if int(c) < 4*len(apiKeyAlphabet) && len(key) < apiKeyLength {
+				key = append(key, apiKeyAlphabet[int(c)%len(apiKeyAlphabet)])
+			}
+		}
+	}
+	return string(key), nil
+}
+
+// wellFormedAPIKey reports whether key has the API key format.
+func wellFormedAPIKey(key string) bool {
+	if len(key) != apiKeyLength {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// minPasswordLength is the shortest password accepted, in code points (the
+// reference server's default PASSWORD_MIN_LENGTH).
+const minPasswordLength = 6
+
+// hashPassword returns the stored form of a password.
+func (s *Service) hashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), s.cfg.PasswordCost)
+	if err != nil {
+		return "", err
+	}
+	return string(h), nil
+}
+
+// dummyHash is compared against when a login names no account, so that a
+// failed login takes as long whether or not the account exists.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such account"), bcrypt.MinCost)
+
+// passwordMatches reports whether password matches the stored hash. An empty
+// hash never matches.
+func passwordMatches(hash, password string) bool {
+	if hash == "" {
+		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return false
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+}
+
+// Authenticate checks HTTP Basic credentials, an API email address and an
+// API key, for a request that arrived at host, and returns the ID of the
+// user to act as. The email is compared, without regard to case, with the
+// user's real address. Both values are trimmed of surrounding white space.
+//
+// Errors (PROTOCOL.md B1.4): ErrMalformedAPIKey, ErrInvalidAPIKey,
+// ErrWrongSubdomain, ErrAccountDeactivated, ErrRealmDeactivated,
+// ErrWebhookBotNotAllowed.
+func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) (int64, error) {
+	email, apiKey = strings.TrimSpace(email), strings.TrimSpace(apiKey)
+	if !wellFormedAPIKey(apiKey) {
+		return 0, ErrMalformedAPIKey
+	}
+	var id int64
+	err := s.view(ctx, func(tx Tx) error {
+		realm, err := s.realmForHost(tx, host)
+		if err != nil && !errors.Is(err, ErrInvalidSubdomain) {
+			return err
+		}
+		var u UserRecord
+		found := false
+		if err == nil {
+			u, err = tx.UserByEmail(realm.ID, email)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			found = err == nil && subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(apiKey)) == 1
+		}
+		if !found {
+			// The key may belong to this address in another organization.
+			other, err := tx.UserByAPIKey(apiKey)
+			if errors.Is(err, ErrNotFound) || (err == nil && EmailKey(other.Email) != EmailKey(email)) {
+				return ErrInvalidAPIKey
+			}
+			if err != nil {
+				return err
+			}
+			return ErrWrongSubdomain
+		}
+		if !u.IsActive {
+			return ErrAccountDeactivated
+		}
+		if realm.Deactivated {
+			return ErrRealmDeactivated
+		}
+		if u.BotType == BotIncomingWebhook {
+			return ErrWebhookBotNotAllowed
+		}
+		id = u.ID
+		return nil
+	})
+	return id, err
+}
+
+// APIKeyResult is the answer of a login.
+type APIKeyResult struct {
+	APIKey string `json:"api_key"`
+	// Email is the user's real address.
+	Email  string `json:"email"`
+	UserID int64  `json:"user_id"`
+}
+
+// FetchAPIKey logs in with an email address and password at the
+// organization reached through host, and returns the user's API key. The
+// first login of an account sets its date_joined to the time of the login
+// and clears is_imported_stub. Anyone may call it.
+//
+// Errors (PROTOCOL.md C6.6): ErrInvalidSubdomain, ErrEnterValidEmail,
+// ErrAuthenticationFailed, ErrLoginUserDeactivated,
+// ErrLoginRealmDeactivated.
+func (s *Service) FetchAPIKey(ctx context.Context, host, username, password string) (APIKeyResult, error) {
+	var out APIKeyResult
+	err := s.update(ctx, func(tx Tx) error {
+		realm, err := s.realmForHost(tx, host)
+		if err != nil {
+			return err
+		}
+		if !validEmail(username) {
+			return ErrEnterValidEmail
+		}
+		u, err := tx.UserByEmail(realm.ID, username)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		// The password is checked before the account's state, so that
+		// only its holder learns that an account is deactivated.
+		if !passwordMatches(u.PasswordHash, password) {
+			return ErrAuthenticationFailed
+		}
+		if !u.IsActive {
+			return ErrLoginUserDeactivated
+		}
+		if realm.Deactivated {
+			return ErrLoginRealmDeactivated
+		}
+		if err := s.recordLogin(tx, &u); err != nil {
+			return err
+		}
+		out = APIKeyResult{APIKey: u.APIKey, Email: u.Email, UserID: u.ID}
+		return nil
+	})
+	return out, err
+}
+
+// recordLogin notes a successful login; the first one turns an imported or
+// API-created account into a regular one (SPEC.md, date_joined).
+func (s *Service) recordLogin(tx Tx, u *UserRecord) error {
+	now := s.now()
+	if u.LastLogin.IsZero() {
+		u.DateJoined = now
+		u.IsImportedStub = false
+	}
+	u.LastLogin = now
+	return tx.UpdateUser(*u)
+}

@@ -21,25 +21,25 @@ const (
 	CodeFailedToConnectBouncer       Code = "FAILED_TO_CONNECT_BOUNCER"
 	CodeInternalServerErrorOnBouncer Code = "INTERNAL_SERVER_ERROR_ON_BOUNCER"
 
-	CodeRequestVariableMissing       Code = "REQUEST_VARIABLE_MISSING"
-	CodeRequestConfusingVar          Code = "REQUEST_CONFUSING_VAR"
-	CodeRequestVariableInvalid       Code = "REQUEST_VARIABLE_INVALID"
-	CodeUnauthorized                 Code = "UNAUTHORIZED"
-	CodeAuthenticationFailed         Code = "AUTHENTICATION_FAILED"
-	CodeUserDeactivated              Code = "USER_DEACTIVATED"
-	CodeRealmDeactivated             Code = "REALM_DEACTIVATED"
-	CodePasswordAuthDisabled         Code = "PASSWORD_AUTH_DISABLED"
-	CodePasswordResetRequired        Code = "PASSWORD_RESET_REQUIRED"
-	CodeNonexistentSubdomain         Code = "NONEXISTENT_SUBDOMAIN"
-	CodeRateLimitHit                 Code = "RATE_LIMIT_HIT"
-	CodeCannotDeactivateLastUser     Code = "CANNOT_DEACTIVATE_LAST_USER"
-	CodeExpectationMismatch          Code = "EXPECTATION_MISMATCH"
-	CodeBadNarrow                    Code = "BAD_NARROW"
-	CodeStreamDoesNotExist           Code = "STREAM_DOES_NOT_EXIST"
-	CodeReactionDoesNotExist         Code = "REACTION_DOES_NOT_EXIST"
-	CodeRealmUploadQuota             Code = "REALM_UPLOAD_QUOTA"
+	CodeRequestVariableMissing        Code = "REQUEST_VARIABLE_MISSING"
+	CodeRequestConfusingVar           Code = "REQUEST_CONFUSING_VAR"
+	CodeRequestVariableInvalid        Code = "REQUEST_VARIABLE_INVALID"
+	CodeUnauthorized                  Code = "UNAUTHORIZED"
+	CodeAuthenticationFailed          Code = "AUTHENTICATION_FAILED"
+	CodeUserDeactivated               Code = "USER_DEACTIVATED"
+	CodeRealmDeactivated              Code = "REALM_DEACTIVATED"
+	CodePasswordAuthDisabled          Code = "PASSWORD_AUTH_DISABLED"
+	CodePasswordResetRequired         Code = "PASSWORD_RESET_REQUIRED"
+	CodeNonexistentSubdomain          Code = "NONEXISTENT_SUBDOMAIN"
+	CodeRateLimitHit                  Code = "RATE_LIMIT_HIT"
+	CodeCannotDeactivateLastUser      Code = "CANNOT_DEACTIVATE_LAST_USER"
+	CodeExpectationMismatch           Code = "EXPECTATION_MISMATCH"
+	CodeBadNarrow                     Code = "BAD_NARROW"
+	CodeStreamDoesNotExist            Code = "STREAM_DOES_NOT_EXIST"
+	CodeReactionDoesNotExist          Code = "REACTION_DOES_NOT_EXIST"
+	CodeRealmUploadQuota              Code = "REALM_UPLOAD_QUOTA"
 	CodeInvalidVideoCallProviderToken Code = "INVALID_VIDEO_CALL_PROVIDER_TOKEN"
-	CodeBadEventQueueID              Code = "BAD_EVENT_QUEUE_ID"
+	CodeBadEventQueueID               Code = "BAD_EVENT_QUEUE_ID"
 
 	// CodeNotFound answers a path that names no route. The reference server
 	// answers such paths with an HTML page; we answer JSON everywhere.
@@ -127,17 +127,17 @@ var (
 	ErrInsufficientPermission = &Error{Code: CodeBadRequest, Msg: "Insufficient permission"}
 
 	// Users (PROTOCOL.md B2.5–B2.8, C6).
-	ErrNoSuchUser               = &Error{Code: CodeBadRequest, Msg: "No such user"}
-	ErrUserDeactivated          = &Error{Code: CodeBadRequest, Msg: "User is deactivated"}
-	ErrCannotDeactivateOwner    = &Error{Code: CodeBadRequest, Msg: "Cannot deactivate the only organization owner"}
-	ErrCannotCreateUsers        = &Error{Code: CodeBadRequest, Msg: "User not authorized to create users"}
-	ErrEmailInUse               = &Error{Code: CodeBadRequest, Msg: "Email is already in use."}
-	ErrBadEmail                 = &Error{Code: CodeBadRequest, Msg: "Bad name or username"}
-	ErrNameTooLong              = &Error{Code: CodeBadRequest, Msg: "Name too long!"}
-	ErrNameTooShort             = &Error{Code: CodeBadRequest, Msg: "Name too short!"}
-	ErrNameInvalidChars         = &Error{Code: CodeBadRequest, Msg: "Invalid characters in name!"}
-	ErrNameInvalidFormat        = &Error{Code: CodeBadRequest, Msg: "Invalid format!"}
-	ErrPasswordTooWeak          = &Error{Code: CodeBadRequest, Msg: "The password is too weak."}
+	ErrNoSuchUser                = &Error{Code: CodeBadRequest, Msg: "No such user"}
+	ErrUserDeactivated           = &Error{Code: CodeBadRequest, Msg: "User is deactivated"}
+	ErrCannotDeactivateOwner     = &Error{Code: CodeBadRequest, Msg: "Cannot deactivate the only organization owner"}
+	ErrCannotCreateUsers         = &Error{Code: CodeBadRequest, Msg: "User not authorized to create users"}
+	ErrEmailInUse                = &Error{Code: CodeBadRequest, Msg: "Email is already in use."}
+	ErrBadEmail                  = &Error{Code: CodeBadRequest, Msg: "Bad name or username"}
+	ErrNameTooLong               = &Error{Code: CodeBadRequest, Msg: "Name too long!"}
+	ErrNameTooShort              = &Error{Code: CodeBadRequest, Msg: "Name too short!"}
+	ErrNameInvalidChars          = &Error{Code: CodeBadRequest, Msg: "Invalid characters in name!"}
+	ErrNameInvalidFormat         = &Error{Code: CodeBadRequest, Msg: "Invalid format!"}
+	ErrPasswordTooWeak           = &Error{Code: CodeBadRequest, Msg: "The password is too weak."}
 	ErrCannotActivatePlaceholder = &Error{Code: CodeBadRequest, Msg: "Cannot activate a placeholder account; ask the user to sign up, instead."}
 )
 

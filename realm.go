@@ -209,19 +209,19 @@ type ServerSettings struct {
 	ServiceMergeBase              string                         `json:"service_merge_base"`
 	// The zulip_* names carry the same values for the reference server's
 	// clients, which refuse to start without them (PROTOCOL.md A1).
-	ZulipFeatureLevel            int    `json:"zulip_feature_level"`
-	ZulipVersion                 string `json:"zulip_version"`
-	ZulipMergeBase               string `json:"zulip_merge_base"`
-	PushNotificationsEnabled     bool   `json:"push_notifications_enabled"`
-	IsIncompatible               bool   `json:"is_incompatible"`
-	EmailAuthEnabled             bool   `json:"email_auth_enabled"`
-	RequireEmailFormatUsernames  bool   `json:"require_email_format_usernames"`
-	RealmURI                     string `json:"realm_uri,omitempty"`
-	RealmURL                     string `json:"realm_url,omitempty"`
-	RealmName                    string `json:"realm_name,omitempty"`
-	RealmIcon                    string `json:"realm_icon,omitempty"`
-	RealmDescription             *string `json:"realm_description,omitempty"`
-	RealmWebPublicAccessEnabled  *bool   `json:"realm_web_public_access_enabled,omitempty"`
+	ZulipFeatureLevel           int     `json:"zulip_feature_level"`
+	ZulipVersion                string  `json:"zulip_version"`
+	ZulipMergeBase              string  `json:"zulip_merge_base"`
+	PushNotificationsEnabled    bool    `json:"push_notifications_enabled"`
+	IsIncompatible              bool    `json:"is_incompatible"`
+	EmailAuthEnabled            bool    `json:"email_auth_enabled"`
+	RequireEmailFormatUsernames bool    `json:"require_email_format_usernames"`
+	RealmURI                    string  `json:"realm_uri,omitempty"`
+	RealmURL                    string  `json:"realm_url,omitempty"`
+	RealmName                   string  `json:"realm_name,omitempty"`
+	RealmIcon                   string  `json:"realm_icon,omitempty"`
+	RealmDescription            *string `json:"realm_description,omitempty"`
+	RealmWebPublicAccessEnabled *bool   `json:"realm_web_public_access_enabled,omitempty"`
 }
 
 // ServerSettings returns the public settings of the server and of the

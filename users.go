@@ -68,7 +68,9 @@ const (
 )
 
 // Valid reports whether v is one of the five settings.
-func (v EmailVisibility) Valid() bool { return v >= EmailVisibleEveryone && v <= EmailVisibleModerators }
+func (v EmailVisibility) Valid() bool {
+	return v >= EmailVisibleEveryone && v <= EmailVisibleModerators
+}
 
 // Avatar sources.
 const (

@@ -158,6 +158,24 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 	return out, err
 }
 
+// DeactivateOrg deactivates an organization: its users can no longer log in
+// or use their API keys. It is a provisioning operation for the server's
+// operator and checks no actor. Errors: BAD_REQUEST for an unknown
+// organization.
+func (s *Service) DeactivateOrg(ctx context.Context, realmID int64) error {
+	return s.update(ctx, func(tx Tx) error {
+		r, err := tx.Realm(realmID)
+		if errors.Is(err, ErrNotFound) {
+			return errorf("No such organization: %d", realmID)
+		}
+		if err != nil {
+			return err
+		}
+		r.Deactivated = true
+		return tx.UpdateRealm(r)
+	})
+}
+
 // Orgs returns every organization on the server, ordered by ID. It is a
 // provisioning operation and checks no actor.
 func (s *Service) Orgs(ctx context.Context) ([]Realm, error) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/mail"
 	"strings"
+	"time"
+	_ "time/tzdata" // time zone names validate the same on every machine
 	"unicode"
 	"unicode/utf8"
 )
@@ -109,6 +111,9 @@ type NewUser struct {
 	BotOwnerID int64
 	// Timezone is an IANA time zone name; empty for unset.
 	Timezone string
+	// EmailVisibility says who may see the real address; zero means the
+	// organization's default for new users. Bots are always visible.
+	EmailVisibility EmailVisibility
 }
 
 // NewUserResult describes a created account. Its JSON form is what
@@ -136,6 +141,15 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 	if !req.Role.Valid() {
 		return UserRecord{}, errorf("Invalid role: Value error, Not in the list of possible values")
 	}
+	if req.EmailVisibility == 0 {
+		req.EmailVisibility = realm.DefaultEmailVisibility
+	}
+	if !req.EmailVisibility.Valid() {
+		return UserRecord{}, errorf("Invalid email_address_visibility")
+	}
+	if req.Timezone != "" && !validTimezone(req.Timezone) {
+		return UserRecord{}, errorf("Invalid timezone")
+	}
 	if !req.BotType.Valid() {
 		return UserRecord{}, errorf("Invalid bot type")
 	}
@@ -161,7 +175,7 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 		Timezone:        req.Timezone,
 		AvatarSource:    AvatarGravatar,
 		AvatarVersion:   1,
-		EmailVisibility: realm.DefaultEmailVisibility,
+		EmailVisibility: req.EmailVisibility,
 	}
 	if u.IsBot() {
 		u.EmailVisibility = EmailVisibleEveryone
@@ -347,4 +361,13 @@ func (s *Service) ReactivateUser(ctx context.Context, actor, target int64) error
 		u.IsActive = true
 		return tx.UpdateUser(u)
 	})
+}
+
+// validTimezone reports whether tz names an IANA time zone.
+func validTimezone(tz string) bool {
+	if tz == "Local" {
+		return false
+	}
+	_, err := time.LoadLocation(tz)
+	return err == nil
 }

@@ -1,0 +1,216 @@
+package httpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/teamchat/chat"
+)
+
+// maxFormBytes bounds a form body. Uploads have their own route and limit.
+const maxFormBytes = 10 << 20
+
+// errBodyTooLarge answers a form body over maxFormBytes.
+var errBodyTooLarge = &chat.Error{Code: chat.CodeBadRequest, Msg: "Request body too large"}
+
+// params is the only reader of request parameters. A name is looked up in
+// the body first, then in the query string; the last of repeated values
+// wins. Every name read is remembered, so that the names a handler did not
+// read can be reported in ignored_parameters_unsupported. The first
+// decoding error is kept and reported by Err; later reads are no-ops that
+// return zero values, since only the first error reaches the client.
+type params struct {
+	body  url.Values
+	query url.Values
+	read  map[string]bool
+	err   error
+}
+
+// parseParams reads the query string and, for methods other than GET and
+// HEAD, a form body: URL-encoded or multipart. An empty multipart body
+// means no parameters; any other body type is not read, so its parameters
+// appear missing.
+func parseParams(r *http.Request) (*params, error) {
+	p := &params{query: r.URL.Query(), read: map[string]bool{}}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Body == nil {
+		return p, nil
+	}
+	mediaType, mtParams, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return p, nil
+	}
+	body := http.MaxBytesReader(nil, r.Body, maxFormBytes)
+	switch mediaType {
+	case "application/x-www-form-urlencoded":
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		if p.body, err = url.ParseQuery(string(raw)); err != nil {
+			return nil, &chat.Error{Code: chat.CodeBadRequest, Msg: "Malformed request body", Err: err}
+		}
+	case "multipart/form-data":
+		raw, err := io.ReadAll(body)
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return p, nil
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		r.Header.Set("Content-Type", mime.FormatMediaType(mediaType, mtParams))
+		if err := r.ParseMultipartForm(maxFormBytes); err != nil {
+			return nil, &chat.Error{Code: chat.CodeBadRequest, Msg: "Malformed multipart body", Err: err}
+		}
+		p.body = url.Values(r.MultipartForm.Value)
+	}
+	return p, nil
+}
+
+func bodyError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return errBodyTooLarge
+	}
+	return &chat.Error{Code: chat.CodeBadRequest, Msg: "Could not read the request body", Err: err}
+}
+
+// lookup returns the raw value of name and marks it read.
+func (p *params) lookup(name string) (string, bool) {
+	p.read[name] = true
+	if vs, ok := p.body[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	if vs, ok := p.query[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	return "", false
+}
+
+// fail keeps err when it is the first error.
+func (p *params) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// Err returns the first decoding error.
+func (p *params) Err() error { return p.err }
+
+// Ignored returns the sorted names of parameters the handler did not read.
+func (p *params) Ignored() []string {
+	var out []string
+	for _, vs := range []url.Values{p.body, p.query} {
+		for name := range vs {
+			if !p.read[name] && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// String returns a plain string parameter, taken verbatim.
+func (p *params) String(name string) (string, bool) {
+	if p.err != nil {
+		return "", false
+	}
+	return p.lookup(name)
+}
+
+// RequiredString returns a plain string parameter that must be present.
+func (p *params) RequiredString(name string) string {
+	v, ok := p.String(name)
+	if !ok && p.err == nil {
+		p.fail(chat.MissingArgument(name))
+	}
+	return v
+}
+
+// jsonValue decodes a JSON-encoded parameter, keeping numbers exact.
+func (p *params) jsonValue(name string) (any, bool) {
+	raw, ok := p.String(name)
+	if !ok {
+		return nil, false
+	}
+	v, err := decodeStrictJSON(raw)
+	if err != nil {
+		p.fail(errorf("%s is not valid JSON", name))
+		return nil, false
+	}
+	return v, true
+}
+
+func decodeStrictJSON(raw string) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after JSON value")
+	}
+	return v, nil
+}
+
+// Bool returns a JSON boolean parameter, or def when it is absent.
+func (p *params) Bool(name string, def bool) bool {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return def
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		p.fail(errorf("%s is not a boolean", name))
+		return def
+	}
+	return b
+}
+
+// asInt converts a decoded JSON value to an integer: a JSON number with no
+// fraction or exponent.
+func asInt(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
+}
+
+// IntList returns a JSON array of integers; nil when absent.
+func (p *params) IntList(name string) []int64 {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([]int64, len(list))
+	for i, e := range list {
+		n, isInt := asInt(e)
+		if !isInt {
+			p.fail(errorf("%s[%d] is not an integer", name, i))
+			return nil
+		}
+		out[i] = n
+	}
+	return out
+}
+
+func errorf(format string, args ...any) *chat.Error {
+	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
+}

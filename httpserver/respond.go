@@ -1,0 +1,177 @@
+package httpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/teamchat/chat"
+)
+
+// field is one key of a success answer, after "result" and "msg".
+type field struct {
+	key string
+	val any
+}
+
+// fields is a success answer's data, in the order it is written.
+type fields []field
+
+// inline is a field value whose JSON object members are written at the top
+// level of the answer, as GET /users/me does with the user object.
+type inline struct{ v any }
+
+// appender is implemented by values that write their own JSON (the user
+// lists), which skips the reflection and re-validation of encoding/json.
+type appender interface {
+	AppendJSON([]byte) []byte
+}
+
+// statusByCode maps error codes to HTTP statuses; codes not listed answer
+// 400, as in the reference server.
+var statusByCode = map[chat.Code]int{
+	chat.CodeUnauthorized:          http.StatusUnauthorized,
+	chat.CodeAuthenticationFailed:  http.StatusUnauthorized,
+	chat.CodeUserDeactivated:       http.StatusUnauthorized,
+	chat.CodeRealmDeactivated:      http.StatusUnauthorized,
+	chat.CodePasswordAuthDisabled:  http.StatusUnauthorized,
+	chat.CodePasswordResetRequired: http.StatusUnauthorized,
+	chat.CodeNonexistentSubdomain:  http.StatusNotFound,
+	chat.CodeNotFound:              http.StatusNotFound,
+	chat.CodeRateLimitHit:          http.StatusTooManyRequests,
+	chat.CodeInternalServerError:   http.StatusInternalServerError,
+}
+
+// internalError is what clients see of any failure that is not theirs.
+var internalError = &chat.Error{Code: chat.CodeInternalServerError, Msg: "Internal server error"}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// appendValue appends the JSON form of v, without HTML escaping.
+func appendValue(b []byte, v any) ([]byte, error) {
+	if a, ok := v.(appender); ok {
+		return a.AppendJSON(b), nil
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
+}
+
+// writeSuccess writes the success envelope: result, msg, the fields in
+// order, and ignored_parameters_unsupported when the request carried
+// parameters that the operation did not read.
+func writeSuccess(w http.ResponseWriter, log *slog.Logger, data fields, ignored []string) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"result":"success","msg":""`...)
+	var err error
+	for _, f := range data {
+		if in, ok := f.val.(inline); ok {
+			obj, e := appendValue(nil, in.v)
+			if e != nil || len(obj) < 2 || obj[0] != '{' {
+				err = errors.Join(e, errors.New("inline value is not a JSON object"))
+				break
+			}
+			if len(obj) > 2 {
+				b = append(b, ',')
+				b = append(b, obj[1:len(obj)-1]...)
+			}
+			continue
+		}
+		b = append(b, ',')
+		b = strconv.AppendQuote(b, f.key)
+		b = append(b, ':')
+		if b, err = appendValue(b, f.val); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		writeError(w, log, err)
+		return
+	}
+	if len(ignored) > 0 {
+		b = append(b, `,"ignored_parameters_unsupported":`...)
+		b, _ = appendValue(b, ignored)
+	}
+	b = append(b, "}\n"...)
+	writeJSON(w, http.StatusOK, b)
+}
+
+// writeError writes the error envelope of err. A *chat.Error is shown as it
+// is; anything else, and internal errors, are logged with their cause and
+// answered with a generic 500.
+func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
+	var e *chat.Error
+	if !errors.As(err, &e) || e.Code == chat.CodeInternalServerError {
+		log.Error("internal error", "err", err)
+		e = internalError
+	}
+	status, ok := statusByCode[e.Code]
+	if !ok {
+		status = http.StatusBadRequest
+	}
+	if e.Code == chat.CodeUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="zulip"`)
+	}
+	b := make([]byte, 0, 128)
+	b = append(b, `{"result":"error","msg":`...)
+	b, _ = appendValue(b, e.Msg)
+	b = append(b, `,"code":`...)
+	b, _ = appendValue(b, string(e.Code))
+	keys := make([]string, 0, len(e.Data))
+	for k := range e.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b = append(b, ',')
+		b, _ = appendValue(b, k)
+		b = append(b, ':')
+		var vErr error
+		if b, vErr = appendValue(b, e.Data[k]); vErr != nil {
+			log.Error("encoding error data", "key", k, "err", vErr)
+			b = append(b, "null"...)
+		}
+	}
+	b = append(b, "}\n"...)
+	writeJSON(w, status, b)
+}
+
+// writeMethodNotAllowed answers a method the route does not serve. Like the
+// reference server, the body has no code.
+func writeMethodNotAllowed(w http.ResponseWriter, allowed []string) {
+	w.Header().Set("Allow", joinComma(allowed))
+	b := []byte(`{"result":"error","msg":"Method Not Allowed","allowed_methods":`)
+	b, _ = appendValue(b, allowed)
+	b = append(b, "}\n"...)
+	writeJSON(w, http.StatusMethodNotAllowed, b)
+}
+
+func joinComma(s []string) string {
+	var b []byte
+	for i, v := range s {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, v...)
+	}
+	return string(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}

@@ -1,0 +1,195 @@
+// Package httpserver serves the chat API over HTTP under /api/v1, with the
+// reference server's conventions: HTTP Basic authentication with an API key,
+// form-encoded parameters with JSON-encoded values, and JSON envelopes for
+// every answer, errors included.
+//
+// Handlers only decode parameters, call one method of *chat.Service and
+// write its result; every rule lives in package chat.
+package httpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/teamchat/chat"
+)
+
+// Prefix is the path under which the API is served.
+const Prefix = "/api/v1"
+
+// Options holds the settings of a Server. The zero value works.
+type Options struct {
+	// Logger receives internal errors and recovered panics. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is an http.Handler for the API of one chat.Service.
+type Server struct {
+	svc *chat.Service
+	log *slog.Logger
+	mux *http.ServeMux
+}
+
+// New returns a Server for svc.
+func New(svc *chat.Service, opts Options) *Server {
+	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux()}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.routes()
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, s.log, &chat.Error{Code: chat.CodeNotFound, Msg: "Not Found"})
+	})
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// access says who may call an endpoint.
+type access int
+
+const (
+	// public endpoints need no credentials.
+	public access = iota
+	// authenticated endpoints need a valid API key.
+	authenticated
+	// adminOnly endpoints need an administrator's API key; the role is
+	// checked before the parameters are read.
+	adminOnly
+)
+
+// call is one request being served.
+type call struct {
+	ctx   context.Context
+	r     *http.Request
+	actor int64
+	p     *params
+}
+
+// endpoint is one method of a route.
+type endpoint struct {
+	access access
+	serve  func(*call) (fields, error)
+}
+
+// handle registers the endpoints of one path (relative to Prefix), keyed by
+// method. GET endpoints also answer HEAD; other methods get a JSON 405.
+func (s *Server) handle(path string, methods map[string]endpoint) {
+	allowed := make([]string, 0, len(methods)+1)
+	for m := range methods {
+		allowed = append(allowed, m)
+	}
+	if _, ok := methods[http.MethodGet]; ok {
+		allowed = append(allowed, http.MethodHead)
+	}
+	slices.Sort(allowed)
+	s.mux.HandleFunc(Prefix+path, func(w http.ResponseWriter, r *http.Request) {
+		method := r.Method
+		if method == http.MethodHead {
+			method = http.MethodGet
+		}
+		if r.Method == http.MethodOptions {
+			w.Header().Set("Allow", joinComma(allowed))
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		ep, ok := methods[method]
+		if !ok {
+			writeMethodNotAllowed(w, allowed)
+			return
+		}
+		s.serve(w, r, ep)
+	})
+}
+
+// serve authenticates the request as the endpoint requires, reads its
+// parameters, runs the endpoint and writes the answer.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeError(w, s.log, internalError)
+		}
+	}()
+	c := &call{ctx: r.Context(), r: r}
+	if ep.access != public {
+		actor, err := s.authenticate(r)
+		if err != nil {
+			writeError(w, s.log, err)
+			return
+		}
+		c.actor = actor
+		if ep.access == adminOnly {
+			if err := s.svc.RequireAdmin(c.ctx, actor); err != nil {
+				writeError(w, s.log, err)
+				return
+			}
+		}
+	}
+	p, err := parseParams(r)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	c.p = p
+	data, err := ep.serve(c)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	writeSuccess(w, s.log, data, p.Ignored())
+}
+
+// authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4).
+func (s *Server) authenticate(r *http.Request) (int64, error) {
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		return 0, chat.ErrNotLoggedIn
+	}
+	scheme, encoded, _ := strings.Cut(header, " ")
+	if !strings.EqualFold(scheme, "basic") {
+		return 0, chat.ErrBasicAuthRequired
+	}
+	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
+	if err != nil {
+		return 0, chat.ErrInvalidBasicAuth
+	}
+	parts := strings.Split(string(decoded), ":")
+	if len(parts) != 2 {
+		return 0, chat.ErrInvalidBasicAuth
+	}
+	return s.svc.Authenticate(r.Context(), r.Host, parts[0], parts[1])
+}
+
+// routes registers every endpoint.
+func (s *Server) routes() {
+	s.handle("/server_settings", map[string]endpoint{
+		http.MethodGet: {public, s.serverSettings},
+	})
+	s.handle("/fetch_api_key", map[string]endpoint{
+		http.MethodPost: {public, s.fetchAPIKey},
+	})
+	s.handle("/users", map[string]endpoint{
+		http.MethodGet:  {authenticated, s.getUsers},
+		http.MethodPost: {adminOnly, s.createUser},
+	})
+	s.handle("/users/me", map[string]endpoint{
+		http.MethodGet: {authenticated, s.getMe},
+	})
+	s.handle("/users/{user}", map[string]endpoint{
+		http.MethodGet:    {authenticated, s.getUser},
+		http.MethodDelete: {authenticated, s.deactivateUser},
+	})
+	s.handle("/users/{user_id}/reactivate", map[string]endpoint{
+		http.MethodPost: {authenticated, s.reactivateUser},
+	})
+}

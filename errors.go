@@ -91,6 +91,9 @@ func errorf(format string, args ...any) *Error {
 // internal wraps an unexpected failure (a storage error, say) so that it is
 // logged with its cause and answered with a generic message.
 func internal(err error) error {
+	if err == nil {
+		return nil
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return err

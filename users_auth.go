@@ -82,9 +82,9 @@ func passwordMatches(hash, password string) bool {
 // user to act as. The email is compared, without regard to case, with the
 // user's real address. Both values are trimmed of surrounding white space.
 //
-// Errors (PROTOCOL.md B1.4): ErrMalformedAPIKey, ErrInvalidAPIKey,
-// ErrWrongSubdomain, ErrAccountDeactivated, ErrRealmDeactivated,
-// ErrWebhookBotNotAllowed.
+// Errors (PROTOCOL.md B1.4), in the order they are checked:
+// ErrMalformedAPIKey, ErrInvalidAPIKey, ErrWrongSubdomain,
+// ErrRealmDeactivated, ErrAccountDeactivated, ErrWebhookBotNotAllowed.
 func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) (int64, error) {
 	email, apiKey = strings.TrimSpace(email), strings.TrimSpace(apiKey)
 	if !wellFormedAPIKey(apiKey) {
@@ -116,11 +116,11 @@ func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) 
 			}
 			return ErrWrongSubdomain
 		}
-		if !u.IsActive {
-			return ErrAccountDeactivated
-		}
 		if realm.Deactivated {
 			return ErrRealmDeactivated
+		}
+		if !u.IsActive {
+			return ErrAccountDeactivated
 		}
 		if u.BotType == BotIncomingWebhook {
 			return ErrWebhookBotNotAllowed

@@ -1,0 +1,13 @@
+package memory_test
+
+import (
+	"testing"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage/memory"
+	"github.com/teamchat/chat/storage/storagetest"
+)
+
+func TestConformance(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T) chat.Store { return memory.New() })
+}

@@ -1,0 +1,200 @@
+// Package sqlite is a persistent storage backend for package chat, on
+// SQLite through the pure-Go modernc.org/sqlite driver (no cgo).
+//
+// A Store keeps two database/sql pools on one database file in WAL mode: a
+// writer with a single connection whose transactions begin IMMEDIATE, which
+// serialises Store.Update, and a pool of query-only readers for Store.View,
+// each View reading one snapshot while writers go on. The schema is created
+// and upgraded by the SQL migrations embedded in the package, tracked with
+// PRAGMA user_version.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/teamchat/chat"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// readerConns is the size of the reader pool.
+const readerConns = 4
+
+// Store is a chat.Store on a SQLite database file. It is safe for
+// concurrent use. Open it with Open; the zero value is not usable.
+type Store struct {
+	writer *sql.DB
+	reader *sql.DB
+	// wstmts holds every query prepared on the writer, rstmts the read
+	// queries prepared on the reader pool (write queries are nil there).
+	wstmts stmts
+	rstmts stmts
+}
+
+// Open opens the database file at path, creating it when it does not exist,
+// and brings its schema up to date. The directory must exist. Open fails
+// when the file is not a SQLite database, when its schema is newer than
+// this package knows, or when a migration fails.
+func Open(path string) (*Store, error) {
+	ctx := context.Background()
+	s := &Store{}
+	var err error
+	if s.writer, err = sql.Open("sqlite", dsn(path, false)); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+	if err := migrate(ctx, s.writer); err != nil {
+		s.writer.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if s.reader, err = sql.Open("sqlite", dsn(path, true)); err != nil {
+		s.writer.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.reader.SetMaxOpenConns(readerConns)
+	s.reader.SetMaxIdleConns(readerConns)
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// dsn is the driver's name for the database file at path: an SQLite URI
+// whose parameters set the pragmas of every connection. Readers are
+// query-only; the writer begins its transactions IMMEDIATE, taking the write
+// lock at once so that a transaction never fails to upgrade its lock.
+func dsn(path string, reader bool) string {
+	p := filepath.ToSlash(path)
+	if abs, err := filepath.Abs(path); err == nil {
+		p = filepath.ToSlash(abs)
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive letter
+	}
+	// Characters that end the path or start an escape in a URI.
+	p = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+	var b strings.Builder
+	b.WriteString("file:")
+	b.WriteString(p)
+	b.WriteString("?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)")
+	if reader {
+		b.WriteString("&_pragma=query_only(1)")
+	} else {
+		b.WriteString("&_txlock=immediate")
+	}
+	return b.String()
+}
+
+// prepare prepares the read queries on both pools and the write queries on
+// the writer.
+func (s *Store) prepare(ctx context.Context) error {
+	for q, text := range queries {
+		st, err := s.writer.PrepareContext(ctx, text)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", text, err)
+		}
+		s.wstmts[q] = st
+		if query(q) >= firstWrite {
+			continue
+		}
+		if st, err = s.reader.PrepareContext(ctx, text); err != nil {
+			return fmt.Errorf("prepare %q: %w", text, err)
+		}
+		s.rstmts[q] = st
+	}
+	return nil
+}
+
+// View runs fn in a read-only transaction on the reader pool: every read of
+// fn sees the database as it was at its first read, and every write returns
+// chat.ErrReadOnly. View returns fn's error, or an error without running fn
+// when ctx is done or the store is closed.
+func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
+	sqlTx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("sqlite: begin read transaction: %w", err)
+	}
+	defer sqlTx.Rollback()
+	return fn(&tx{ctx: ctx, tx: sqlTx, stmts: &s.rstmts, readOnly: true})
+}
+
+// Update runs fn in a read-write transaction on the writer connection, so
+// Updates run one at a time. It commits when fn returns nil and rolls back
+// when fn returns an error, which Update returns, or panics, which Update
+// lets through. It returns an error without running fn when ctx is done or
+// the store is closed, and an error when a storage failure inside fn (other
+// than ErrNotFound and ErrExists) may have broken the transaction even if
+// fn went on and returned nil; nothing is committed then.
+func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
+	sqlTx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin transaction: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done { // fn panicked
+			sqlTx.Rollback()
+		}
+	}()
+	t := &tx{ctx: ctx, tx: sqlTx, stmts: &s.wstmts}
+	err = fn(t)
+	done = true
+	if err != nil {
+		sqlTx.Rollback()
+		return err
+	}
+	if t.failed != nil {
+		sqlTx.Rollback()
+		return fmt.Errorf("sqlite: not committing after an earlier failure: %w", t.failed)
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+// Close closes both pools. Transactions started afterwards fail. Close may
+// be called more than once.
+func (s *Store) Close() error {
+	var errs []error
+	for _, set := range []*stmts{&s.rstmts, &s.wstmts} {
+		for _, st := range set {
+			if st != nil {
+				errs = append(errs, st.Close())
+			}
+		}
+	}
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
+	}
+	errs = append(errs, s.writer.Close())
+	return errors.Join(errs...)
+}
+
+// isUniqueViolation reports whether err is the violation of a UNIQUE or
+// PRIMARY KEY constraint, judged by the SQLite extended result code.
+func isUniqueViolation(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return true
+	}
+	return false
+}
+
+// isConstraintViolation reports whether err is the violation of any
+// constraint (NOT NULL, FOREIGN KEY, ...), by its primary result code.
+func isConstraintViolation(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
+}

@@ -1,0 +1,501 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/teamchat/chat"
+)
+
+func open(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", path, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func update(t *testing.T, s chat.Store, fn func(chat.Tx) error) {
+	t.Helper()
+	if err := s.Update(context.Background(), fn); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+}
+
+func view(t *testing.T, s chat.Store, fn func(chat.Tx) error) {
+	t.Helper()
+	if err := s.View(context.Background(), fn); err != nil {
+		t.Fatalf("View: %v", err)
+	}
+}
+
+var t0 = time.Date(2025, time.March, 30, 12, 34, 56, 123456789, time.UTC)
+
+func testRealm(i int) chat.Realm {
+	return chat.Realm{
+		Name:                   fmt.Sprintf("Org %d", i),
+		Description:            "Desc",
+		Host:                   fmt.Sprintf("org%d.example.com", i),
+		URL:                    fmt.Sprintf("https://org%d.example.com", i),
+		Deactivated:            i%2 == 0,
+		DateCreated:            t0,
+		DefaultEmailVisibility: chat.EmailVisibleAdmins,
+	}
+}
+
+func testUser(realmID int64, i int) chat.UserRecord {
+	return chat.UserRecord{
+		RealmID:         realmID,
+		Email:           fmt.Sprintf("User%d@Example.com", i),
+		FullName:        fmt.Sprintf("User %d", i),
+		Role:            chat.RoleMember,
+		IsActive:        true,
+		BotType:         chat.BotGeneric,
+		BotOwnerID:      1,
+		DateJoined:      t0.Add(time.Duration(i)),
+		LastLogin:       t0.Add(time.Hour + time.Duration(i)),
+		IsImportedStub:  true,
+		Timezone:        "UTC",
+		AvatarSource:    "U",
+		AvatarVersion:   2,
+		APIKey:          fmt.Sprintf("key-%d-%d", realmID, i),
+		PasswordHash:    "hash",
+		EmailVisibility: chat.EmailVisibleNobody,
+	}
+}
+
+// TestReopen checks that committed data survives closing the store, and
+// that IDs go on where they stopped.
+func TestReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r chat.Realm
+	var u, human chat.UserRecord
+	update(t, s, func(tx chat.Tx) error {
+		r = testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		u = testUser(r.ID, 1)
+		if err := tx.CreateUser(&u); err != nil {
+			return err
+		}
+		human = chat.UserRecord{RealmID: r.ID, Email: "h@example.com", APIKey: "h", DateJoined: t0}
+		return tx.CreateUser(&human)
+	})
+	// A rolled-back write must not reappear either.
+	s.Update(context.Background(), func(tx chat.Tx) error {
+		r2 := testRealm(2)
+		tx.CreateRealm(&r2)
+		return errors.New("roll back")
+	})
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	s = open(t, path)
+	view(t, s, func(tx chat.Tx) error {
+		gotR, err := tx.RealmByHost(r.Host)
+		if err != nil {
+			return err
+		}
+		if diff := cmp.Diff(r, gotR); diff != "" {
+			t.Errorf("realm after reopen (-want +got):\n%s", diff)
+		}
+		gotUs, err := tx.Users(r.ID, nil)
+		if err != nil {
+			return err
+		}
+		if diff := cmp.Diff([]chat.UserRecord{u, human}, gotUs); diff != "" {
+			t.Errorf("users after reopen (-want +got):\n%s", diff)
+		}
+		rs, err := tx.Realms()
+		if len(rs) != 1 {
+			t.Errorf("Realms after reopen: %d realms, want 1", len(rs))
+		}
+		return err
+	})
+	update(t, s, func(tx chat.Tx) error {
+		u2 := testUser(r.ID, 2)
+		if err := tx.CreateUser(&u2); err != nil {
+			return err
+		}
+		if u2.ID != human.ID+1 {
+			t.Errorf("user created after reopen got ID %d, want %d", u2.ID, human.ID+1)
+		}
+		return nil
+	})
+}
+
+func TestMigrations(t *testing.T) {
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) == 0 || ms[0].name != "0001_init.sql" {
+		t.Fatalf("migrations = %v", ms)
+	}
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var version int
+	if err := s.writer.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != len(ms) {
+		t.Errorf("user_version = %d, want %d", version, len(ms))
+	}
+	var tables int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('realms', 'users')`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 2 {
+		t.Errorf("found %d of the 2 tables", tables)
+	}
+	// A database from a newer program is refused.
+	if _, err := s.writer.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(ms)+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err := Open(path); err == nil {
+		s.Close()
+		t.Fatal("Open of a database with a newer schema succeeded")
+	} else if !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Open of a database with a newer schema: %v", err)
+	}
+}
+
+// TestPragmas checks the settings of both pools.
+func TestPragmas(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
+	want := map[string]string{
+		"journal_mode": "wal",
+		"busy_timeout": "10000",
+		"foreign_keys": "1",
+		"synchronous":  "1", // NORMAL
+	}
+	for pool, db := range map[string]querier{"writer": s.writer, "reader": s.reader} {
+		for pragma, value := range want {
+			var got string
+			if err := db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
+				t.Fatalf("%s: PRAGMA %s: %v", pool, pragma, err)
+			}
+			if got != value {
+				t.Errorf("%s: PRAGMA %s = %s, want %s", pool, pragma, got, value)
+			}
+		}
+		var queryOnly string
+		if err := db.QueryRow("PRAGMA query_only").Scan(&queryOnly); err != nil {
+			t.Fatal(err)
+		}
+		if wantQO := map[string]string{"writer": "0", "reader": "1"}[pool]; queryOnly != wantQO {
+			t.Errorf("%s: PRAGMA query_only = %s, want %s", pool, queryOnly, wantQO)
+		}
+	}
+	if n := s.writer.Stats().MaxOpenConnections; n != 1 {
+		t.Errorf("writer allows %d connections, want 1", n)
+	}
+	if n := s.reader.Stats().MaxOpenConnections; n != readerConns {
+		t.Errorf("reader allows %d connections, want %d", n, readerConns)
+	}
+	if _, err := s.reader.Exec(`INSERT INTO realms (name, description, host, url, deactivated, date_created, default_email_visibility) VALUES ('', '', 'x', '', 0, 0, 1)`); err == nil {
+		t.Error("the reader pool accepted a write")
+	}
+}
+
+type querier interface {
+	QueryRow(query string, args ...any) *sql.Row
+}
+
+// TestQueryPlans checks that every user lookup uses an index and needs no
+// sort.
+func TestQueryPlans(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
+	for q := range numQueries {
+		text := queries[q]
+		if !strings.Contains(text, "FROM users") || q >= firstWrite {
+			continue
+		}
+		args := make([]any, strings.Count(text, "?"))
+		for i := range args {
+			args[i] = 1
+		}
+		if q == qUsersIDs {
+			args[1] = "[1,2,3]"
+		}
+		rows, err := s.writer.Query("EXPLAIN QUERY PLAN "+text, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		all := strings.Join(plan, "\n")
+		if strings.Contains(all, "TEMP B-TREE") || strings.Contains(all, "SCAN users") {
+			t.Errorf("query %s\nhas plan\n%s", text, all)
+		}
+	}
+}
+
+// TestPathEscaping opens a file whose name holds characters that mean
+// something in a URI.
+func TestPathEscaping(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "we?ird#na%20me &x=1.db")
+	s := open(t, path)
+	update(t, s, func(tx chat.Tx) error {
+		r := testRealm(1)
+		return tx.CreateRealm(&r)
+	})
+	s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database file not where expected: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "we?ird#na%20me &x=1.db") {
+			t.Errorf("unexpected file %q in the directory", e.Name())
+		}
+	}
+}
+
+// TestOtherConstraints checks that a violated constraint other than
+// uniqueness is an error, but neither ErrExists nor a broken transaction.
+func TestOtherConstraints(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
+	var r chat.Realm
+	update(t, s, func(tx chat.Tx) error {
+		r = testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		orphan := testUser(999, 1)
+		err := tx.CreateUser(&orphan)
+		if err == nil || errors.Is(err, chat.ErrExists) || errors.Is(err, chat.ErrNotFound) {
+			t.Errorf("CreateUser in an unknown realm: %v, want a foreign key error", err)
+		}
+		u := testUser(r.ID, 1)
+		return tx.CreateUser(&u)
+	})
+	view(t, s, func(tx chat.Tx) error {
+		us, err := tx.Users(r.ID, nil)
+		if len(us) != 1 {
+			t.Errorf("after a failed and a good CreateUser: %d users, want 1", len(us))
+		}
+		return err
+	})
+}
+
+// TestBrokenTransaction checks that an Update whose fn ignores a failure
+// that aborted the transaction commits nothing.
+func TestBrokenTransaction(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := s.Update(ctx, func(tx chat.Tx) error {
+		r := testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		cancel()
+		r2 := testRealm(2)
+		if err := tx.CreateRealm(&r2); err == nil {
+			t.Error("CreateRealm after cancel succeeded")
+		}
+		return nil // ignoring the error
+	})
+	if err == nil {
+		t.Error("Update committed after a failed statement")
+	}
+	view(t, s, func(tx chat.Tx) error {
+		rs, err := tx.Realms()
+		if len(rs) != 0 {
+			t.Errorf("%d realms stored by the broken transaction", len(rs))
+		}
+		return err
+	})
+}
+
+func TestTimes(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
+	zone := time.FixedZone("UTC+1", 3600)
+	var u chat.UserRecord
+	update(t, s, func(tx chat.Tx) error {
+		r := testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		u = testUser(r.ID, 1)
+		u.DateJoined = t0.In(zone)
+		u.LastLogin = time.Now() // with a monotonic reading
+		if err := tx.CreateUser(&u); err != nil {
+			return err
+		}
+		bad := testUser(r.ID, 2)
+		bad.DateJoined = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+		if err := tx.CreateUser(&bad); err == nil {
+			t.Error("CreateUser with a time past 2262 succeeded")
+		}
+		bad.DateJoined = t0
+		bad.LastLogin = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
+		if err := tx.CreateUser(&bad); err == nil {
+			t.Error("CreateUser with a time before 1678 succeeded")
+		}
+		return nil
+	})
+	view(t, s, func(tx chat.Tx) error {
+		got, err := tx.User(u.ID)
+		if err != nil {
+			return err
+		}
+		if got.DateJoined != t0 {
+			t.Errorf("DateJoined = %v, want %v in UTC", got.DateJoined, t0)
+		}
+		if want := u.LastLogin.UTC().Round(0); got.LastLogin != want {
+			t.Errorf("LastLogin = %v, want %v", got.LastLogin, want)
+		}
+		us, err := tx.Users(u.RealmID, nil)
+		if len(us) != 1 {
+			t.Errorf("%d users stored, want 1", len(us))
+		}
+		return err
+	})
+}
+
+// TestTwoStores runs read-modify-write Updates from two stores on one file,
+// as two processes would: IMMEDIATE transactions and the busy timeout make
+// them wait for each other instead of failing.
+func TestTwoStores(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	stores := []*Store{open(t, path), open(t, path)}
+	var r chat.Realm
+	update(t, stores[0], func(tx chat.Tx) error {
+		r = testRealm(1)
+		r.Description = "0"
+		return tx.CreateRealm(&r)
+	})
+	const goroutines, perGoroutine = 4, 25
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range perGoroutine {
+				err := stores[(g+i)%2].Update(context.Background(), func(tx chat.Tx) error {
+					got, err := tx.Realm(r.ID)
+					if err != nil {
+						return err
+					}
+					n, err := strconv.Atoi(got.Description)
+					if err != nil {
+						return err
+					}
+					time.Sleep(100 * time.Microsecond)
+					got.Description = strconv.Itoa(n + 1)
+					return tx.UpdateRealm(got)
+				})
+				if err != nil {
+					t.Errorf("goroutine %d: %v", g, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	view(t, stores[1], func(tx chat.Tx) error {
+		got, err := tx.Realm(r.ID)
+		if want := strconv.Itoa(goroutines * perGoroutine); got.Description != want {
+			t.Errorf("counter = %s, want %s", got.Description, want)
+		}
+		return err
+	})
+}
+
+// TestManyUsers reads 100 000 users at once (10 000 under the race
+// detector, which slows SQLite down too much).
+func TestManyUsers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	n := 100_000
+	if raceEnabled {
+		n = 10_000
+	}
+	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
+	var r chat.Realm
+	update(t, s, func(tx chat.Tx) error {
+		r = testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		for i := range n {
+			u := testUser(r.ID, i)
+			if err := tx.CreateUser(&u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	view(t, s, func(tx chat.Tx) error {
+		all, err := tx.Users(r.ID, nil)
+		if err != nil {
+			return err
+		}
+		if len(all) != n {
+			t.Fatalf("Users(realm, nil) returned %d users, want %d", len(all), n)
+		}
+		for i := range all {
+			if all[i].ID != int64(i+1) {
+				t.Fatalf("Users(realm, nil)[%d].ID = %d", i, all[i].ID)
+			}
+		}
+		ids := make([]int64, 0, n/2)
+		for id := int64(n); id > 0; id -= 2 {
+			ids = append(ids, id)
+		}
+		some, err := tx.Users(r.ID, ids)
+		if err != nil {
+			return err
+		}
+		if len(some) != n/2 || some[0].ID != 2 || some[len(some)-1].ID != int64(n) {
+			t.Errorf("Users(realm, %d IDs) returned %d users", len(ids), len(some))
+		}
+		return nil
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.db")
+	if err := os.WriteFile(garbage, []byte(strings.Repeat("not a database ", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{garbage, filepath.Join(dir, "missing", "chat.db")} {
+		if s, err := Open(path); err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded", path)
+		}
+	}
+}

@@ -1,0 +1,405 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/teamchat/chat"
+)
+
+// query names one of the prepared statements.
+type query int
+
+// The queries: reads first, then writes (prepared on the writer only).
+const (
+	qRealm query = iota
+	qRealmByHost
+	qRealms
+	qUser
+	qUserRealm
+	qUserByEmail
+	qUserByAPIKey
+	qUsersAll
+	qUsersIDs
+	qUsersByRole
+	qBotsOwnedBy
+
+	qCreateRealm
+	qUpdateRealm
+	qCreateUser
+	qUpdateUser
+
+	numQueries
+	firstWrite = qCreateRealm
+)
+
+type stmts [numQueries]*sql.Stmt
+
+const (
+	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility`
+	userColumns  = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
+		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
+		email_visibility`
+	selectRealm = `SELECT ` + realmColumns + ` FROM realms `
+	selectUser  = `SELECT ` + userColumns + ` FROM users `
+)
+
+var queries = [numQueries]string{
+	qRealm:        selectRealm + `WHERE id = ?`,
+	qRealmByHost:  selectRealm + `WHERE host = ?`,
+	qRealms:       selectRealm + `ORDER BY id`,
+	qUser:         selectUser + `WHERE id = ?`,
+	qUserRealm:    `SELECT realm_id FROM users WHERE id = ?`,
+	qUserByEmail:  selectUser + `WHERE realm_id = ? AND email_key = ?`,
+	qUserByAPIKey: selectUser + `WHERE api_key = ?`,
+	qUsersAll:     selectUser + `WHERE realm_id = ? ORDER BY id`,
+	// The IDs come as one JSON array, whatever their number.
+	qUsersIDs:    selectUser + `WHERE realm_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+	qUsersByRole: selectUser + `WHERE realm_id = ? AND role = ? ORDER BY id`,
+	// Like the memory store: the bots of the owner's organization.
+	qBotsOwnedBy: selectUser + `WHERE bot_owner_id = ?1 AND bot_type <> 0
+		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = ?1) ORDER BY id`,
+
+	qCreateRealm: `INSERT INTO realms (name, description, host, url, deactivated, date_created,
+		default_email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateRealm: `UPDATE realms SET name = ?, description = ?, host = ?, url = ?, deactivated = ?,
+		date_created = ?, default_email_visibility = ? WHERE id = ?`,
+	qCreateUser: `INSERT INTO users (realm_id, email, email_key, full_name, role, is_active, bot_type,
+		bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source, avatar_version,
+		api_key, password_hash, email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateUser: `UPDATE users SET email = ?, email_key = ?, full_name = ?, role = ?, is_active = ?,
+		bot_type = ?, bot_owner_id = ?, date_joined = ?, last_login = ?, is_imported_stub = ?, timezone = ?,
+		avatar_source = ?, avatar_version = ?, api_key = ?, password_hash = ?, email_visibility = ?
+		WHERE id = ? AND realm_id = ?`,
+}
+
+// errMoveUser is returned by UpdateUser for a user whose RealmID changed, as
+// the memory store does.
+var errMoveUser = errors.New("sqlite: a user cannot move between organizations")
+
+// tx is a chat.Tx over one database/sql transaction.
+type tx struct {
+	ctx      context.Context
+	tx       *sql.Tx
+	stmts    *stmts
+	txStmts  stmts // the statements of stmts bound to tx, made on first use
+	readOnly bool
+	// failed is the first storage failure, after which SQLite may have
+	// rolled the transaction back on its own: Update must not commit.
+	failed error
+}
+
+func (t *tx) stmt(q query) *sql.Stmt {
+	if st := t.txStmts[q]; st != nil {
+		return st
+	}
+	st := t.tx.StmtContext(t.ctx, t.stmts[q])
+	t.txStmts[q] = st
+	return st
+}
+
+// check returns the error to give for err, the result of operation op:
+// sql.ErrNoRows becomes chat.ErrNotFound and uniqueness violations
+// chat.ErrExists. Constraint violations undo only their own statement;
+// any other failure (I/O, interruption by the context, ...) may have rolled
+// back the whole transaction, so it marks the transaction failed.
+func (t *tx) check(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return chat.ErrNotFound
+	case isUniqueViolation(err):
+		return fmt.Errorf("sqlite: %s: %w: %w", op, chat.ErrExists, err)
+	}
+	err = fmt.Errorf("sqlite: %s: %w", op, err)
+	if t.failed == nil && !isConstraintViolation(err) {
+		t.failed = err
+	}
+	return err
+}
+
+// writable returns chat.ErrReadOnly in a View, and the earlier failure of a
+// broken transaction.
+func (t *tx) writable() error {
+	if t.readOnly {
+		return chat.ErrReadOnly
+	}
+	return t.failed
+}
+
+// Conversions.
+
+type scanner interface{ Scan(dest ...any) error }
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// toNanos returns the column value of a time: Unix nanoseconds, 0 for the
+// zero time.
+func toNanos(tm time.Time) (int64, error) {
+	if tm.IsZero() {
+		return 0, nil
+	}
+	n := tm.UnixNano()
+	if !time.Unix(0, n).Equal(tm) {
+		return 0, fmt.Errorf("sqlite: time %v out of range", tm)
+	}
+	return n, nil
+}
+
+// fromNanos is the inverse of toNanos, giving UTC times.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func scanRealm(sc scanner) (chat.Realm, error) {
+	var (
+		r                   chat.Realm
+		deactivated         int64
+		created, visibility int64
+	)
+	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility)
+	r.Deactivated = deactivated != 0
+	r.DateCreated = fromNanos(created)
+	r.DefaultEmailVisibility = chat.EmailVisibility(visibility)
+	return r, err
+}
+
+func scanUser(sc scanner) (chat.UserRecord, error) {
+	var (
+		u                                    chat.UserRecord
+		role, active, botType, joined, login int64
+		stub, avatarVersion, visibility      int64
+	)
+	err := sc.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &active, &botType, &u.BotOwnerID,
+		&joined, &login, &stub, &u.Timezone, &u.AvatarSource, &avatarVersion, &u.APIKey, &u.PasswordHash,
+		&visibility)
+	u.Role = chat.Role(role)
+	u.IsActive = active != 0
+	u.BotType = chat.BotType(botType)
+	u.DateJoined = fromNanos(joined)
+	u.LastLogin = fromNanos(login)
+	u.IsImportedStub = stub != 0
+	u.AvatarVersion = int(avatarVersion)
+	u.EmailVisibility = chat.EmailVisibility(visibility)
+	return u, err
+}
+
+// realmArgs returns the column values of r in the order of qCreateRealm and
+// qUpdateRealm.
+func realmArgs(r *chat.Realm) ([]any, error) {
+	created, err := toNanos(r.DateCreated)
+	if err != nil {
+		return nil, err
+	}
+	return []any{r.Name, r.Description, r.Host, r.URL, b2i(r.Deactivated), created,
+		int64(r.DefaultEmailVisibility)}, nil
+}
+
+// userArgs returns the column values of u from email on, in the order of
+// qCreateUser and qUpdateUser.
+func userArgs(u *chat.UserRecord) ([]any, error) {
+	joined, err := toNanos(u.DateJoined)
+	if err != nil {
+		return nil, err
+	}
+	login, err := toNanos(u.LastLogin)
+	if err != nil {
+		return nil, err
+	}
+	return []any{u.Email, chat.EmailKey(u.Email), u.FullName, int64(u.Role), b2i(u.IsActive),
+		int64(u.BotType), u.BotOwnerID, joined, login, b2i(u.IsImportedStub), u.Timezone, u.AvatarSource,
+		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility)}, nil
+}
+
+// Realms.
+
+func (t *tx) CreateRealm(r *chat.Realm) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := realmArgs(r)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateRealm).ExecContext(t.ctx, args...)
+	if err != nil {
+		return t.check("CreateRealm", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateRealm", err)
+	}
+	r.ID = id
+	return nil
+}
+
+func (t *tx) Realm(id int64) (chat.Realm, error) {
+	r, err := scanRealm(t.stmt(qRealm).QueryRowContext(t.ctx, id))
+	return r, t.check("Realm", err)
+}
+
+func (t *tx) RealmByHost(host string) (chat.Realm, error) {
+	r, err := scanRealm(t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
+	return r, t.check("RealmByHost", err)
+}
+
+func (t *tx) Realms() ([]chat.Realm, error) {
+	rows, err := t.stmt(qRealms).QueryContext(t.ctx)
+	if err != nil {
+		return nil, t.check("Realms", err)
+	}
+	defer rows.Close()
+	var out []chat.Realm
+	for rows.Next() {
+		r, err := scanRealm(rows)
+		if err != nil {
+			return nil, t.check("Realms", err)
+		}
+		out = append(out, r)
+	}
+	return out, t.check("Realms", rows.Err())
+}
+
+func (t *tx) UpdateRealm(r chat.Realm) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := realmArgs(&r)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qUpdateRealm).ExecContext(t.ctx, append(args, r.ID)...)
+	if err != nil {
+		return t.check("UpdateRealm", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return t.check("UpdateRealm", err)
+	}
+	if n == 0 {
+		return chat.ErrNotFound
+	}
+	return nil
+}
+
+// Users.
+
+func (t *tx) CreateUser(u *chat.UserRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := userArgs(u)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateUser).ExecContext(t.ctx, append([]any{u.RealmID}, args...)...)
+	if err != nil {
+		return t.check("CreateUser", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateUser", err)
+	}
+	u.ID = id
+	return nil
+}
+
+func (t *tx) User(id int64) (chat.UserRecord, error) {
+	u, err := scanUser(t.stmt(qUser).QueryRowContext(t.ctx, id))
+	return u, t.check("User", err)
+}
+
+func (t *tx) UserByEmail(realmID int64, email string) (chat.UserRecord, error) {
+	u, err := scanUser(t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, chat.EmailKey(email)))
+	return u, t.check("UserByEmail", err)
+}
+
+func (t *tx) UserByAPIKey(key string) (chat.UserRecord, error) {
+	u, err := scanUser(t.stmt(qUserByAPIKey).QueryRowContext(t.ctx, key))
+	return u, t.check("UserByAPIKey", err)
+}
+
+func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
+	if ids == nil {
+		return t.users("Users", qUsersAll, realmID)
+	}
+	if len(ids) == 0 {
+		return []chat.UserRecord{}, nil
+	}
+	list := make([]byte, 0, 2+len(ids)*8)
+	list = append(list, '[')
+	for i, id := range ids {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = strconv.AppendInt(list, id, 10)
+	}
+	list = append(list, ']')
+	return t.users("Users", qUsersIDs, realmID, string(list))
+}
+
+func (t *tx) UsersByRole(realmID int64, role chat.Role) ([]chat.UserRecord, error) {
+	return t.users("UsersByRole", qUsersByRole, realmID, int64(role))
+}
+
+func (t *tx) BotsOwnedBy(ownerID int64) ([]chat.UserRecord, error) {
+	return t.users("BotsOwnedBy", qBotsOwnedBy, ownerID)
+}
+
+// users runs a query that lists users.
+func (t *tx) users(op string, q query, args ...any) ([]chat.UserRecord, error) {
+	rows, err := t.stmt(q).QueryContext(t.ctx, args...)
+	if err != nil {
+		return nil, t.check(op, err)
+	}
+	defer rows.Close()
+	out := []chat.UserRecord{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, t.check(op, err)
+		}
+		out = append(out, u)
+	}
+	return out, t.check(op, rows.Err())
+}
+
+func (t *tx) UpdateUser(u chat.UserRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := userArgs(&u)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qUpdateUser).ExecContext(t.ctx, append(args, u.ID, u.RealmID)...)
+	if err != nil {
+		return t.check("UpdateUser", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return t.check("UpdateUser", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	// Nothing matched: an unknown ID, or a user of another realm.
+	var realmID int64
+	if err := t.stmt(qUserRealm).QueryRowContext(t.ctx, u.ID).Scan(&realmID); err != nil {
+		return t.check("UpdateUser", err)
+	}
+	return errMoveUser
+}

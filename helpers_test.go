@@ -1,0 +1,297 @@
+package chat_test
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage/memory"
+	"github.com/teamchat/chat/storage/sqlite"
+)
+
+// backend opens an empty store of one storage implementation.
+type backend struct {
+	name string
+	open func(t *testing.T) chat.Store
+}
+
+// backends lists every storage implementation the domain tests run on.
+var backends = []backend{
+	{"memory", func(t *testing.T) chat.Store { return memory.New() }},
+	{"sqlite", func(t *testing.T) chat.Store {
+		t.Helper()
+		st, err := sqlite.Open(filepath.Join(t.TempDir(), "chat.db"))
+		if err != nil {
+			t.Fatalf("sqlite.Open: %v", err)
+		}
+		return st
+	}},
+}
+
+// forEachStore runs fn once per storage backend, as a subtest named after
+// the backend. newStore opens a fresh, empty store that is closed when the
+// test that opened it ends.
+func forEachStore(t *testing.T, fn func(t *testing.T, newStore func(t *testing.T) chat.Store)) {
+	t.Helper()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			fn(t, func(t *testing.T) chat.Store {
+				t.Helper()
+				st := b.open(t)
+				t.Cleanup(func() {
+					if err := st.Close(); err != nil {
+						t.Errorf("closing the %s store: %v", b.name, err)
+					}
+				})
+				return st
+			})
+		})
+	}
+}
+
+// t0 is the fake clock's starting time. It has sub-second digits so that
+// backends must keep full precision, and is not in UTC so that the service
+// must normalise it.
+var t0 = time.Date(2025, 3, 30, 14, 34, 56, 789123456, time.FixedZone("CEST", 2*3600))
+
+// t0JSON is t0 as the wire form of date_joined writes it.
+const t0JSON = "2025-03-30T12:34+00:00"
+
+// fakeClock is a settable clock, safe for concurrent use.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{now: t0} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+// newService returns a service over a fresh store with a fake clock and
+// fast password hashing. cfg may set other fields; Now and PasswordCost are
+// overwritten.
+func newService(t *testing.T, newStore func(t *testing.T) chat.Store, cfg chat.Config) (*chat.Service, *fakeClock) {
+	t.Helper()
+	clock := newClock()
+	cfg.Now = clock.Now
+	cfg.PasswordCost = bcrypt.MinCost
+	return chat.New(newStore(t), cfg), clock
+}
+
+// account is a user of the fixture with what the tests need to know.
+type account struct {
+	ID       int64
+	Email    string // real address as provisioned
+	Name     string
+	Role     chat.Role
+	BotType  chat.BotType
+	BotOwner int64
+	Timezone string
+	Vis      chat.EmailVisibility
+	Password string
+	APIKey   string
+}
+
+// fixture is two organizations with users of every kind.
+type fixture struct {
+	svc   *chat.Service
+	clock *fakeClock
+
+	realm int64 // "Test Org", host localhost:9991
+	owner, admin, moderator, member, guest,
+	bot, webhook,
+	visEveryone, visMembers, visAdmins, visNobody, visModerators *account
+
+	realm2                 int64 // "Other Org", host other.example.com
+	owner2, member2, only2 *account
+
+	byID map[int64]*account
+}
+
+const (
+	host1 = "localhost:9991"
+	host2 = "other.example.com"
+)
+
+// all returns the accounts of the first organization in ID order.
+func (f *fixture) all() []*account {
+	return []*account{f.owner, f.admin, f.moderator, f.member, f.guest, f.bot, f.webhook,
+		f.visEveryone, f.visMembers, f.visAdmins, f.visNobody, f.visModerators}
+}
+
+func newFixture(t *testing.T, newStore func(t *testing.T) chat.Store) *fixture {
+	t.Helper()
+	svc, clock := newService(t, newStore, chat.Config{})
+	f := &fixture{svc: svc, clock: clock, byID: map[int64]*account{}}
+	ctx := t.Context()
+
+	org, err := svc.CreateOrg(ctx, chat.NewOrg{
+		Name: "Test Org", Host: host1, OwnerEmail: "owner@example.com",
+		OwnerName: "Olivia Owner", OwnerPassword: "owner-password",
+	})
+	if err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	f.realm = org.RealmID
+	f.owner = &account{ID: org.UserID, Email: "owner@example.com", Name: "Olivia Owner",
+		Role: chat.RoleOwner, Vis: chat.EmailVisibleEveryone, Password: "owner-password", APIKey: org.APIKey}
+	f.byID[f.owner.ID] = f.owner
+
+	add := func(realm int64, a *account) *account {
+		t.Helper()
+		res, err := svc.ProvisionUser(ctx, realm, chat.NewUser{
+			Email: a.Email, FullName: a.Name, Password: a.Password, Role: a.Role,
+			BotType: a.BotType, BotOwnerID: a.BotOwner, Timezone: a.Timezone, EmailVisibility: a.Vis,
+		})
+		if err != nil {
+			t.Fatalf("ProvisionUser(%s): %v", a.Email, err)
+		}
+		a.ID, a.APIKey = res.UserID, res.APIKey
+		if a.Role == 0 {
+			a.Role = chat.RoleMember
+		}
+		if a.Vis == 0 || a.BotType != chat.BotNone {
+			a.Vis = chat.EmailVisibleEveryone
+		}
+		f.byID[a.ID] = a
+		return a
+	}
+	f.admin = add(f.realm, &account{Email: "admin@example.com", Name: "Adam Admin", Role: chat.RoleAdmin, Password: "admin-password"})
+	f.moderator = add(f.realm, &account{Email: "mod@example.com", Name: "Mona Moderator", Role: chat.RoleModerator, Password: "mod-password"})
+	f.member = add(f.realm, &account{Email: "Member@Example.com", Name: "Max Member", Role: chat.RoleMember,
+		Password: "member-password", Timezone: "Europe/Berlin"})
+	f.guest = add(f.realm, &account{Email: "guest@example.com", Name: "Gus Guest", Role: chat.RoleGuest, Password: "guest-password"})
+	f.bot = add(f.realm, &account{Email: "helper-bot@example.com", Name: "Helper Bot", BotType: chat.BotGeneric,
+		BotOwner: f.member.ID, Vis: chat.EmailVisibleNobody})
+	f.webhook = add(f.realm, &account{Email: "hook-bot@example.com", Name: "Hook Bot", BotType: chat.BotIncomingWebhook})
+	f.visEveryone = add(f.realm, &account{Email: "everyone@example.com", Name: "Eve Everyone", Vis: chat.EmailVisibleEveryone})
+	f.visMembers = add(f.realm, &account{Email: "members@example.com", Name: "Mel Members", Vis: chat.EmailVisibleMembers})
+	f.visAdmins = add(f.realm, &account{Email: "admins@example.com", Name: "Ada Admins", Vis: chat.EmailVisibleAdmins})
+	f.visNobody = add(f.realm, &account{Email: "nobody@example.com", Name: "Nora Nobody", Vis: chat.EmailVisibleNobody,
+		Password: "nobody-password"})
+	f.visModerators = add(f.realm, &account{Email: "moderators@example.com", Name: "Moe Moderators", Vis: chat.EmailVisibleModerators})
+
+	org2, err := svc.CreateOrg(ctx, chat.NewOrg{
+		Name: "Other Org", Host: host2, OwnerEmail: "owner2@example.com",
+		OwnerName: "Otto Owner", OwnerPassword: "owner2-password",
+	})
+	if err != nil {
+		t.Fatalf("CreateOrg(2): %v", err)
+	}
+	f.realm2 = org2.RealmID
+	f.owner2 = &account{ID: org2.UserID, Email: "owner2@example.com", Name: "Otto Owner", Role: chat.RoleOwner,
+		Vis: chat.EmailVisibleEveryone, Password: "owner2-password", APIKey: org2.APIKey}
+	f.byID[f.owner2.ID] = f.owner2
+	// The same address as f.member, in the other organization.
+	f.member2 = add(f.realm2, &account{Email: "member@example.com", Name: "Mia Member", Password: "member2-password",
+		Vis: chat.EmailVisibleNobody})
+	f.only2 = add(f.realm2, &account{Email: "only2@example.com", Name: "Oscar Only", Password: "only2-password"})
+	return f
+}
+
+// gravatar computes the third-party avatar URL independently of the package.
+func gravatar(email string) string {
+	sum := md5.Sum([]byte(strings.ToLower(email)))
+	return "https://secure.gravatar.com/avatar/" + hex.EncodeToString(sum[:]) + "?d=identicon&version=1"
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// placeholder is the API address of a hidden user of an organization whose
+// placeholder domain is domain.
+func placeholder(id int64, domain string) string {
+	return "user" + strconv.FormatInt(id, 10) + "@" + domain
+}
+
+// want builds the user object expected for a, as a viewer who can (or
+// cannot) see a's address gets it under q, with placeholder domain domain.
+func (a *account) want(visible bool, domain string, q chat.UserQuery) chat.User {
+	u := chat.User{
+		UserID:        a.ID,
+		Email:         placeholder(a.ID, domain),
+		FullName:      a.Name,
+		DateJoined:    t0,
+		IsActive:      true,
+		IsOwner:       a.Role == chat.RoleOwner,
+		IsAdmin:       a.Role == chat.RoleOwner || a.Role == chat.RoleAdmin,
+		IsGuest:       a.Role == chat.RoleGuest,
+		IsBot:         a.BotType != chat.BotNone,
+		BotType:       a.BotType,
+		BotOwnerID:    a.BotOwner,
+		Role:          a.Role,
+		Timezone:      a.Timezone,
+		AvatarVersion: 1,
+	}
+	if a.Vis == chat.EmailVisibleEveryone || u.IsBot {
+		u.Email = a.Email
+	}
+	if visible {
+		u.DeliveryEmail = ptr(a.Email)
+	}
+	if !(q.ClientGravatar && visible) {
+		u.AvatarURL = ptr(gravatar(a.Email))
+	}
+	if q.IncludeCustomProfileFields && !u.IsBot {
+		u.ProfileData = map[string]chat.ProfileValue{}
+	}
+	return u
+}
+
+// wantErr fails the test unless err matches target under errors.Is.
+func wantErr(t *testing.T, what string, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Errorf("%s: got error %v, want %v", what, err, target)
+	}
+}
+
+// wantNoErr fails the test at once when err is not nil.
+func wantNoErr(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: unexpected error %v", what, err)
+	}
+}
+
+// wantCodeMsg fails the test unless err is a *chat.Error with the code and
+// message.
+func wantCodeMsg(t *testing.T, what string, err error, code chat.Code, msg string) {
+	t.Helper()
+	var e *chat.Error
+	if !errors.As(err, &e) {
+		t.Errorf("%s: got error %v (%T), want *chat.Error %s %q", what, err, err, code, msg)
+		return
+	}
+	if e.Code != code || e.Msg != msg {
+		t.Errorf("%s: got %s %q, want %s %q", what, e.Code, e.Msg, code, msg)
+	}
+}
+
+// diff fails the test when got and want differ.
+func diff(t *testing.T, what string, got, want any, opts ...cmp.Option) {
+	t.Helper()
+	if d := cmp.Diff(want, got, opts...); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", what, d)
+	}
+}

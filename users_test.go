@@ -1,0 +1,938 @@
+package chat_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/teamchat/chat"
+)
+
+// hiddenFrom lists, per viewer of the fixture, whose real addresses the
+// viewer may not see (PROTOCOL.md B2.6; everyone sees their own record and
+// bots).
+func hiddenFrom(f *fixture) map[string]struct {
+	viewer *account
+	hidden []*account
+} {
+	return map[string]struct {
+		viewer *account
+		hidden []*account
+	}{
+		"owner":     {f.owner, []*account{f.visNobody}},
+		"admin":     {f.admin, []*account{f.visNobody}},
+		"moderator": {f.moderator, []*account{f.visAdmins, f.visNobody}},
+		"member":    {f.member, []*account{f.visAdmins, f.visNobody, f.visModerators}},
+		"guest":     {f.guest, []*account{f.visMembers, f.visAdmins, f.visNobody, f.visModerators}},
+		"bot":       {f.bot, []*account{f.visAdmins, f.visNobody, f.visModerators}},
+		// Users whose address is hidden from their peers see their own.
+		"nobody-self": {f.visNobody, []*account{f.visAdmins, f.visModerators}},
+		"admins-self": {f.visAdmins, []*account{f.visNobody, f.visModerators}},
+	}
+}
+
+func TestUsersVisibilityMatrix(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		queries := []chat.UserQuery{
+			{},
+			{ClientGravatar: true},
+			{IncludeCustomProfileFields: true},
+			{ClientGravatar: true, IncludeCustomProfileFields: true},
+		}
+		for name, c := range hiddenFrom(f) {
+			for _, q := range queries {
+				t.Run(fmt.Sprintf("%s/%+v", name, q), func(t *testing.T) {
+					hidden := map[int64]bool{}
+					for _, h := range c.hidden {
+						hidden[h.ID] = true
+					}
+					var want chat.Users
+					for _, a := range f.all() {
+						want = append(want, a.want(!hidden[a.ID], "localhost", q))
+					}
+					got, err := f.svc.Users(t.Context(), c.viewer.ID, q)
+					wantNoErr(t, "Users", err)
+					diff(t, "Users", got, want)
+
+					// User and UserByEmail (placeholder form) agree.
+					for _, a := range f.all() {
+						u, err := f.svc.User(t.Context(), c.viewer.ID, a.ID, q)
+						wantNoErr(t, "User", err)
+						diff(t, fmt.Sprintf("User(%d)", a.ID), u, a.want(!hidden[a.ID], "localhost", q))
+						u, err = f.svc.UserByEmail(t.Context(), c.viewer.ID, placeholder(a.ID, "localhost"), q)
+						wantNoErr(t, "UserByEmail", err)
+						diff(t, fmt.Sprintf("UserByEmail(placeholder %d)", a.ID), u, a.want(!hidden[a.ID], "localhost", q))
+					}
+				})
+			}
+		}
+	})
+}
+
+func TestUsersSpotChecks(t *testing.T) {
+	// Literal expectations, independent of the fixture's helper.
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		users, err := f.svc.Users(t.Context(), f.guest.ID, chat.UserQuery{ClientGravatar: true})
+		wantNoErr(t, "Users", err)
+		byID := map[int64]chat.User{}
+		for _, u := range users {
+			byID[u.UserID] = u
+		}
+		// member: visibility everyone, real address shown with its case,
+		// gravatar from the lower-cased address.
+		m := byID[f.member.ID]
+		if m.DeliveryEmail == nil || *m.DeliveryEmail != "Member@Example.com" || m.Email != "Member@Example.com" {
+			t.Errorf("member addresses: delivery %v, email %q", m.DeliveryEmail, m.Email)
+		}
+		if m.AvatarURL != nil {
+			t.Errorf("member avatar_url = %q, want nil (client_gravatar and visible)", *m.AvatarURL)
+		}
+		// members-only address: hidden from a guest, placeholder email,
+		// avatar URL computed by the server.
+		mm := byID[f.visMembers.ID]
+		if mm.DeliveryEmail != nil {
+			t.Errorf("members-only delivery_email = %q, want nil for a guest", *mm.DeliveryEmail)
+		}
+		if want := fmt.Sprintf("user%d@localhost", f.visMembers.ID); mm.Email != want {
+			t.Errorf("members-only email = %q, want %q", mm.Email, want)
+		}
+		if mm.AvatarURL == nil || *mm.AvatarURL != "https://secure.gravatar.com/avatar/"+md5hex("members@example.com")+"?d=identicon&version=1" {
+			t.Errorf("members-only avatar_url = %v", mm.AvatarURL)
+		}
+		// The bot's visibility request was overridden: bots are visible.
+		b := byID[f.bot.ID]
+		if b.DeliveryEmail == nil || *b.DeliveryEmail != "helper-bot@example.com" || b.Email != "helper-bot@example.com" {
+			t.Errorf("bot addresses: delivery %v, email %q", b.DeliveryEmail, b.Email)
+		}
+		if !b.IsBot || b.BotType != chat.BotGeneric || b.BotOwnerID != f.member.ID || b.Role != chat.RoleMember {
+			t.Errorf("bot = %+v", b)
+		}
+		if got := byID[f.member.ID].Timezone; got != "Europe/Berlin" {
+			t.Errorf("member timezone = %q", got)
+		}
+		o := byID[f.owner.ID]
+		if !o.IsOwner || !o.IsAdmin || o.IsGuest || o.Role != chat.RoleOwner {
+			t.Errorf("owner flags = %+v", o)
+		}
+		a := byID[f.admin.ID]
+		if a.IsOwner || !a.IsAdmin || a.Role != chat.RoleAdmin {
+			t.Errorf("admin flags = %+v", a)
+		}
+		g := byID[f.guest.ID]
+		if !g.IsGuest || g.IsAdmin || g.Role != chat.RoleGuest {
+			t.Errorf("guest flags = %+v", g)
+		}
+		if !byID[f.member.ID].DateJoined.Equal(time.Date(2025, 3, 30, 12, 34, 56, 789123456, time.UTC)) {
+			t.Errorf("date_joined = %v", byID[f.member.ID].DateJoined)
+		}
+	})
+}
+
+// md5hex is the well-known digest of a few addresses, computed once outside
+// the test run so that the gravatar helper is checked too.
+func md5hex(s string) string {
+	known := map[string]string{
+		"members@example.com": "ec6d74e0e0cb2512d8c194689dd86c61",
+	}
+	if h, ok := known[s]; ok {
+		return h
+	}
+	panic("no digest for " + s)
+}
+
+func TestGravatarHelper(t *testing.T) {
+	// Cross-check the test helper against a literal digest.
+	if got, want := gravatar("Members@Example.COM"), "https://secure.gravatar.com/avatar/"+md5hex("members@example.com")+"?d=identicon&version=1"; got != want {
+		t.Errorf("gravatar = %q, want %q", got, want)
+	}
+}
+
+func TestUsersOrderingAndScope(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.visEveryone.ID))
+
+		ids := func(us chat.Users) []int64 {
+			out := []int64{}
+			for _, u := range us {
+				out = append(out, u.UserID)
+			}
+			return out
+		}
+		var all []int64
+		for _, a := range f.all() {
+			all = append(all, a.ID)
+		}
+		got, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{})
+		wantNoErr(t, "Users", err)
+		diff(t, "user IDs", ids(got), all)
+		for _, u := range got {
+			if want := u.UserID != f.visEveryone.ID; u.IsActive != want {
+				t.Errorf("user %d is_active = %v, want %v", u.UserID, u.IsActive, want)
+			}
+		}
+
+		// The other organization sees only its own users.
+		got, err = f.svc.Users(ctx, f.only2.ID, chat.UserQuery{})
+		wantNoErr(t, "Users(org 2)", err)
+		diff(t, "org 2 user IDs", ids(got), []int64{f.owner2.ID, f.member2.ID, f.only2.ID})
+		want2 := []chat.User{
+			f.owner2.want(true, host2, chat.UserQuery{}),
+			f.member2.want(false, host2, chat.UserQuery{}),
+			f.only2.want(true, host2, chat.UserQuery{}),
+		}
+		diff(t, "org 2 users", []chat.User(got), want2)
+
+		// user_ids: unknown and other-organization IDs are left out, the
+		// order is by ID whatever the order asked, duplicates once.
+		for _, c := range []struct {
+			name string
+			ids  []int64
+			want []int64
+		}{
+			{"subset", []int64{f.guest.ID, f.admin.ID}, []int64{f.admin.ID, f.guest.ID}},
+			{"unknown and foreign", []int64{999999, f.owner2.ID, f.bot.ID, f.only2.ID, -1, 0}, []int64{f.bot.ID}},
+			{"duplicates", []int64{f.member.ID, f.member.ID, f.owner.ID}, []int64{f.owner.ID, f.member.ID}},
+			{"deactivated", []int64{f.visEveryone.ID}, []int64{f.visEveryone.ID}},
+			{"only unknown", []int64{424242}, []int64{}},
+			{"empty", []int64{}, []int64{}},
+		} {
+			got, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: c.ids})
+			wantNoErr(t, c.name, err)
+			diff(t, c.name, ids(got), c.want)
+		}
+		got, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{f.visAdmins.ID}, ClientGravatar: true})
+		wantNoErr(t, "Users(admins-only)", err)
+		diff(t, "filtered user", []chat.User(got), []chat.User{f.visAdmins.want(false, "localhost", chat.UserQuery{ClientGravatar: true})})
+	})
+}
+
+func TestReadsRequireActiveActor(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		read := map[string]func(actor int64) error{
+			"Users": func(a int64) error { _, err := f.svc.Users(ctx, a, chat.UserQuery{}); return err },
+			"User":  func(a int64) error { _, err := f.svc.User(ctx, a, f.owner.ID, chat.UserQuery{}); return err },
+			"UserByEmail": func(a int64) error {
+				_, err := f.svc.UserByEmail(ctx, a, "owner@example.com", chat.UserQuery{})
+				return err
+			},
+			"Me": func(a int64) error { _, err := f.svc.Me(ctx, a); return err },
+		}
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.visEveryone.ID))
+		for name, fn := range read {
+			wantErr(t, name+" unknown actor", fn(987654), chat.ErrNotLoggedIn)
+			wantErr(t, name+" deactivated actor", fn(f.visEveryone.ID), chat.ErrAccountDeactivated)
+			wantNoErr(t, name+" active actor", fn(f.guest.ID))
+		}
+		wantNoErr(t, "DeactivateOrg", f.svc.DeactivateOrg(ctx, f.realm))
+		for name, fn := range read {
+			wantErr(t, name+" deactivated org", fn(f.member.ID), chat.ErrRealmDeactivated)
+		}
+		// The other organization is unaffected.
+		_, err := f.svc.Users(ctx, f.owner2.ID, chat.UserQuery{})
+		wantNoErr(t, "Users in org 2", err)
+	})
+}
+
+func TestUser(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.User(ctx, f.member.ID, 999999, chat.UserQuery{})
+		wantErr(t, "unknown ID", err, chat.ErrNoSuchUser)
+		_, err = f.svc.User(ctx, f.member.ID, f.only2.ID, chat.UserQuery{})
+		wantErr(t, "other organization's ID", err, chat.ErrNoSuchUser)
+		_, err = f.svc.User(ctx, f.owner2.ID, f.owner.ID, chat.UserQuery{})
+		wantErr(t, "other organization's ID, reversed", err, chat.ErrNoSuchUser)
+
+		// Deactivated users and bots are returned.
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.owner.ID, f.member.ID))
+		got, err := f.svc.User(ctx, f.guest.ID, f.member.ID, chat.UserQuery{})
+		wantNoErr(t, "User(deactivated)", err)
+		want := f.member.want(true, "localhost", chat.UserQuery{})
+		want.IsActive = false
+		diff(t, "deactivated user", got, want)
+		got, err = f.svc.User(ctx, f.guest.ID, f.bot.ID, chat.UserQuery{})
+		wantNoErr(t, "User(bot)", err)
+		want = f.bot.want(true, "localhost", chat.UserQuery{})
+		want.IsActive = false // deactivated with its owner
+		diff(t, "bot", got, want)
+	})
+}
+
+func TestUserByEmail(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		q := chat.UserQuery{}
+		for _, c := range []struct {
+			name   string
+			viewer *account
+			email  string
+			want   *account // nil: ErrNoSuchUser
+		}{
+			{"real address", f.member, "everyone@example.com", f.visEveryone},
+			{"real address, other case", f.member, "EVERYONE@Example.COM", f.visEveryone},
+			{"mixed-case stored address, lower case", f.guest, "member@example.com", f.member},
+			{"members-only, by member", f.member, "members@example.com", f.visMembers},
+			{"members-only, by guest", f.guest, "members@example.com", nil},
+			{"admins-only, by member", f.member, "admins@example.com", nil},
+			{"admins-only, by moderator", f.moderator, "admins@example.com", nil},
+			{"admins-only, by admin", f.admin, "Admins@example.com", f.visAdmins},
+			{"admins-only, by owner", f.owner, "admins@example.com", f.visAdmins},
+			{"moderators-only, by member", f.member, "moderators@example.com", nil},
+			{"moderators-only, by moderator", f.moderator, "moderators@example.com", f.visModerators},
+			{"nobody, by owner", f.owner, "nobody@example.com", nil},
+			{"nobody, by self", f.visNobody, "NOBODY@example.com", f.visNobody},
+			{"bot, by guest", f.guest, "helper-bot@example.com", f.bot},
+			{"unknown address", f.owner, "stranger@example.com", nil},
+			{"other organization's address", f.owner, "only2@example.com", nil},
+			{"placeholder of hidden user", f.guest, placeholder(f.visNobody.ID, "localhost"), f.visNobody},
+			{"placeholder of visible user", f.guest, placeholder(f.visEveryone.ID, "localhost"), f.visEveryone},
+			{"placeholder, unknown ID", f.owner, "user999999@localhost", nil},
+			{"placeholder, other organization's user", f.owner, placeholder(f.only2.ID, "localhost"), nil},
+			{"placeholder, wrong domain", f.owner, placeholder(f.visNobody.ID, "example.net"), nil},
+		} {
+			got, err := f.svc.UserByEmail(ctx, c.viewer.ID, c.email, q)
+			if c.want == nil {
+				wantErr(t, c.name, err, chat.ErrNoSuchUser)
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+				continue
+			}
+			hidden := false
+			for _, h := range hiddenFrom(f) {
+				if h.viewer == c.viewer {
+					for _, a := range h.hidden {
+						hidden = hidden || a == c.want
+					}
+				}
+			}
+			diff(t, c.name, got, c.want.want(!hidden, "localhost", q))
+		}
+
+		// The second organization's placeholder domain is its host name.
+		got, err := f.svc.UserByEmail(ctx, f.only2.ID, placeholder(f.member2.ID, host2), q)
+		wantNoErr(t, "org 2 placeholder", err)
+		diff(t, "org 2 placeholder", got, f.member2.want(false, host2, q))
+		_, err = f.svc.UserByEmail(ctx, f.only2.ID, "member@example.com", q)
+		wantErr(t, "org 2 hidden address", err, chat.ErrNoSuchUser)
+		got, err = f.svc.UserByEmail(ctx, f.owner2.ID, "ONLY2@example.com", q)
+		wantNoErr(t, "org 2 visible address", err)
+		diff(t, "org 2 visible address", got, f.only2.want(true, host2, q))
+	})
+}
+
+func TestPlaceholderDomain(t *testing.T) {
+	for _, c := range []struct {
+		name, host, fake, domain string
+	}{
+		{"localhost with port", "localhost:9991", "", "localhost"},
+		{"dotted host with port", "Chat.Example.com:8443", "", "chat.example.com"},
+		{"IP address", "127.0.0.1:9991", "", "localhost"},
+		{"IP address, configured fallback", "127.0.0.1:9991", "fake.example.org", "fake.example.org"},
+		{"IPv6 address", "[::1]:9991", "fake.example.org", "fake.example.org"},
+		{"valid host ignores fallback", "chat.example.com", "fake.example.org", "chat.example.com"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+				svc, _ := newService(t, newStore, chat.Config{FakeEmailDomain: c.fake})
+				ctx := t.Context()
+				org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: c.host, OwnerEmail: "boss@example.com", OwnerName: "Boss"})
+				wantNoErr(t, "CreateOrg", err)
+				res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "hidden@example.com", FullName: "Hidden",
+					EmailVisibility: chat.EmailVisibleAdmins})
+				wantNoErr(t, "ProvisionUser", err)
+				hidden := &account{ID: res.UserID, Email: "hidden@example.com", Name: "Hidden", Role: chat.RoleMember, Vis: chat.EmailVisibleAdmins}
+				u, err := svc.User(ctx, org.UserID, res.UserID, chat.UserQuery{})
+				wantNoErr(t, "User", err)
+				diff(t, "User", u, hidden.want(true, c.domain, chat.UserQuery{}))
+				u, err = svc.UserByEmail(ctx, org.UserID, placeholder(res.UserID, c.domain), chat.UserQuery{})
+				wantNoErr(t, "UserByEmail(placeholder)", err)
+				if u.UserID != res.UserID {
+					t.Errorf("UserByEmail(placeholder) = user %d, want %d", u.UserID, res.UserID)
+				}
+			})
+		})
+	}
+}
+
+func TestMe(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		for _, a := range []*account{f.owner, f.member, f.guest, f.visNobody, f.bot} {
+			got, err := f.svc.Me(t.Context(), a.ID)
+			wantNoErr(t, "Me", err)
+			want := a.want(true, "localhost", chat.UserQuery{IncludeCustomProfileFields: true})
+			if want.AvatarURL == nil {
+				t.Fatal("expected avatar_url")
+			}
+			diff(t, fmt.Sprintf("Me(%s)", a.Email), got, want)
+			if (got.ProfileData != nil) == got.IsBot {
+				t.Errorf("Me(%s): profile_data = %v for is_bot %v", a.Email, got.ProfileData, got.IsBot)
+			}
+		}
+	})
+}
+
+// userJSON decodes the JSON of v into generic values.
+func userJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	wantNoErr(t, "json.Marshal", err)
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("invalid JSON %s: %v", b, err)
+	}
+	return out
+}
+
+func TestUsersJSON(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		users, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{f.member.ID, f.bot.ID, f.webhook.ID, f.visNobody.ID}})
+		wantNoErr(t, "Users", err)
+		human := func(a *account, delivery any, email string, avatar any) map[string]any {
+			return map[string]any{
+				"user_id": float64(a.ID), "delivery_email": delivery, "email": email,
+				"full_name": a.Name, "date_joined": t0JSON, "is_active": true,
+				"is_owner": false, "is_admin": false, "is_guest": false, "is_bot": false,
+				"bot_type": nil, "role": float64(400), "timezone": a.Timezone,
+				"avatar_url": avatar, "avatar_version": float64(1), "is_imported_stub": false,
+			}
+		}
+		bot := func(a *account, typ int, owner any) map[string]any {
+			return map[string]any{
+				"user_id": float64(a.ID), "delivery_email": a.Email, "email": a.Email,
+				"full_name": a.Name, "date_joined": t0JSON, "is_active": true,
+				"is_owner": false, "is_admin": false, "is_guest": false, "is_bot": true,
+				"bot_type": float64(typ), "bot_owner_id": owner, "role": float64(400), "timezone": "",
+				"avatar_url": gravatar(a.Email), "avatar_version": float64(1), "is_imported_stub": false,
+			}
+		}
+		want := []any{
+			human(f.member, "Member@Example.com", "Member@Example.com", gravatar("member@example.com")),
+			bot(f.bot, 1, float64(f.member.ID)),
+			bot(f.webhook, 2, nil),
+			human(f.visNobody, nil, placeholder(f.visNobody.ID, "localhost"), gravatar("nobody@example.com")),
+		}
+		diff(t, "Users JSON", userJSON(t, users), want)
+
+		// Exact bytes of one human and one bot. (json.Marshal would
+		// HTML-escape the "&" of the avatar URL; the method does not.)
+		b, err := users[0].MarshalJSON()
+		wantNoErr(t, "Marshal", err)
+		wantHuman := fmt.Sprintf(`{"user_id":%d,"delivery_email":"Member@Example.com","email":"Member@Example.com",`+
+			`"full_name":"Max Member","date_joined":"2025-03-30T12:34+00:00","is_active":true,"is_owner":false,`+
+			`"is_admin":false,"is_guest":false,"is_bot":false,"bot_type":null,"role":400,"timezone":"Europe/Berlin",`+
+			`"avatar_url":%q,"avatar_version":1,"is_imported_stub":false}`, f.member.ID, gravatar("member@example.com"))
+		if string(b) != wantHuman {
+			t.Errorf("human JSON\n got %s\nwant %s", b, wantHuman)
+		}
+		b, err = users[2].MarshalJSON()
+		wantNoErr(t, "Marshal", err)
+		if !strings.Contains(string(b), `"is_bot":true,"bot_type":2,"bot_owner_id":null,"role":400`) {
+			t.Errorf("ownerless bot JSON %s", b)
+		}
+		for _, u := range users {
+			b, _ := json.Marshal(u)
+			if strings.Contains(string(b), "is_deleted") || strings.Contains(string(b), "profile_data") {
+				t.Errorf("unexpected key in %s", b)
+			}
+		}
+
+		// profile_data appears for humans only, as an empty object.
+		users, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{IncludeCustomProfileFields: true, ClientGravatar: true,
+			UserIDs: []int64{f.member.ID, f.bot.ID}})
+		wantNoErr(t, "Users", err)
+		got := userJSON(t, users).([]any)
+		m := got[0].(map[string]any)
+		diff(t, "human profile_data", m["profile_data"], map[string]any{})
+		if v, ok := m["avatar_url"]; !ok || v != nil {
+			t.Errorf("client_gravatar avatar_url = %v (present %v), want null", v, ok)
+		}
+		if _, ok := got[1].(map[string]any)["profile_data"]; ok {
+			t.Errorf("bot has profile_data: %v", got[1])
+		}
+
+		// An empty list is an empty array.
+		users, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{}})
+		wantNoErr(t, "Users", err)
+		b, err = json.Marshal(users)
+		wantNoErr(t, "Marshal", err)
+		if string(b) != "[]" {
+			t.Errorf("empty list JSON = %s, want []", b)
+		}
+	})
+}
+
+func TestCreateUser(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot} {
+			_, err := f.svc.CreateUser(ctx, a.ID, "new@example.com", "new-password", "New User")
+			wantErr(t, fmt.Sprintf("CreateUser by role %d", a.Role), err, chat.ErrMustBeAdmin)
+		}
+		// Not even a parameter error reaches a non-administrator.
+		_, err := f.svc.CreateUser(ctx, f.member.ID, "bad", "", "")
+		wantErr(t, "CreateUser by member, bad params", err, chat.ErrMustBeAdmin)
+
+		long := strings.Repeat("é", 101)
+		for _, c := range []struct {
+			name, email, password, fullName string
+			want                            error
+		}{
+			{"name too long", "a@example.com", "secret1", long, chat.ErrNameTooLong},
+			{"name too long beats bad email", "bad", "", long, chat.ErrNameTooLong},
+			{"name too short", "a@example.com", "secret1", "   x   ", chat.ErrNameTooShort},
+			{"empty name", "a@example.com", "secret1", "", chat.ErrNameTooShort},
+			{"asterisk", "a@example.com", "secret1", "Ann*", chat.ErrNameInvalidChars},
+			{"backquote", "a@example.com", "secret1", "Ann`", chat.ErrNameInvalidChars},
+			{"backslash", "a@example.com", "secret1", `Ann\`, chat.ErrNameInvalidChars},
+			{"greater-than", "a@example.com", "secret1", "Ann>", chat.ErrNameInvalidChars},
+			{"double quote", "a@example.com", "secret1", `Ann "A"`, chat.ErrNameInvalidChars},
+			{"at sign", "a@example.com", "secret1", "Ann@home", chat.ErrNameInvalidChars},
+			{"control character", "a@example.com", "secret1", "Ann\x07B", chat.ErrNameInvalidChars},
+			{"invalid chars beat bad email", "bad", "", "Ann*", chat.ErrNameInvalidChars},
+			{"mention format", "a@example.com", "secret1", "Name|123", chat.ErrNameInvalidFormat},
+			{"mention format beats bad email", "bad", "", "Name|123", chat.ErrNameInvalidFormat},
+			{"no at", "plain.example.com", "secret1", "Ann", chat.ErrBadEmail},
+			{"empty email", "", "secret1", "Ann", chat.ErrBadEmail},
+			{"no domain dot", "ann@example", "secret1", "Ann", chat.ErrBadEmail},
+			{"numeric TLD", "ann@example.123", "secret1", "Ann", chat.ErrBadEmail},
+			{"display name", "Ann <ann@example.com>", "secret1", "Ann", chat.ErrBadEmail},
+			{"double at", "ann@@example.com", "secret1", "Ann", chat.ErrBadEmail},
+			{"space inside", "an n@example.com", "secret1", "Ann", chat.ErrBadEmail},
+			{"surrounding space", " ann@example.com", "secret1", "Ann", chat.ErrBadEmail},
+			{"bad email beats weak password", "bad", "", "Ann", chat.ErrBadEmail},
+			{"email in use", "everyone@example.com", "secret1", "Ann", chat.ErrEmailInUse},
+			{"email in use, other case", "EVERYONE@EXAMPLE.com", "secret1", "Ann", chat.ErrEmailInUse},
+			{"email of a bot in use", "helper-bot@example.com", "secret1", "Ann", chat.ErrEmailInUse},
+			{"email in use beats weak password", "member@example.com", "", "Ann", chat.ErrEmailInUse},
+			{"empty password", "ann@example.com", "", "Ann", chat.ErrPasswordTooWeak},
+			{"five characters", "ann@example.com", "abcde", "Ann", chat.ErrPasswordTooWeak},
+			{"five code points", "ann@example.com", "ééééé", "Ann", chat.ErrPasswordTooWeak},
+		} {
+			_, err := f.svc.CreateUser(ctx, f.admin.ID, c.email, c.password, c.fullName)
+			wantErr(t, c.name, err, c.want)
+		}
+		// Nothing was created by the failures.
+		users, err := f.svc.Users(ctx, f.owner.ID, chat.UserQuery{})
+		wantNoErr(t, "Users", err)
+		if len(users) != len(f.all()) {
+			t.Errorf("%d users after failed creations, want %d", len(users), len(f.all()))
+		}
+
+		// Successes: by an admin and by the owner; the name is trimmed,
+		// 100 code points are fine, six characters are a strong enough
+		// password, and the other organization's address is free here.
+		f.clock.Advance(time.Hour)
+		joined := t0.Add(time.Hour)
+		name100 := strings.Repeat("é", 100)
+		for _, c := range []struct {
+			actor                 *account
+			email, password, name string
+			wantName              string
+		}{
+			{f.admin, "ann@example.com", "abcdef", "  Ann Able \t", "Ann Able"},
+			{f.owner, "only2@example.com", "long-password", name100, name100},
+			{f.admin, "pipe@example.com", "123456", "Name|12a", "Name|12a"},
+		} {
+			id, err := f.svc.CreateUser(ctx, c.actor.ID, c.email, c.password, c.name)
+			wantNoErr(t, "CreateUser "+c.email, err)
+			got, err := f.svc.User(ctx, c.actor.ID, id, chat.UserQuery{})
+			wantNoErr(t, "User", err)
+			want := (&account{ID: id, Email: c.email, Name: c.wantName, Role: chat.RoleMember,
+				Vis: chat.EmailVisibleEveryone}).want(true, "localhost", chat.UserQuery{})
+			want.DateJoined = joined
+			diff(t, "created user", got, want)
+
+			// The new user can log in with the password.
+			res, err := f.svc.FetchAPIKey(ctx, host1, c.email, c.password)
+			wantNoErr(t, "FetchAPIKey", err)
+			if res.UserID != id || res.Email != c.email || len(res.APIKey) != 32 {
+				t.Errorf("FetchAPIKey = %+v, want user %d", res, id)
+			}
+			uid, err := f.svc.Authenticate(ctx, host1, c.email, res.APIKey)
+			wantNoErr(t, "Authenticate", err)
+			if uid != id {
+				t.Errorf("Authenticate = %d, want %d", uid, id)
+			}
+		}
+		_, err = f.svc.CreateUser(ctx, f.admin.ID, "Ann@Example.com", "abcdef", "Ann Again")
+		wantErr(t, "second Ann", err, chat.ErrEmailInUse)
+	})
+}
+
+func TestConcurrentCreateUserSameEmail(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		const n = 8
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				email := "race@example.com"
+				if i%2 == 1 {
+					email = "RACE@example.com"
+				}
+				_, errs[i] = f.svc.CreateUser(t.Context(), f.admin.ID, email, "race-password", fmt.Sprintf("Racer %d", i))
+			}()
+		}
+		wg.Wait()
+		ok := 0
+		for _, err := range errs {
+			if err == nil {
+				ok++
+			} else {
+				wantErr(t, "concurrent CreateUser", err, chat.ErrEmailInUse)
+			}
+		}
+		if ok != 1 {
+			t.Errorf("%d concurrent creations succeeded, want 1", ok)
+		}
+	})
+}
+
+func TestDeactivateUser(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		d := func(actor, target *account) error { return f.svc.DeactivateUser(ctx, actor.ID, target.ID) }
+
+		wantErr(t, "unknown", f.svc.DeactivateUser(ctx, f.admin.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "other organization", d(f.admin, f.only2), chat.ErrNoSuchUser)
+		wantErr(t, "bot", d(f.admin, f.bot), chat.ErrNoSuchUser)
+		wantErr(t, "bot, by non-admin (bot check first)", d(f.moderator, f.webhook), chat.ErrNoSuchUser)
+		wantErr(t, "unknown, by non-admin", f.svc.DeactivateUser(ctx, f.guest.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "moderator", d(f.moderator, f.visEveryone), chat.ErrInsufficientPermission)
+		wantErr(t, "member", d(f.member, f.visEveryone), chat.ErrInsufficientPermission)
+		wantErr(t, "guest", d(f.guest, f.visEveryone), chat.ErrInsufficientPermission)
+		wantErr(t, "bot owner of nothing", d(f.bot, f.visEveryone), chat.ErrInsufficientPermission)
+		wantErr(t, "admin on owner", d(f.admin, f.owner), chat.ErrMustBeOwner)
+		wantErr(t, "only owner on self", d(f.owner, f.owner), chat.ErrCannotDeactivateOwner)
+
+		wantNoErr(t, "admin deactivates everyone-user", d(f.admin, f.visEveryone))
+		wantErr(t, "already deactivated", d(f.admin, f.visEveryone), chat.ErrUserDeactivated)
+		wantErr(t, "already deactivated, by non-admin (state check first)", d(f.member, f.visEveryone), chat.ErrUserDeactivated)
+
+		// A bot that is an owner does not count as a second owner.
+		_, err := f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "owner-bot@example.com", FullName: "Owner Bot",
+			Role: chat.RoleOwner, BotType: chat.BotGeneric, BotOwnerID: f.owner.ID})
+		wantNoErr(t, "ProvisionUser(owner bot)", err)
+		wantErr(t, "only human owner on self", d(f.owner, f.owner), chat.ErrCannotDeactivateOwner)
+
+		// With two human owners, either can go.
+		res, err := f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "owner-b@example.com", FullName: "Bea Owner",
+			Role: chat.RoleOwner, Password: "owner-b-password"})
+		wantNoErr(t, "ProvisionUser(second owner)", err)
+		ownerB := &account{ID: res.UserID}
+		wantErr(t, "admin on second owner", d(f.admin, ownerB), chat.ErrMustBeOwner)
+		wantNoErr(t, "owner deactivates second owner", d(f.owner, ownerB))
+		wantErr(t, "only owner again", d(f.owner, f.owner), chat.ErrCannotDeactivateOwner)
+		wantNoErr(t, "admin reactivates second owner", f.svc.ReactivateUser(ctx, f.admin.ID, ownerB.ID))
+		wantNoErr(t, "owner deactivates self", d(f.owner, f.owner))
+		wantErr(t, "deactivated owner acts", d(f.owner, f.member), chat.ErrAccountDeactivated)
+		// Bots of the deactivated owner went with them.
+		ob, err := f.svc.UserByEmail(ctx, f.admin.ID, "owner-bot@example.com", chat.UserQuery{})
+		wantNoErr(t, "UserByEmail(owner bot)", err)
+		if ob.IsActive {
+			t.Error("owner's bot still active after the owner was deactivated")
+		}
+		wantErr(t, "remaining owner on self", d(ownerB, ownerB), chat.ErrCannotDeactivateOwner)
+
+		// Deactivating a member deactivates their bots, and only theirs.
+		wantNoErr(t, "deactivate member", d(f.admin, f.member))
+		for _, c := range []struct {
+			a      *account
+			active bool
+		}{{f.member, false}, {f.bot, false}, {f.webhook, true}, {f.guest, true}} {
+			u, err := f.svc.User(ctx, f.admin.ID, c.a.ID, chat.UserQuery{})
+			wantNoErr(t, "User", err)
+			if u.IsActive != c.active {
+				t.Errorf("%s is_active = %v, want %v", c.a.Email, u.IsActive, c.active)
+			}
+		}
+		// Their credentials stop working.
+		_, err = f.svc.Authenticate(ctx, host1, f.member.Email, f.member.APIKey)
+		wantErr(t, "Authenticate(deactivated member)", err, chat.ErrAccountDeactivated)
+		_, err = f.svc.Authenticate(ctx, host1, f.bot.Email, f.bot.APIKey)
+		wantErr(t, "Authenticate(deactivated bot)", err, chat.ErrAccountDeactivated)
+		_, err = f.svc.Authenticate(ctx, host1, f.webhook.Email, f.webhook.APIKey)
+		wantErr(t, "Authenticate(other bot)", err, chat.ErrWebhookBotNotAllowed)
+		_, err = f.svc.FetchAPIKey(ctx, host1, f.member.Email, f.member.Password)
+		wantErr(t, "FetchAPIKey(deactivated member)", err, chat.ErrLoginUserDeactivated)
+
+		// The other organization's users were untouched.
+		u, err := f.svc.User(ctx, f.owner2.ID, f.member2.ID, chat.UserQuery{})
+		wantNoErr(t, "User(org 2)", err)
+		if !u.IsActive {
+			t.Error("same-address user of the other organization was deactivated")
+		}
+	})
+}
+
+func TestReactivateUser(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		r := func(actor, target *account) error { return f.svc.ReactivateUser(ctx, actor.ID, target.ID) }
+		active := func(a *account) bool {
+			t.Helper()
+			u, err := f.svc.User(ctx, f.owner.ID, a.ID, chat.UserQuery{})
+			wantNoErr(t, "User", err)
+			return u.IsActive
+		}
+
+		wantErr(t, "unknown", f.svc.ReactivateUser(ctx, f.admin.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "other organization", r(f.admin, f.only2), chat.ErrNoSuchUser)
+		wantNoErr(t, "already active, by admin", r(f.admin, f.visEveryone))
+		wantNoErr(t, "already active bot, by its owner", r(f.member, f.bot))
+		wantErr(t, "active user, by member", r(f.member, f.visEveryone), chat.ErrInsufficientPermission)
+		wantErr(t, "someone else's bot, by member", r(f.member, f.webhook), chat.ErrInsufficientPermission)
+		wantErr(t, "active user, by moderator", r(f.moderator, f.visEveryone), chat.ErrInsufficientPermission)
+
+		// The member and with them their bot are deactivated.
+		wantNoErr(t, "deactivate member", f.svc.DeactivateUser(ctx, f.admin.ID, f.member.ID))
+		wantNoErr(t, "deactivate guest", f.svc.DeactivateUser(ctx, f.admin.ID, f.guest.ID))
+		if active(f.member) || active(f.bot) {
+			t.Fatal("member or their bot still active")
+		}
+		wantErr(t, "deactivated user acts", r(f.member, f.bot), chat.ErrAccountDeactivated)
+		wantErr(t, "moderator on deactivated", r(f.moderator, f.member), chat.ErrInsufficientPermission)
+		wantErr(t, "member on someone else", r(f.visEveryone, f.guest), chat.ErrInsufficientPermission)
+		wantErr(t, "member on someone else's bot", r(f.visEveryone, f.bot), chat.ErrInsufficientPermission)
+		wantNoErr(t, "admin reactivates member", r(f.admin, f.member))
+		if !active(f.member) {
+			t.Error("member not reactivated")
+		}
+		if active(f.bot) {
+			t.Error("reactivating the owner reactivated the bot too")
+		}
+		wantNoErr(t, "owner of the bot reactivates it", r(f.member, f.bot))
+		if !active(f.bot) {
+			t.Error("bot not reactivated")
+		}
+		wantNoErr(t, "owner reactivates guest", r(f.owner, f.guest))
+		if !active(f.guest) {
+			t.Error("guest not reactivated")
+		}
+		// Credentials work again.
+		id, err := f.svc.Authenticate(ctx, host1, f.bot.Email, f.bot.APIKey)
+		wantNoErr(t, "Authenticate(bot)", err)
+		if id != f.bot.ID {
+			t.Errorf("Authenticate(bot) = %d, want %d", id, f.bot.ID)
+		}
+		_, err = f.svc.FetchAPIKey(ctx, host1, f.guest.Email, f.guest.Password)
+		wantNoErr(t, "FetchAPIKey(guest)", err)
+	})
+}
+
+func TestProvisionUser(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.ProvisionUser(ctx, 424242, chat.NewUser{Email: "x@example.com", FullName: "X Y"})
+		wantCodeMsg(t, "unknown organization", err, chat.CodeBadRequest, "No such organization: 424242")
+		_, err = f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "x@example.com", FullName: "X Y", Password: "short"})
+		wantErr(t, "short password", err, chat.ErrPasswordTooWeak)
+		_, err = f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "x@example.com", FullName: "X Y", Timezone: "Mars/Olympus"})
+		wantCodeMsg(t, "bad timezone", err, chat.CodeBadRequest, "Invalid timezone")
+		_, err = f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "x@example.com", FullName: "X Y", Role: 500})
+		wantCodeMsg(t, "bad role", err, chat.CodeBadRequest, "Invalid role: Value error, Not in the list of possible values")
+		_, err = f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "x@example.com", FullName: "X Y", BotType: chat.BotGeneric,
+			BotOwnerID: f.only2.ID})
+		wantErr(t, "bot owner in another organization", err, chat.ErrNoSuchUser)
+		_, err = f.svc.ProvisionUser(ctx, f.realm2, chat.NewUser{Email: "Member@example.com", FullName: "Dup"})
+		wantErr(t, "address in use in the same organization", err, chat.ErrEmailInUse)
+		// No password is fine for provisioned accounts; they cannot log in.
+		res, err := f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "nopass@example.com", FullName: "No Pass"})
+		wantNoErr(t, "ProvisionUser without password", err)
+		if res.Email != "nopass@example.com" || len(res.APIKey) != 32 || res.UserID == 0 {
+			t.Errorf("ProvisionUser = %+v", res)
+		}
+		_, err = f.svc.FetchAPIKey(ctx, host1, "nopass@example.com", "")
+		wantErr(t, "login without password", err, chat.ErrAuthenticationFailed)
+	})
+}
+
+func TestAPIKeys(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		seen := map[string]int64{}
+		for _, a := range append(f.all(), f.owner2, f.member2, f.only2) {
+			if len(a.APIKey) != 32 {
+				t.Errorf("%s: key %q has %d characters", a.Email, a.APIKey, len(a.APIKey))
+			}
+			for _, c := range a.APIKey {
+				if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+					t.Errorf("%s: key %q has character %q", a.Email, a.APIKey, c)
+				}
+			}
+			if other, ok := seen[a.APIKey]; ok {
+				t.Errorf("users %d and %d share key %q", other, a.ID, a.APIKey)
+			}
+			seen[a.APIKey] = a.ID
+		}
+		// The key reported at creation is the one that logs in.
+		res, err := f.svc.FetchAPIKey(t.Context(), host1, f.admin.Email, f.admin.Password)
+		wantNoErr(t, "FetchAPIKey", err)
+		if res.APIKey != f.admin.APIKey {
+			t.Errorf("FetchAPIKey key %q, ProvisionUser said %q", res.APIKey, f.admin.APIKey)
+		}
+	})
+}
+
+func TestNonASCIIEmailCase(t *testing.T) {
+	// Addresses are compared under Unicode case folding (chat.EmailKey),
+	// the same on every backend.
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		id, err := f.svc.CreateUser(ctx, f.admin.ID, "Änne@example.com", "änne-password", "Änne Ö")
+		wantNoErr(t, "CreateUser", err)
+		_, err = f.svc.CreateUser(ctx, f.admin.ID, "äNNE@EXAMPLE.com", "other-password", "Other Änne")
+		wantErr(t, "same address, other case", err, chat.ErrEmailInUse)
+		u, err := f.svc.UserByEmail(ctx, f.guest.ID, "ÄNNE@example.com", chat.UserQuery{})
+		wantNoErr(t, "UserByEmail", err)
+		want := (&account{ID: id, Email: "Änne@example.com", Name: "Änne Ö", Role: chat.RoleMember,
+			Vis: chat.EmailVisibleEveryone}).want(true, "localhost", chat.UserQuery{})
+		diff(t, "UserByEmail", u, want)
+		if *u.AvatarURL != gravatar("änne@example.com") {
+			t.Errorf("avatar_url %s not from the lower-cased address", *u.AvatarURL)
+		}
+		res, err := f.svc.FetchAPIKey(ctx, host1, "änne@example.com", "änne-password")
+		wantNoErr(t, "FetchAPIKey", err)
+		got, err := f.svc.Authenticate(ctx, host1, "ÄNNE@EXAMPLE.COM", res.APIKey)
+		if err != nil || got != id {
+			t.Errorf("Authenticate = %d, %v; want %d", got, err, id)
+		}
+	})
+}
+
+func TestConcurrentOwnerDeactivation(t *testing.T) {
+	// Two owners deactivating each other at once: updates are serialised,
+	// so one of them always remains.
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		svc, _ := newService(t, newStore, chat.Config{})
+		ctx := t.Context()
+		for round := range 5 {
+			org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: fmt.Sprintf("org%d.example.com", round),
+				OwnerEmail: "a@example.com", OwnerName: "Owner A"})
+			wantNoErr(t, "CreateOrg", err)
+			b, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "b@example.com", FullName: "Owner B", Role: chat.RoleOwner})
+			wantNoErr(t, "ProvisionUser", err)
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			pairs := [][2]int64{{org.UserID, b.UserID}, {b.UserID, org.UserID}}
+			for i, p := range pairs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = svc.DeactivateUser(ctx, p[0], p[1])
+				}()
+			}
+			wg.Wait()
+			ok := 0
+			for _, err := range errs {
+				switch {
+				case err == nil:
+					ok++
+				case errors.Is(err, chat.ErrAccountDeactivated), errors.Is(err, chat.ErrCannotDeactivateOwner):
+				default:
+					t.Errorf("round %d: unexpected error %v", round, err)
+				}
+			}
+			if ok != 1 {
+				t.Errorf("round %d: %d deactivations succeeded (%v), want 1", round, ok, errs)
+			}
+		}
+	})
+}
+
+func TestRequireAdmin(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		wantNoErr(t, "owner", f.svc.RequireAdmin(ctx, f.owner.ID))
+		wantNoErr(t, "admin", f.svc.RequireAdmin(ctx, f.admin.ID))
+		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot, f.webhook} {
+			wantErr(t, a.Email, f.svc.RequireAdmin(ctx, a.ID), chat.ErrMustBeAdmin)
+		}
+		wantErr(t, "unknown", f.svc.RequireAdmin(ctx, 999999), chat.ErrNotLoggedIn)
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.owner.ID, f.admin.ID))
+		wantErr(t, "deactivated admin", f.svc.RequireAdmin(ctx, f.admin.ID), chat.ErrAccountDeactivated)
+		wantNoErr(t, "DeactivateOrg", f.svc.DeactivateOrg(ctx, f.realm))
+		wantErr(t, "deactivated organization", f.svc.RequireAdmin(ctx, f.owner.ID), chat.ErrRealmDeactivated)
+	})
+}
+
+func TestProvisionUserOptions(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		bad := func(u chat.NewUser) error {
+			u.Email, u.FullName = "opt@example.com", "Opt User"
+			_, err := f.svc.ProvisionUser(ctx, f.realm, u)
+			return err
+		}
+		wantCodeMsg(t, "visibility 6", bad(chat.NewUser{EmailVisibility: 6}), chat.CodeBadRequest, "Invalid email_address_visibility")
+		wantCodeMsg(t, "visibility -1", bad(chat.NewUser{EmailVisibility: -1}), chat.CodeBadRequest, "Invalid email_address_visibility")
+		wantCodeMsg(t, "bot type 5", bad(chat.NewUser{BotType: 5}), chat.CodeBadRequest, "Invalid bot type")
+		wantCodeMsg(t, "time zone Local", bad(chat.NewUser{Timezone: "Local"}), chat.CodeBadRequest, "Invalid timezone")
+		wantCodeMsg(t, "role 0 is member, role 1 is not", bad(chat.NewUser{Role: 1}), chat.CodeBadRequest,
+			"Invalid role: Value error, Not in the list of possible values")
+		wantErr(t, "unknown bot owner", bad(chat.NewUser{BotType: chat.BotGeneric, BotOwnerID: 999999}), chat.ErrNoSuchUser)
+
+		// Every bot type and role round-trips.
+		for i, c := range []struct {
+			role chat.Role
+			typ  chat.BotType
+			tz   string
+		}{
+			{chat.RoleOwner, chat.BotNone, "UTC"},
+			{chat.RoleModerator, chat.BotOutgoingWebhook, "Asia/Kolkata"},
+			{chat.RoleGuest, chat.BotEmbedded, "America/Argentina/Buenos_Aires"},
+			{chat.RoleAdmin, chat.BotIncomingWebhook, ""},
+		} {
+			a := &account{Email: fmt.Sprintf("kind%d@example.com", i), Name: fmt.Sprintf("Kind %d", i), Role: c.role,
+				BotType: c.typ, Timezone: c.tz, Vis: chat.EmailVisibleEveryone}
+			if c.typ != chat.BotNone {
+				a.BotOwner = f.admin.ID
+			}
+			res, err := f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: a.Email, FullName: a.Name, Role: a.Role,
+				BotType: a.BotType, BotOwnerID: a.BotOwner, Timezone: a.Timezone})
+			wantNoErr(t, "ProvisionUser", err)
+			a.ID = res.UserID
+			got, err := f.svc.User(ctx, f.member.ID, a.ID, chat.UserQuery{})
+			wantNoErr(t, "User", err)
+			diff(t, a.Email, got, a.want(true, "localhost", chat.UserQuery{}))
+		}
+	})
+}
+
+func TestClosedStore(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		wantNoErr(t, "Close", f.svc.Close())
+		_, err := f.svc.Orgs(t.Context())
+		wantCodeMsg(t, "Orgs after Close", err, chat.CodeInternalServerError, "Internal server error")
+		_, err = f.svc.CreateUser(t.Context(), f.admin.ID, "late@example.com", "late-password", "Late User")
+		wantCodeMsg(t, "CreateUser after Close", err, chat.CodeInternalServerError, "Internal server error")
+	})
+}

@@ -153,9 +153,9 @@ type RealmTx interface {
 
 // UserTx stores user accounts.
 type UserTx interface {
-	// CreateUser stores u under a new ID and sets u.ID. It returns ErrExists
-	// when u's realm already has a user with the same EmailKey(u.Email), or
-	// when u.APIKey is already used.
+	// CreateUser stores u under a new ID and sets u.ID; u.RealmID must name
+	// a stored realm. It returns ErrExists when u's realm already has a user
+	// with the same EmailKey(u.Email), or when u.APIKey is already used.
 	CreateUser(u *UserRecord) error
 	// User returns the user with the ID, or ErrNotFound.
 	User(id int64) (UserRecord, error)
@@ -170,10 +170,11 @@ type UserTx interface {
 	// UsersByRole returns the realm's users with the role, active or not,
 	// ordered by ID.
 	UsersByRole(realmID int64, role Role) ([]UserRecord, error)
-	// BotsOwnedBy returns the bots whose BotOwnerID is ownerID, ordered by
-	// ID.
+	// BotsOwnedBy returns the bots of the owner's realm whose BotOwnerID is
+	// ownerID, ordered by ID; none for an unknown owner or ownerID 0.
 	BotsOwnedBy(ownerID int64) ([]UserRecord, error)
 	// UpdateUser replaces the stored user with u.ID, or returns ErrNotFound.
-	// ErrExists as for CreateUser.
+	// ErrExists as for CreateUser. A user never moves to another realm: a
+	// changed RealmID is an error.
 	UpdateUser(u UserRecord) error
 }

@@ -70,6 +70,9 @@ func (st *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 	if st.closed {
 		return ErrClosed
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return fn(&tx{s: &st.s, readOnly: true})
 }
 
@@ -83,6 +86,10 @@ func (st *Store) Update(ctx context.Context, fn func(chat.Tx) error) (err error)
 	defer st.mu.Unlock()
 	if st.closed {
 		return ErrClosed
+	}
+	// The context may have ended while this Update waited for the lock.
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	t := &tx{s: &st.s}
 	committed := false

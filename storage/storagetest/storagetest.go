@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Update/RollbackOnPanic", s.testRollbackOnPanic},
 		{"NoAliasing", s.testNoAliasing},
 		{"Context/Canceled", s.testCanceled},
+		{"Context/CanceledWhileWaiting", s.testCanceledWhileWaiting},
 		{"Concurrent/Creates", s.testConcurrentCreates},
 		{"Concurrent/ReadModifyWrite", s.testConcurrentReadModifyWrite},
 		{"Close", s.testClose},
@@ -1445,6 +1446,48 @@ func (s *suite) testCanceled(t *testing.T) {
 	checkErr(t, "Update with a canceled context", err, context.Canceled)
 	if ran {
 		t.Error("Update with a canceled context ran fn")
+	}
+	view(t, st, func(tx chat.Tx) {
+		checkRealms(t, "Realms after canceled Update", mustRealms(t, tx), nil)
+	})
+}
+
+// testCanceledWhileWaiting cancels an Update while it waits for another
+// one to finish: it must not run once the other is done.
+func (s *suite) testCanceledWhileWaiting(t *testing.T) {
+	st := s.store(t)
+	holding, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- st.Update(context.Background(), func(chat.Tx) error {
+			close(holding)
+			<-release
+			return nil
+		})
+	}()
+	<-holding
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	ran := make(chan bool, 1)
+	go func() {
+		second <- st.Update(ctx, func(tx chat.Tx) error {
+			ran <- true
+			r := realmN(1)
+			return tx.CreateRealm(&r)
+		})
+	}()
+	time.Sleep(50 * time.Millisecond) // let the second Update start waiting
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("first Update: %v", err)
+	}
+	checkErr(t, "Update canceled while waiting", <-second, context.Canceled)
+	select {
+	case <-ran:
+		t.Error("Update canceled while waiting ran fn")
+	default:
 	}
 	view(t, st, func(tx chat.Tx) {
 		checkRealms(t, "Realms after canceled Update", mustRealms(t, tx), nil)

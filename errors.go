@@ -130,18 +130,16 @@ var (
 	ErrInsufficientPermission = &Error{Code: CodeBadRequest, Msg: "Insufficient permission"}
 
 	// Users (PROTOCOL.md B2.5–B2.8, C6).
-	ErrNoSuchUser                = &Error{Code: CodeBadRequest, Msg: "No such user"}
-	ErrUserDeactivated           = &Error{Code: CodeBadRequest, Msg: "User is deactivated"}
-	ErrCannotDeactivateOwner     = &Error{Code: CodeBadRequest, Msg: "Cannot deactivate the only organization owner"}
-	ErrCannotCreateUsers         = &Error{Code: CodeBadRequest, Msg: "User not authorized to create users"}
-	ErrEmailInUse                = &Error{Code: CodeBadRequest, Msg: "Email is already in use."}
-	ErrBadEmail                  = &Error{Code: CodeBadRequest, Msg: "Bad name or username"}
-	ErrNameTooLong               = &Error{Code: CodeBadRequest, Msg: "Name too long!"}
-	ErrNameTooShort              = &Error{Code: CodeBadRequest, Msg: "Name too short!"}
-	ErrNameInvalidChars          = &Error{Code: CodeBadRequest, Msg: "Invalid characters in name!"}
-	ErrNameInvalidFormat         = &Error{Code: CodeBadRequest, Msg: "Invalid format!"}
-	ErrPasswordTooWeak           = &Error{Code: CodeBadRequest, Msg: "The password is too weak."}
-	ErrCannotActivatePlaceholder = &Error{Code: CodeBadRequest, Msg: "Cannot activate a placeholder account; ask the user to sign up, instead."}
+	ErrNoSuchUser            = &Error{Code: CodeBadRequest, Msg: "No such user"}
+	ErrUserDeactivated       = &Error{Code: CodeBadRequest, Msg: "User is deactivated"}
+	ErrCannotDeactivateOwner = &Error{Code: CodeBadRequest, Msg: "Cannot deactivate the only organization owner"}
+	ErrEmailInUse            = &Error{Code: CodeBadRequest, Msg: "Email is already in use."}
+	ErrBadEmail              = &Error{Code: CodeBadRequest, Msg: "Bad name or username"}
+	ErrNameTooLong           = &Error{Code: CodeBadRequest, Msg: "Name too long!"}
+	ErrNameTooShort          = &Error{Code: CodeBadRequest, Msg: "Name too short!"}
+	ErrNameInvalidChars      = &Error{Code: CodeBadRequest, Msg: "Invalid characters in name!"}
+	ErrNameInvalidFormat     = &Error{Code: CodeBadRequest, Msg: "Invalid format!"}
+	ErrPasswordTooWeak       = &Error{Code: CodeBadRequest, Msg: "The password is too weak."}
 )
 
 // MissingArgument returns the REQUEST_VARIABLE_MISSING error for a required

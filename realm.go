@@ -7,6 +7,8 @@ import (
 	"errors"
 	"html"
 	"net"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -58,12 +60,28 @@ func (s *Service) realmForHost(tx Tx, host string) (Realm, error) {
 	return Realm{}, ErrInvalidSubdomain
 }
 
-// hostName strips the port from host.
+// hostName strips the port (and an IPv6 address's brackets) from host.
 func hostName(host string) string {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		return strings.ToLower(h)
 	}
-	return strings.ToLower(host)
+	return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+}
+
+// validHost reports whether host is a domain name or IP address, with an
+// optional port, that makes a valid URL.
+func validHost(host string) bool {
+	u, err := url.Parse("http://" + host)
+	if err != nil || u.Host != host || u.User != nil {
+		return false
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return false
+		}
+	}
+	name := u.Hostname()
+	return validDomain(name) || net.ParseIP(name) != nil
 }
 
 // emailDomain is the domain of the realm's placeholder addresses: its host
@@ -121,7 +139,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 		req.Host = "localhost"
 	}
 	req.Host = strings.ToLower(req.Host)
-	if !validDomain(hostName(req.Host)) && net.ParseIP(hostName(req.Host)) == nil {
+	if !validHost(req.Host) {
 		return NewOrgResult{}, errorf("Invalid host: %s", req.Host)
 	}
 	if req.URL == "" {

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// server is a running `chatd serve`.
+type server struct {
+	stdout, stderr *syncBuffer
+	stop           context.CancelFunc
+	done           chan error
+}
+
+func startServe(t *testing.T, args ...string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{stdout: &syncBuffer{}, stderr: &syncBuffer{}, stop: cancel, done: make(chan error, 1)}
+	go func() { s.done <- run(ctx, append([]string{"serve"}, args...), s.stdout, s.stderr) }()
+	t.Cleanup(func() { s.shutdown(t) })
+	return s
+}
+
+// addr waits for the server to log its address.
+func (s *server) addr(t *testing.T) string {
+	t.Helper()
+	re := regexp.MustCompile(`addr=http://(\S+)`)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-s.done:
+			t.Fatalf("chatd serve exited: %v\n%s", err, s.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("chatd serve did not start:\n%s", s.stderr)
+	return ""
+}
+
+func (s *server) shutdown(t *testing.T) {
+	t.Helper()
+	if s.stop == nil {
+		return
+	}
+	s.stop()
+	s.stop = nil
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("chatd serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("chatd serve did not shut down")
+	}
+}
+
+func getUsers(t *testing.T, addr, email, key string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1/users", nil)
+	req.SetBasicAuth(email, key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, body
+}
+
+func TestServeFirstRunPrintsWorkingCredentials(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, "--data", dir, "--listen", "127.0.0.1:0")
+	addr := s.addr(t)
+	out := s.stdout.String()
+	m := regexp.MustCompile(`curl -sSu (\S+):(\S+) http://(\S+)/api/v1/users`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no curl line in the first-start output:\n%s", out)
+	}
+	email, key := m[1], m[2]
+	if m[3] != addr {
+		t.Errorf("curl line names %s, server listens on %s", m[3], addr)
+	}
+	status, body := getUsers(t, addr, email, key)
+	if status != http.StatusOK || len(body["members"].([]any)) != 1 {
+		t.Fatalf("GET /users: %d %v", status, body)
+	}
+	s.shutdown(t)
+
+	// A restart keeps the data and does not create another organization.
+	s = startServe(t, "--data", dir, "--listen", "127.0.0.1:0")
+	addr = s.addr(t)
+	if status, _ := getUsers(t, addr, email, key); status != http.StatusOK {
+		t.Errorf("after restart: status %d", status)
+	}
+	if strings.Contains(s.stdout.String(), "First start") {
+		t.Errorf("second start created an organization again:\n%s", s.stdout)
+	}
+}
+
+func TestCreateOrgAndCreateUser(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"create-org", "--data", dir, "--name", "Acme",
+		"--owner-email", "boss@acme.example", "--owner-name", "The Boss", "--host", "chat.acme.example"}, &out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var org struct {
+		RealmID  int64  `json:"realm_id"`
+		RealmURL string `json:"realm_url"`
+		UserID   int64  `json:"user_id"`
+		Email    string `json:"email"`
+		APIKey   string `json:"api_key"`
+	}
+	dec := json.NewDecoder(&out)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&org); err != nil {
+		t.Fatalf("create-org output: %v", err)
+	}
+	if org.RealmID != 1 || org.RealmURL != "http://chat.acme.example" || org.UserID != 1 ||
+		org.Email != "boss@acme.example" || len(org.APIKey) != 32 {
+		t.Errorf("create-org printed %+v", org)
+	}
+
+	out.Reset()
+	t.Setenv("CHATD_ROLE", "admin")
+	err = run(context.Background(), []string{"create-user", "--data", dir,
+		"--email", "second@acme.example", "--name", "Second Person"}, &out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user map[string]any
+	if err := json.Unmarshal(out.Bytes(), &user); err != nil {
+		t.Fatal(err)
+	}
+	if user["user_id"] != float64(2) || user["email"] != "second@acme.example" || len(user["api_key"].(string)) != 32 {
+		t.Errorf("create-user printed %v", user)
+	}
+
+	// The server sees both, and the role came from CHATD_ROLE.
+	s := startServe(t, "--data", dir, "--listen", "127.0.0.1:0")
+	_, body := getUsers(t, s.addr(t), "second@acme.example", user["api_key"].(string))
+	members := body["members"].([]any)
+	if len(members) != 2 || members[1].(map[string]any)["role"] != float64(200) {
+		t.Errorf("members: %v", members)
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"no-such-command"},
+		{"create-org", "--data", dir},
+		{"create-org", "--data", dir, "--name", "X", "--owner-email", "bad", "--owner-name", "Some One"},
+		{"create-user", "--data", dir, "--email", "a@b.example", "--name", "Some One", "--role", "king"},
+		{"serve", "--store", "floppy"},
+		{"serve", "stray-argument"},
+	} {
+		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
+			t.Errorf("chatd %v succeeded", args)
+		}
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	if got := envName("max-upload-mib"); got != "CHATD_MAX_UPLOAD_MIB" {
+		t.Errorf("envName = %q", got)
+	}
+}

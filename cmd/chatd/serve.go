@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/httpserver"
+)
+
+// shutdownGrace is how long in-flight requests may run after a stop signal.
+const shutdownGrace = 30 * time.Second
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("chatd serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf storeFlags
+	sf.register(fs)
+	listen := fs.String("listen", "127.0.0.1:9991", "address to listen on")
+	externalURL := fs.String("url", "", "URL of the organization created on the first start (default http://localhost:PORT)")
+	orgName := fs.String("org-name", "Chat", "name of the organization created on the first start")
+	ownerEmail := fs.String("owner-email", "owner@example.com", "email of the owner created on the first start")
+	ownerName := fs.String("owner-name", "Owner", "full name of the owner created on the first start")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	store, err := sf.open()
+	if err != nil {
+		return err
+	}
+	svc := chat.New(store, chat.Config{Logger: logger})
+	defer svc.Close()
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if err := firstRun(ctx, svc, stdout, ln.Addr().String(), *externalURL, *orgName, *ownerEmail, *ownerName); err != nil {
+		return err
+	}
+
+	srv := &http.Server{
+		Handler:           httpserver.New(svc, httpserver.Options{Logger: logger}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "store", sf.kind, "data", sf.data)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// firstRun creates an organization and its owner when the store has none,
+// and prints how to reach it.
+func firstRun(ctx context.Context, svc *chat.Service, out io.Writer, addr, externalURL, name, email, fullName string) error {
+	orgs, err := svc.Orgs(ctx)
+	if err != nil || len(orgs) > 0 {
+		return err
+	}
+	if externalURL == "" {
+		externalURL = defaultURL(addr)
+	}
+	u, err := url.Parse(externalURL)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("invalid --url %q", externalURL)
+	}
+	password := rand.Text()
+	org, err := svc.CreateOrg(ctx, chat.NewOrg{
+		Name: name, Host: u.Host, URL: externalURL,
+		OwnerEmail: email, OwnerName: fullName, OwnerPassword: password,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the first organization: %w", err)
+	}
+	fmt.Fprintf(out, `First start: created the organization %q at %s.
+  owner email:    %s
+  owner password: %s
+  owner API key:  %s
+Try it:
+  curl -sSu %s:%s http://%s/api/v1/users
+`, name, org.RealmURL, org.Email, password, org.APIKey, org.Email, org.APIKey, addr)
+	return nil
+}
+
+// defaultURL is the organization URL for a listening address: localhost
+// for loopback and unspecified addresses, the address itself otherwise.
+func defaultURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

@@ -1,0 +1,135 @@
+package httpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/httpserver"
+	"github.com/teamchat/chat/storage/memory"
+	"github.com/teamchat/chat/storage/sqlite"
+)
+
+// plainUser mirrors the wire user object with encoding/json tags: the
+// baseline is what encoding/json alone costs for the same members.
+type plainUser struct {
+	UserID         int64   `json:"user_id"`
+	DeliveryEmail  *string `json:"delivery_email"`
+	Email          string  `json:"email"`
+	FullName       string  `json:"full_name"`
+	DateJoined     string  `json:"date_joined"`
+	IsActive       bool    `json:"is_active"`
+	IsOwner        bool    `json:"is_owner"`
+	IsAdmin        bool    `json:"is_admin"`
+	IsGuest        bool    `json:"is_guest"`
+	IsBot          bool    `json:"is_bot"`
+	BotType        *int    `json:"bot_type"`
+	Role           int     `json:"role"`
+	Timezone       string  `json:"timezone"`
+	AvatarURL      *string `json:"avatar_url"`
+	AvatarVersion  int     `json:"avatar_version"`
+	IsImportedStub bool    `json:"is_imported_stub"`
+}
+
+type plainEnvelope struct {
+	Result  string      `json:"result"`
+	Msg     string      `json:"msg"`
+	Members []plainUser `json:"members"`
+}
+
+// benchOrg fills a store with an organization of n users and returns a
+// handler over it and the owner's credentials.
+func benchOrg(b *testing.B, store chat.Store, n int) (http.Handler, *chat.Service, account) {
+	b.Helper()
+	ctx := context.Background()
+	svc := chat.New(store, chat.Config{})
+	b.Cleanup(func() { svc.Close() })
+	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Bench", Host: host, OwnerEmail: "owner@example.com", OwnerName: "Owner"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 1; i < n; i++ {
+		_, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{
+			Email:    fmt.Sprintf("user-%d@example.com", i),
+			FullName: fmt.Sprintf("User Number %d", i),
+			Timezone: "Europe/Berlin",
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return httpserver.New(svc, httpserver.Options{}), svc, account{org.UserID, org.Email, org.APIKey}
+}
+
+// BenchmarkGetUsers measures GET /users against encoding the same members
+// with encoding/json alone, alternating the two in each iteration, and
+// reports the median ratio (get-users time / baseline time).
+func BenchmarkGetUsers(b *testing.B) {
+	backends := []struct {
+		name string
+		open func(b *testing.B) chat.Store
+	}{
+		{"memory", func(*testing.B) chat.Store { return memory.New() }},
+		{"sqlite", func(b *testing.B) chat.Store {
+			s, err := sqlite.Open(filepath.Join(b.TempDir(), "chat.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		}},
+	}
+	for _, backend := range backends {
+		for _, n := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("%s/%d", backend.name, n), func(b *testing.B) {
+				h, svc, owner := benchOrg(b, backend.open(b), n)
+				users, err := svc.Users(context.Background(), owner.id, chat.UserQuery{ClientGravatar: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				baseline := plainEnvelope{Result: "success", Members: make([]plainUser, len(users))}
+				for i, u := range users {
+					baseline.Members[i] = plainUser{
+						UserID: u.UserID, DeliveryEmail: u.DeliveryEmail, Email: u.Email, FullName: u.FullName,
+						DateJoined: u.DateJoined.Format("2006-01-02T15:04-07:00"), IsActive: u.IsActive,
+						IsOwner: u.IsOwner, IsAdmin: u.IsAdmin, IsGuest: u.IsGuest, IsBot: u.IsBot,
+						Role: int(u.Role), Timezone: u.Timezone, AvatarURL: u.AvatarURL,
+						AvatarVersion: u.AvatarVersion, IsImportedStub: u.IsImportedStub,
+					}
+				}
+				req := httptest.NewRequest(http.MethodGet, "http://"+host+"/api/v1/users", nil)
+				req.SetBasicAuth(owner.email, owner.key)
+
+				ratios := make([]float64, 0, b.N)
+				var baseTotal, getTotal time.Duration
+				b.ResetTimer()
+				for range b.N {
+					t0 := time.Now()
+					if _, err := json.Marshal(baseline); err != nil {
+						b.Fatal(err)
+					}
+					t1 := time.Now()
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != http.StatusOK {
+						b.Fatalf("GET /users: %d %s", w.Code, w.Body)
+					}
+					t2 := time.Now()
+					baseTotal += t1.Sub(t0)
+					getTotal += t2.Sub(t1)
+					ratios = append(ratios, float64(t2.Sub(t1))/float64(t1.Sub(t0)))
+				}
+				slices.Sort(ratios)
+				b.ReportMetric(ratios[len(ratios)/2], "ratio-median")
+				b.ReportMetric(float64(baseTotal.Microseconds())/float64(b.N), "baseline-µs/op")
+				b.ReportMetric(float64(getTotal.Microseconds())/float64(b.N), "get-users-µs/op")
+			})
+		}
+	}
+}

@@ -235,6 +235,10 @@ func (us Users) AppendJSON(b []byte) []byte {
 	return append(b, ']')
 }
 
+// SizeHint estimates the length of the list's JSON form, so that encoders
+// can allocate once.
+func (us Users) SizeHint() int { return 64 + 420*len(us) }
+
 // MarshalJSON encodes the list as a JSON array.
 func (us Users) MarshalJSON() ([]byte, error) { return us.AppendJSON(nil), nil }
 
@@ -319,8 +323,9 @@ func (v *viewer) view(target *UserRecord) User {
 		IsImportedStub: target.IsImportedStub,
 	}
 	if seeEmail {
-		email := target.Email
-		u.DeliveryEmail = &email
+		// target is the caller's own copy, so pointing into it is safe and
+		// saves an allocation per user in long lists.
+		u.DeliveryEmail = &target.Email
 	}
 	if !(v.query.ClientGravatar && seeEmail && target.AvatarSource == AvatarGravatar) {
 		url := gravatarURL(target.Email, target.AvatarVersion)

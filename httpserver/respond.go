@@ -32,6 +32,12 @@ type appender interface {
 	AppendJSON([]byte) []byte
 }
 
+// sizeHinter is implemented by large values that can estimate their JSON
+// length, so that the answer is allocated once.
+type sizeHinter interface {
+	SizeHint() int
+}
+
 // statusByCode maps error codes to HTTP statuses; codes not listed answer
 // 400, as in the reference server.
 var statusByCode = map[chat.Code]int{
@@ -72,7 +78,13 @@ func appendValue(b []byte, v any) ([]byte, error) {
 // order, and ignored_parameters_unsupported when the request carried
 // parameters that the operation did not read.
 func writeSuccess(w http.ResponseWriter, log *slog.Logger, data fields, ignored []string) {
-	b := make([]byte, 0, 256)
+	size := 256
+	for _, f := range data {
+		if h, ok := f.val.(sizeHinter); ok {
+			size += h.SizeHint()
+		}
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `{"result":"success","msg":""`...)
 	var err error
 	for _, f := range data {

@@ -34,6 +34,7 @@ type Store struct {
 	// queries prepared on the reader pool (write queries are nil there).
 	wstmts stmts
 	rstmts stmts
+	cache  usersCache
 }
 
 // Open opens the database file at path, creating it when it does not exist,
@@ -122,7 +123,7 @@ func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 		return fmt.Errorf("sqlite: begin read transaction: %w", err)
 	}
 	defer sqlTx.Rollback()
-	return fn(&tx{ctx: ctx, tx: sqlTx, stmts: &s.rstmts, readOnly: true})
+	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, stmts: &s.rstmts, readOnly: true})
 }
 
 // Update runs fn in a read-write transaction on the writer connection, so
@@ -143,7 +144,7 @@ func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 			sqlTx.Rollback()
 		}
 	}()
-	t := &tx{ctx: ctx, tx: sqlTx, stmts: &s.wstmts}
+	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, stmts: &s.wstmts}
 	err = fn(t)
 	done = true
 	if err != nil {

@@ -19,6 +19,7 @@ const (
 	qRealm query = iota
 	qRealmByHost
 	qRealms
+	qUsersVersion
 	qUser
 	qUserRealm
 	qUserByEmail
@@ -52,6 +53,7 @@ var queries = [numQueries]string{
 	qRealm:        selectRealm + `WHERE id = ?`,
 	qRealmByHost:  selectRealm + `WHERE host = ?`,
 	qRealms:       selectRealm + `ORDER BY id`,
+	qUsersVersion: `SELECT users_version FROM realms WHERE id = ?`,
 	qUser:         selectUser + `WHERE id = ?`,
 	qUserRealm:    `SELECT realm_id FROM users WHERE id = ?`,
 	qUserByEmail:  selectUser + `WHERE realm_id = ? AND email_key = ?`,
@@ -85,6 +87,7 @@ var errMoveUser = errors.New("sqlite: a user cannot move between organizations")
 type tx struct {
 	ctx      context.Context
 	tx       *sql.Tx
+	cache    *usersCache
 	stmts    *stmts
 	txStmts  stmts // the statements of stmts bound to tx, made on first use
 	readOnly bool
@@ -332,12 +335,31 @@ func (t *tx) UserByAPIKey(key string) (chat.UserRecord, error) {
 	return u, t.check("UserByAPIKey", err)
 }
 
+// Users answers from the user-list cache when the realm's users_version
+// says it holds the realm's users as this transaction sees them.
 func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
-	if ids == nil {
-		return t.users("Users", qUsersAll, realmID)
-	}
-	if len(ids) == 0 {
+	if ids != nil && len(ids) == 0 {
 		return []chat.UserRecord{}, nil
+	}
+	var version int64
+	err := t.stmt(qUsersVersion).QueryRowContext(t.ctx, realmID).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return []chat.UserRecord{}, nil
+	}
+	if err != nil {
+		return nil, t.check("Users", err)
+	}
+	if cached, ok := t.cache.get(realmID, version); ok {
+		return pick(cached, ids), nil
+	}
+	if ids == nil {
+		all, err := t.users("Users", qUsersAll, realmID)
+		// Only a read-only transaction sees nothing but committed data, so
+		// only it may fill the cache.
+		if err == nil && t.readOnly {
+			t.cache.put(realmID, version, all)
+		}
+		return all, err
 	}
 	list := make([]byte, 0, 2+len(ids)*8)
 	list = append(list, '[')

@@ -9,7 +9,10 @@ CREATE TABLE realms (
 	url                      TEXT    NOT NULL,
 	deactivated              INTEGER NOT NULL,
 	date_created             INTEGER NOT NULL,
-	default_email_visibility INTEGER NOT NULL
+	default_email_visibility INTEGER NOT NULL,
+	-- users_version changes with every write to the realm's users (see the
+	-- triggers below): the Store's user-list cache is valid while it holds.
+	users_version            INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 CREATE TABLE users (
@@ -41,3 +44,13 @@ CREATE TABLE users (
 CREATE INDEX users_realm ON users (realm_id);
 CREATE INDEX users_realm_role ON users (realm_id, role);
 CREATE INDEX users_bot_owner ON users (bot_owner_id);
+
+CREATE TRIGGER users_insert AFTER INSERT ON users BEGIN
+	UPDATE realms SET users_version = users_version + 1 WHERE id = NEW.realm_id;
+END;
+CREATE TRIGGER users_update AFTER UPDATE ON users BEGIN
+	UPDATE realms SET users_version = users_version + 1 WHERE id IN (OLD.realm_id, NEW.realm_id);
+END;
+CREATE TRIGGER users_delete AFTER DELETE ON users BEGIN
+	UPDATE realms SET users_version = users_version + 1 WHERE id = OLD.realm_id;
+END;

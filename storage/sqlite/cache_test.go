@@ -1,0 +1,147 @@
+package sqlite
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/teamchat/chat"
+)
+
+// names lists the full names of the realm's users as a View reads them.
+func names(t *testing.T, s chat.Store, realmID int64, ids []int64) []string {
+	t.Helper()
+	var out []string
+	view(t, s, func(tx chat.Tx) error {
+		users, err := tx.Users(realmID, ids)
+		for _, u := range users {
+			out = append(out, u.FullName)
+		}
+		return err
+	})
+	return out
+}
+
+func checkNames(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", what, diff)
+	}
+}
+
+func rename(t *testing.T, s chat.Store, id int64, name string, fail bool) {
+	t.Helper()
+	errFail := errors.New("fail on purpose")
+	err := s.Update(t.Context(), func(tx chat.Tx) error {
+		u, err := tx.User(id)
+		if err != nil {
+			return err
+		}
+		u.FullName = name
+		if err := tx.UpdateUser(u); err != nil {
+			return err
+		}
+		if fail {
+			return errFail
+		}
+		return nil
+	})
+	if fail && !errors.Is(err, errFail) || !fail && err != nil {
+		t.Fatalf("rename: %v", err)
+	}
+}
+
+// TestUsersCache checks that the cached user lists never show anything but
+// what an uncached read would: after commits, rollbacks, writes of another
+// Store on the same file, and inside a transaction's own writes.
+func TestUsersCache(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	update(t, s, func(tx chat.Tx) error {
+		for i := 1; i <= 2; i++ {
+			r := testRealm(i)
+			if err := tx.CreateRealm(&r); err != nil {
+				return err
+			}
+		}
+		for i := 1; i <= 3; i++ {
+			u := testUser(1, i)
+			if err := tx.CreateUser(&u); err != nil {
+				return err
+			}
+		}
+		u := testUser(2, 4)
+		return tx.CreateUser(&u)
+	})
+	checkNames(t, "first read", names(t, s, 1, nil), "User 1", "User 2", "User 3")
+	checkNames(t, "cached read", names(t, s, 1, nil), "User 1", "User 2", "User 3")
+	checkNames(t, "cached subset", names(t, s, 1, []int64{3, 99, 1, 3, 4}), "User 1", "User 3")
+	if _, ok := s.cache.get(1, 3); !ok {
+		t.Errorf("realm 1 at version 3 is not cached")
+	}
+
+	rename(t, s, 2, "Renamed", false)
+	checkNames(t, "after a commit", names(t, s, 1, nil), "User 1", "Renamed", "User 3")
+
+	rename(t, s, 2, "Rolled back", true)
+	checkNames(t, "after a rollback", names(t, s, 1, nil), "User 1", "Renamed", "User 3")
+	checkNames(t, "other realm", names(t, s, 2, nil), "User 4")
+
+	// Another Store on the same file stands for another process.
+	other := open(t, path)
+	rename(t, other, 3, "From elsewhere", false)
+	checkNames(t, "after another store's commit", names(t, s, 1, nil), "User 1", "Renamed", "From elsewhere")
+
+	// A transaction sees its own writes, and what it read is not cached.
+	update(t, s, func(tx chat.Tx) error {
+		u, err := tx.User(1)
+		if err != nil {
+			return err
+		}
+		u.FullName = "Inside"
+		if err := tx.UpdateUser(u); err != nil {
+			return err
+		}
+		users, err := tx.Users(1, nil)
+		if err != nil {
+			return err
+		}
+		if users[0].FullName != "Inside" {
+			t.Errorf("transaction does not see its own write: %q", users[0].FullName)
+		}
+		return nil
+	})
+	checkNames(t, "after the write", names(t, s, 1, nil), "Inside", "Renamed", "From elsewhere")
+
+	// Changing a returned list leaves the cache alone.
+	view(t, s, func(tx chat.Tx) error {
+		users, err := tx.Users(1, nil)
+		users[0].FullName = "Scribbled"
+		return err
+	})
+	checkNames(t, "after changing a returned list", names(t, s, 1, nil), "Inside", "Renamed", "From elsewhere")
+
+	checkNames(t, "unknown realm", names(t, s, 99, nil))
+
+	// A list read inside a transaction that rolls back must not be served
+	// later, when another commit reaches the same version.
+	errFail := errors.New("fail on purpose")
+	err := s.Update(t.Context(), func(tx chat.Tx) error {
+		u, _ := tx.User(2)
+		u.FullName = "Ghost"
+		if err := tx.UpdateUser(u); err != nil {
+			return err
+		}
+		if _, err := tx.Users(1, nil); err != nil {
+			return err
+		}
+		return errFail
+	})
+	if !errors.Is(err, errFail) {
+		t.Fatal(err)
+	}
+	rename(t, s, 2, "Real", false)
+	checkNames(t, "after a rolled-back read", names(t, s, 1, nil), "Inside", "Real", "From elsewhere")
+}

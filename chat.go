@@ -51,6 +51,9 @@ type Config struct {
 	FakeEmailDomain string
 	// Logger receives internal errors. Nil means slog.Default().
 	Logger *slog.Logger
+	// Events receives the events of committed operations. Nil discards
+	// them.
+	Events EventSink
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -80,6 +83,9 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Events == nil {
+		cfg.Events = discardEvents{}
 	}
 	return &Service{store: store, cfg: cfg}
 }

@@ -271,7 +271,7 @@ func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, 
 // (unknown user, another organization's, or a bot); ErrUserDeactivated;
 // ErrInsufficientPermission; ErrMustBeOwner; ErrCannotDeactivateOwner.
 func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error {
-	return s.update(ctx, func(tx Tx) error {
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -303,8 +303,40 @@ func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error
 		if err := tx.UpdateUser(u); err != nil {
 			return err
 		}
-		return deactivateOwnedBots(tx, u.ID)
+		if err := deactivateOwnedBots(tx, u.ID); err != nil {
+			return err
+		}
+		return emitActiveChange(tx, emit, realm.ID, u.ID, false)
 	})
+}
+
+// emitActiveChange emits the realm_user update event of an account that was
+// deactivated or reactivated, to every active user of the realm.
+func emitActiveChange(tx Tx, emit func(Event), realmID, userID int64, active bool) error {
+	recipients, err := activeUserIDs(tx, realmID)
+	if err != nil {
+		return err
+	}
+	emit(Event{RealmID: realmID, UserIDs: recipients, Payload: map[string]any{
+		"type": "realm_user", "op": "update",
+		"person": map[string]any{"user_id": userID, "is_active": active},
+	}})
+	return nil
+}
+
+// activeUserIDs returns the IDs of the realm's active users.
+func activeUserIDs(tx Tx, realmID int64) ([]int64, error) {
+	users, err := tx.Users(realmID, nil)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, len(users))
+	for i := range users {
+		if users[i].IsActive {
+			ids = append(ids, users[i].ID)
+		}
+	}
+	return ids, nil
 }
 
 // onlyActiveOwner reports whether id is the realm's only active human owner.
@@ -343,7 +375,7 @@ func deactivateOwnedBots(tx Tx, ownerID int64) error {
 //
 // Errors (PROTOCOL.md C6.5): ErrNoSuchUser; ErrInsufficientPermission.
 func (s *Service) ReactivateUser(ctx context.Context, actor, target int64) error {
-	return s.update(ctx, func(tx Tx) error {
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -359,7 +391,10 @@ func (s *Service) ReactivateUser(ctx context.Context, actor, target int64) error
 			return nil
 		}
 		u.IsActive = true
-		return tx.UpdateUser(u)
+		if err := tx.UpdateUser(u); err != nil {
+			return err
+		}
+		return emitActiveChange(tx, emit, realm.ID, u.ID, true)
 	})
 }
 

@@ -1,0 +1,41 @@
+package chat
+
+import "context"
+
+// Event is one real-time event for a set of users, such as a subscription
+// property change or a typing notification. Payload is the event's JSON
+// object as clients receive it, without the "id" that each event queue
+// assigns (for example {"type": "typing", "op": "start", ...}).
+type Event struct {
+	RealmID int64
+	// UserIDs are the users who receive the event.
+	UserIDs []int64
+	Payload map[string]any
+}
+
+// EventSink receives the events of committed operations, in commit order.
+// Publish must not block for long: it runs on the path of the request that
+// caused the events.
+type EventSink interface {
+	Publish(ctx context.Context, events []Event)
+}
+
+// discardEvents is the EventSink of a Service configured without one.
+type discardEvents struct{}
+
+func (discardEvents) Publish(context.Context, []Event) {}
+
+// updateWithEvents runs fn in a read-write transaction, like update, and
+// publishes the events fn emitted once the transaction has committed; a
+// failed transaction publishes nothing.
+func (s *Service) updateWithEvents(ctx context.Context, fn func(tx Tx, emit func(Event)) error) error {
+	var events []Event
+	err := s.update(ctx, func(tx Tx) error {
+		events = events[:0]
+		return fn(tx, func(e Event) { events = append(events, e) })
+	})
+	if err == nil && len(events) > 0 {
+		s.cfg.Events.Publish(ctx, events)
+	}
+	return err
+}

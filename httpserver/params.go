@@ -214,3 +214,121 @@ func (p *params) IntList(name string) []int64 {
 func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
 }
+
+// Int returns a JSON integer parameter, or def when it is absent.
+func (p *params) Int(name string, def int64) int64 {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return def
+	}
+	n, isInt := asInt(v)
+	if !isInt {
+		p.fail(errorf("%s is not an integer", name))
+		return def
+	}
+	return n
+}
+
+// RequiredInt returns a JSON integer parameter that must be present; a
+// missing one is reported with missing.
+func (p *params) RequiredInt(name string, missing error) int64 {
+	if _, ok := p.peek(name); !ok {
+		p.fail(missing)
+		return 0
+	}
+	return p.Int(name, 0)
+}
+
+// peek reports whether name was sent, without marking it read.
+func (p *params) peek(name string) (string, bool) {
+	if vs, ok := p.body[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	if vs, ok := p.query[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	return "", false
+}
+
+// StringList returns a JSON array of strings; nil when absent or null.
+func (p *params) StringList(name string) []string {
+	v, ok := p.jsonValue(name)
+	if !ok || v == nil {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, isString := e.(string)
+		if !isString {
+			p.fail(errorf("%s[%d] is not a string", name, i))
+			return nil
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// BoolObject decodes a JSON object whose values are booleans into the
+// fields of dst (a pointer to a struct with json tags). Keys that dst does
+// not know are ignored, so that newer clients keep working.
+func (p *params) BoolObject(name string, dst any) {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		p.fail(errorf("%s is not a dict", name))
+		return
+	}
+	for key, val := range obj {
+		if _, isBool := val.(bool); !isBool {
+			p.fail(errorf("%s[%s] is not a boolean", name, strconv.Quote(key)))
+			return
+		}
+	}
+	raw, _ := p.peek(name)
+	if err := json.Unmarshal([]byte(raw), dst); err != nil {
+		p.fail(errorf("%s is not valid JSON", name))
+	}
+}
+
+// PairList returns a JSON array of two-string arrays, such as an event
+// queue's narrow.
+func (p *params) PairList(name string) [][2]string {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([][2]string, len(list))
+	for i, e := range list {
+		pair, isList := e.([]any)
+		if !isList {
+			p.fail(errorf("%s[%d] is not a list", name, i))
+			return nil
+		}
+		if len(pair) != 2 {
+			p.fail(errorf("%s[%d] should have exactly 2 items", name, i))
+			return nil
+		}
+		for j, s := range pair {
+			str, isString := s.(string)
+			if !isString {
+				p.fail(errorf("%s[%d][%d] is not a string", name, i, j))
+				return nil
+			}
+			out[i][j] = str
+		}
+	}
+	return out
+}

@@ -121,10 +121,11 @@ func (p *params) Ignored() []string {
 
 // String returns a plain string parameter, taken verbatim.
 func (p *params) String(name string) (string, bool) {
+	v, ok := p.lookup(name)
 	if p.err != nil {
 		return "", false
 	}
-	return p.lookup(name)
+	return v, ok
 }
 
 // RequiredString returns a plain string parameter that must be present.

@@ -34,12 +34,8 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 		t.Fatal(err)
 	}
 	p := &process{cmd: cmd}
-	var out strings.Builder
-	outDone := make(chan struct{})
-	go func() {
-		io.Copy(&out, stdout)
-		close(outDone)
-	}()
+	out := &syncBuffer{}
+	go io.Copy(out, stdout)
 	addrRe := regexp.MustCompile(`addr=http://(\S+)`)
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {

@@ -54,6 +54,13 @@ type Config struct {
 	// Events receives the events of committed operations. Nil discards
 	// them.
 	Events EventSink
+	// WebPublicChannels lets organization owners create web-public
+	// channels. False means "Web-public channels are not enabled."
+	WebPublicChannels bool
+	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
+	// deleting batches before it answers complete: false. Zero means 50
+	// seconds, as the reference server.
+	DeleteTopicTimeBudget time.Duration
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -83,6 +90,9 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.DeleteTopicTimeBudget == 0 {
+		cfg.DeleteTopicTimeBudget = 50 * time.Second
 	}
 	if cfg.Events == nil {
 		cfg.Events = discardEvents{}
@@ -138,6 +148,11 @@ type Store interface {
 type Tx interface {
 	RealmTx
 	UserTx
+	GroupTx
+	ChannelTx
+	FolderTx
+	UserTopicTx
+	MessageTx
 }
 
 // RealmTx stores organizations.

@@ -701,3 +701,34 @@ func (s *Service) eventsEnabled() bool {
 	_, discard := s.cfg.Events.(discardEvents)
 	return !discard
 }
+
+// DecodeChannelSpecs decodes the subscriptions parameter of a subscribe
+// request: an array of {"name", "description"?, "color"?} objects (other
+// keys are tolerated), with the reference server's texts.
+func DecodeChannelSpecs(data []byte) ([]ChannelSpec, error) {
+	var raw []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, errorf("subscriptions is not a list of dicts")
+	}
+	out := make([]ChannelSpec, len(raw))
+	for i, obj := range raw {
+		where := "subscriptions[" + strconv.Itoa(i) + "]"
+		name, ok := obj["name"]
+		if !ok {
+			return nil, errorf(`%s["name"] field is missing: Field required`, where)
+		}
+		if json.Unmarshal(name, &out[i].Name) != nil {
+			return nil, errorf(`%s["name"] is not a string`, where)
+		}
+		if d, ok := obj["description"]; ok && json.Unmarshal(d, &out[i].Description) != nil {
+			return nil, errorf(`%s["description"] is not a string`, where)
+		}
+		if c, ok := obj["color"]; ok {
+			var color string
+			if json.Unmarshal(c, &color) != nil || !validColor(color) {
+				return nil, errorf("Invalid %s: Value error, add.color is not a valid hex color code", where)
+			}
+		}
+	}
+	return out, nil
+}

@@ -214,3 +214,89 @@ func (p *params) IntList(name string) []int64 {
 func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
 }
+
+// Decode reads a JSON-encoded parameter and passes its text to decode (a
+// parser of package chat, whose errors carry the exact texts). It reports
+// whether the parameter was present and decoded.
+func (p *params) Decode(name string, decode func([]byte) error) bool {
+	raw, ok := p.String(name)
+	if !ok {
+		return false
+	}
+	if _, err := decodeStrictJSON(raw); err != nil {
+		p.fail(errorf("%s is not valid JSON", name))
+		return false
+	}
+	if err := decode([]byte(raw)); err != nil {
+		p.fail(err)
+		return false
+	}
+	return true
+}
+
+// Int returns a JSON integer parameter and whether it was present.
+func (p *params) Int(name string) (int64, bool) {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return 0, false
+	}
+	n, isInt := asInt(v)
+	if !isInt {
+		p.fail(errorf("%s is not an integer", name))
+		return 0, false
+	}
+	return n, true
+}
+
+// RequiredInt returns a JSON integer parameter that must be present.
+func (p *params) RequiredInt(name string) int64 {
+	n, ok := p.Int(name)
+	if !ok && p.err == nil {
+		p.fail(chat.MissingArgument(name))
+	}
+	return n
+}
+
+// StringList returns a JSON array of strings; nil when absent.
+func (p *params) StringList(name string) []string {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, isString := e.(string)
+		if !isString {
+			p.fail(errorf("%s[%d] is not a string", name, i))
+			return nil
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// BoolPtr returns a JSON boolean parameter, nil when absent.
+func (p *params) BoolPtr(name string) *bool {
+	if _, ok := p.peek(name); !ok {
+		p.read[name] = true
+		return nil
+	}
+	b := p.Bool(name, false)
+	return &b
+}
+
+// peek returns the raw value of name without marking it read.
+func (p *params) peek(name string) (string, bool) {
+	if vs, ok := p.body[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	if vs, ok := p.query[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	return "", false
+}

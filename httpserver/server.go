@@ -192,4 +192,5 @@ func (s *Server) routes() {
 	s.handle("/users/{user_id}/reactivate", map[string]endpoint{
 		http.MethodPost: {authenticated, s.reactivateUser},
 	})
+	s.channelRoutes()
 }

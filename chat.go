@@ -61,6 +61,13 @@ type Config struct {
 	// MaxUploadMiB is the largest file a user may upload, in MiB. Zero
 	// means 100.
 	MaxUploadMiB int
+	// WebPublicChannels lets organization owners create web-public
+	// channels. False means "Web-public channels are not enabled."
+	WebPublicChannels bool
+	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
+	// deleting batches before it answers complete: false. Zero means 50
+	// seconds, as the reference server.
+	DeleteTopicTimeBudget time.Duration
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -96,6 +103,9 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.MaxUploadMiB == 0 {
 		cfg.MaxUploadMiB = 100
+	}
+	if cfg.DeleteTopicTimeBudget == 0 {
+		cfg.DeleteTopicTimeBudget = 50 * time.Second
 	}
 	s := &Service{store: store}
 	if s.hub = cfg.Hub; s.hub == nil {
@@ -162,6 +172,11 @@ type Store interface {
 type Tx interface {
 	RealmTx
 	UserTx
+	GroupTx
+	ChannelTx
+	FolderTx
+	UserTopicTx
+	MessageTx
 }
 
 // RealmTx stores organizations.

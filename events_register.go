@@ -144,17 +144,10 @@ func (s *Service) versionKeys() map[string]any {
 	}
 }
 
-// Limits and protocol constants of the register answer (PROTOCOL.md B1.8
-// and C1.5).
+// Protocol constants of the register answer (PROTOCOL.md C1.5). The
+// length limits are with the operations that enforce them.
 const (
-	MaxStreamNameLength              = 60
-	MaxStreamDescriptionLength       = 1024
-	MaxTopicLength                   = 60
 	MaxMessageLength                 = 10000
-	MaxChannelFolderNameLength       = 60
-	MaxChannelFolderDescriptionLen   = 1024
-	MaxBulkNewSubscriptionMessages   = 100
-	EmptyTopicDisplayName            = "general chat"
 	typingStartedExpiryMilliseconds  = 45000
 	typingStoppedWaitMilliseconds    = 12000
 	typingStartedWaitMilliseconds    = 30000
@@ -189,13 +182,13 @@ func realmState(s *Service, _ Tx, v *viewer, _ *RegisterRequest, state RegisterS
 		"realm_icon_url":                                   realmIconURL(r),
 		"realm_date_created":                               r.DateCreated.Unix(),
 		"realm_empty_topic_display_name":                   EmptyTopicDisplayName,
-		"max_stream_name_length":                           MaxStreamNameLength,
-		"max_stream_description_length":                    MaxStreamDescriptionLength,
+		"max_stream_name_length":                           MaxChannelNameLength,
+		"max_stream_description_length":                    MaxChannelDescriptionLength,
 		"max_topic_length":                                 MaxTopicLength,
 		"max_message_length":                               MaxMessageLength,
-		"max_channel_folder_name_length":                   MaxChannelFolderNameLength,
-		"max_channel_folder_description_length":            MaxChannelFolderDescriptionLen,
-		"max_bulk_new_subscription_messages":               MaxBulkNewSubscriptionMessages,
+		"max_channel_folder_name_length":                   MaxFolderNameLength,
+		"max_channel_folder_description_length":            MaxFolderDescriptionLength,
+		"max_bulk_new_subscription_messages":               maxBulkNewSubscriptionMessages,
 		"max_file_upload_size_mib":                         s.cfg.MaxUploadMiB,
 		"realm_upload_quota_mib":                           nil,
 		"server_report_message_types":                      ReportMessageTypes,

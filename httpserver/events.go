@@ -34,7 +34,7 @@ func (s *Server) register(c *call) (fields, error) {
 	for _, pair := range c.p.PairList("narrow") {
 		req.Narrow = append(req.Narrow, chat.NarrowTerm{Operator: pair[0], Operand: pair[1]})
 	}
-	lifespan := c.p.Int("queue_lifespan_secs", 0)
+	lifespan, _ := c.p.Int("queue_lifespan_secs")
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}
@@ -53,7 +53,10 @@ func (s *Server) getEvents(c *call) (fields, error) {
 	if !ok && c.p.Err() == nil {
 		return nil, errorf("Missing 'queue_id' argument")
 	}
-	lastEventID := c.p.RequiredInt("last_event_id", errorf("Missing 'last_event_id' argument"))
+	if _, ok := c.p.peek("last_event_id"); !ok && c.p.Err() == nil {
+		return nil, errorf("Missing 'last_event_id' argument")
+	}
+	lastEventID, _ := c.p.Int("last_event_id")
 	dontBlock := c.p.Bool("dont_block", false)
 	if err := c.p.Err(); err != nil {
 		return nil, err

@@ -56,7 +56,7 @@ func FuzzParams(f *testing.F) {
 		}
 		p.StringList("c")
 		p.PairList("c")
-		p.Int("c", 0)
+		p.Int("c")
 		var caps chat.ClientCapabilities
 		p.BoolObject("c", &caps)
 		for _, name := range p.Ignored() {

@@ -216,39 +216,46 @@ func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Int returns a JSON integer parameter, or def when it is absent.
-func (p *params) Int(name string, def int64) int64 {
+// Decode reads a JSON-encoded parameter and passes its text to decode (a
+// parser of package chat, whose errors carry the exact texts). It reports
+// whether the parameter was present and decoded.
+func (p *params) Decode(name string, decode func([]byte) error) bool {
+	raw, ok := p.String(name)
+	if !ok {
+		return false
+	}
+	if _, err := decodeStrictJSON(raw); err != nil {
+		p.fail(errorf("%s is not valid JSON", name))
+		return false
+	}
+	if err := decode([]byte(raw)); err != nil {
+		p.fail(err)
+		return false
+	}
+	return true
+}
+
+// Int returns a JSON integer parameter and whether it was present.
+func (p *params) Int(name string) (int64, bool) {
 	v, ok := p.jsonValue(name)
 	if !ok {
-		return def
+		return 0, false
 	}
 	n, isInt := asInt(v)
 	if !isInt {
 		p.fail(errorf("%s is not an integer", name))
-		return def
+		return 0, false
+	}
+	return n, true
+}
+
+// RequiredInt returns a JSON integer parameter that must be present.
+func (p *params) RequiredInt(name string) int64 {
+	n, ok := p.Int(name)
+	if !ok && p.err == nil {
+		p.fail(chat.MissingArgument(name))
 	}
 	return n
-}
-
-// RequiredInt returns a JSON integer parameter that must be present; a
-// missing one is reported with missing.
-func (p *params) RequiredInt(name string, missing error) int64 {
-	if _, ok := p.peek(name); !ok {
-		p.fail(missing)
-		return 0
-	}
-	return p.Int(name, 0)
-}
-
-// peek reports whether name was sent, without marking it read.
-func (p *params) peek(name string) (string, bool) {
-	if vs, ok := p.body[name]; ok && len(vs) > 0 {
-		return vs[len(vs)-1], true
-	}
-	if vs, ok := p.query[name]; ok && len(vs) > 0 {
-		return vs[len(vs)-1], true
-	}
-	return "", false
 }
 
 // StringList returns a JSON array of strings; nil when absent or null.
@@ -272,6 +279,27 @@ func (p *params) StringList(name string) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// BoolPtr returns a JSON boolean parameter, nil when absent.
+func (p *params) BoolPtr(name string) *bool {
+	if _, ok := p.peek(name); !ok {
+		p.read[name] = true
+		return nil
+	}
+	b := p.Bool(name, false)
+	return &b
+}
+
+// peek returns the raw value of name without marking it read.
+func (p *params) peek(name string) (string, bool) {
+	if vs, ok := p.body[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	if vs, ok := p.query[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	return "", false
 }
 
 // BoolObject decodes a JSON object whose values are booleans into the

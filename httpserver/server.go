@@ -213,4 +213,5 @@ func (s *Server) routes() {
 		http.MethodPost: {authenticated, s.reactivateUser},
 	})
 	s.eventRoutes()
+	s.channelRoutes()
 }

@@ -54,6 +54,12 @@ type Config struct {
 	// Events receives the events of committed operations. Nil discards
 	// them.
 	Events EventSink
+	// JWTSecret is the key that verifies the tokens of POST
+	// /jwt/fetch_api_key. Empty disables JWT login.
+	JWTSecret []byte
+	// JWTAlgorithms are the accepted signing algorithms of those tokens.
+	// Empty means HS256 only.
+	JWTAlgorithms []string
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -86,6 +92,9 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.Events == nil {
 		cfg.Events = discardEvents{}
+	}
+	if len(cfg.JWTAlgorithms) == 0 {
+		cfg.JWTAlgorithms = []string{"HS256"}
 	}
 	return &Service{store: store, cfg: cfg}
 }
@@ -138,6 +147,8 @@ type Store interface {
 type Tx interface {
 	RealmTx
 	UserTx
+	ProfileTx
+	RealmEmojiTx
 }
 
 // RealmTx stores organizations.

@@ -51,8 +51,12 @@ type Config struct {
 	FakeEmailDomain string
 	// Logger receives internal errors. Nil means slog.Default().
 	Logger *slog.Logger
-	// Events receives the events of committed operations. Nil discards
-	// them.
+	// Hub holds the event queues of clients (POST /register). Nil means a
+	// new Hub with default options, closed with the Service.
+	Hub *Hub
+	// Events receives the events of committed operations. Nil means Hub;
+	// a server sharing its database with other processes wraps Hub in a
+	// sink that also tells them.
 	Events EventSink
 	// JWTSecret is the key that verifies the tokens of POST
 	// /jwt/fetch_api_key. Empty disables JWT login.
@@ -60,6 +64,9 @@ type Config struct {
 	// JWTAlgorithms are the accepted signing algorithms of those tokens.
 	// Empty means HS256 only.
 	JWTAlgorithms []string
+	// MaxUploadMiB is the largest file a user may upload, in MiB. Zero
+	// means 100.
+	MaxUploadMiB int
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -67,6 +74,9 @@ type Config struct {
 type Service struct {
 	store Store
 	cfg   Config
+	hub   *Hub
+	// ownHub says the hub was made by New, so Close closes it.
+	ownHub bool
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -90,17 +100,31 @@ func New(store Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Events == nil {
-		cfg.Events = discardEvents{}
+	if cfg.MaxUploadMiB == 0 {
+		cfg.MaxUploadMiB = 100
 	}
 	if len(cfg.JWTAlgorithms) == 0 {
 		cfg.JWTAlgorithms = []string{"HS256"}
 	}
-	return &Service{store: store, cfg: cfg}
+	s := &Service{store: store}
+	if s.hub = cfg.Hub; s.hub == nil {
+		s.hub = NewHub(HubOptions{Now: cfg.Now})
+		s.ownHub = true
+	}
+	if cfg.Events == nil {
+		cfg.Events = s.hub
+	}
+	s.cfg = cfg
+	return s
 }
 
-// Close closes the underlying store.
-func (s *Service) Close() error { return s.store.Close() }
+// Close closes the event hub it made and the underlying store.
+func (s *Service) Close() error {
+	if s.ownHub {
+		s.hub.Close()
+	}
+	return s.store.Close()
+}
 
 // now returns the current time, in UTC and without monotonic reading, so that
 // values round-trip through every backend unchanged.

@@ -122,10 +122,11 @@ func (p *params) Ignored() []string {
 
 // String returns a plain string parameter, taken verbatim.
 func (p *params) String(name string) (string, bool) {
+	v, ok := p.lookup(name)
 	if p.err != nil {
 		return "", false
 	}
-	return p.lookup(name)
+	return v, ok
 }
 
 // RequiredString returns a plain string parameter that must be present.
@@ -216,6 +217,124 @@ func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Int returns a JSON integer parameter, or def when it is absent.
+func (p *params) Int(name string, def int64) int64 {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return def
+	}
+	n, isInt := asInt(v)
+	if !isInt {
+		p.fail(errorf("%s is not an integer", name))
+		return def
+	}
+	return n
+}
+
+// RequiredInt returns a JSON integer parameter that must be present; a
+// missing one is reported with missing.
+func (p *params) RequiredInt(name string, missing error) int64 {
+	if _, ok := p.peek(name); !ok {
+		p.fail(missing)
+		return 0
+	}
+	return p.Int(name, 0)
+}
+
+// peek reports whether name was sent, without marking it read.
+func (p *params) peek(name string) (string, bool) {
+	if vs, ok := p.body[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	if vs, ok := p.query[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	return "", false
+}
+
+// StringList returns a JSON array of strings; nil when absent or null.
+func (p *params) StringList(name string) []string {
+	v, ok := p.jsonValue(name)
+	if !ok || v == nil {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, isString := e.(string)
+		if !isString {
+			p.fail(errorf("%s[%d] is not a string", name, i))
+			return nil
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// BoolObject decodes a JSON object whose values are booleans into the
+// fields of dst (a pointer to a struct with json tags). Keys that dst does
+// not know are ignored, so that newer clients keep working.
+func (p *params) BoolObject(name string, dst any) {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		p.fail(errorf("%s is not a dict", name))
+		return
+	}
+	for key, val := range obj {
+		if _, isBool := val.(bool); !isBool {
+			p.fail(errorf("%s[%s] is not a boolean", name, strconv.Quote(key)))
+			return
+		}
+	}
+	raw, _ := p.peek(name)
+	if err := json.Unmarshal([]byte(raw), dst); err != nil {
+		p.fail(errorf("%s is not valid JSON", name))
+	}
+}
+
+// PairList returns a JSON array of two-string arrays, such as an event
+// queue's narrow.
+func (p *params) PairList(name string) [][2]string {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([][2]string, len(list))
+	for i, e := range list {
+		pair, isList := e.([]any)
+		if !isList {
+			p.fail(errorf("%s[%d] is not a list", name, i))
+			return nil
+		}
+		if len(pair) != 2 {
+			p.fail(errorf("%s[%d] should have exactly 2 items", name, i))
+			return nil
+		}
+		for j, s := range pair {
+			str, isString := s.(string)
+			if !isString {
+				p.fail(errorf("%s[%d][%d] is not a string", name, i, j))
+				return nil
+			}
+			out[i][j] = str
+		}
+	}
+	return out
+}
+
 // OptString returns a plain string parameter, or nil when it is absent.
 func (p *params) OptString(name string) *string {
 	v, ok := p.String(name)
@@ -227,7 +346,8 @@ func (p *params) OptString(name string) *string {
 
 // OptBool returns a JSON boolean parameter, or nil when it is absent.
 func (p *params) OptBool(name string) *bool {
-	if _, ok := p.String(name); !ok {
+	if _, ok := p.peek(name); !ok {
+		p.read[name] = true
 		return nil
 	}
 	b := p.Bool(name, false)
@@ -239,31 +359,15 @@ func (p *params) OptBool(name string) *bool {
 
 // OptInt returns a JSON integer parameter, or nil when it is absent.
 func (p *params) OptInt(name string) *int64 {
-	v, ok := p.jsonValue(name)
-	if !ok {
+	if _, ok := p.peek(name); !ok {
+		p.read[name] = true
 		return nil
 	}
-	n, isInt := asInt(v)
-	if !isInt {
-		p.fail(errorf("%s is not an integer", name))
+	n := p.Int(name, 0)
+	if p.err != nil {
 		return nil
 	}
 	return &n
-}
-
-// RequiredInt returns a JSON integer parameter that must be present.
-func (p *params) RequiredInt(name string) int64 {
-	if _, ok := p.String(name); !ok {
-		if p.err == nil {
-			p.fail(chat.MissingArgument(name))
-		}
-		return 0
-	}
-	n := p.OptInt(name)
-	if n == nil {
-		return 0
-	}
-	return *n
 }
 
 // MaxLenString returns a plain string parameter, or def when absent,
@@ -283,12 +387,9 @@ func (p *params) MaxLenString(name, def string, limit int) string {
 // JSONObject returns the raw JSON text of a parameter that must be a JSON
 // object; nil when absent.
 func (p *params) JSONObject(name string) json.RawMessage {
-	raw, ok := p.String(name)
-	if !ok {
-		return nil
-	}
-	v, ok := p.jsonValue(name)
-	if !ok {
+	raw, ok := p.peek(name)
+	v, sent := p.jsonValue(name)
+	if !ok || !sent {
 		return nil
 	}
 	if _, isObj := v.(map[string]any); !isObj {

@@ -45,7 +45,7 @@ func (s *Server) createProfileField(c *call) (fields, error) {
 		Name: c.p.MaxLenString("name", "", 40),
 		Hint: c.p.MaxLenString("hint", "", 80),
 	}
-	req.Type = chat.FieldType(c.p.RequiredInt("field_type"))
+	req.Type = chat.FieldType(c.p.RequiredInt("field_type", chat.MissingArgument("field_type")))
 	req.FieldData = c.p.JSONObject("field_data")
 	req.DisplayInProfileSummary = c.p.Bool("display_in_profile_summary", false)
 	req.Required = c.p.Bool("required", false)

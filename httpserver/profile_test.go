@@ -392,7 +392,7 @@ func TestSettingsEmailVisibility(t *testing.T) {
 
 func TestJWTFetchAPIKey(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	e := newEnvWithConfig(t, memory.New(), func(c *chat.Config) { c.JWTSecret = secret })
+	e := newEnvWith(t, memory.New(), func(c *chat.Config) { c.JWTSecret = secret })
 	sign := func(method jwt.SigningMethod, claims jwt.MapClaims) string {
 		t.Helper()
 		s, err := jwt.NewWithClaims(method, claims).SignedString(secret)

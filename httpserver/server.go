@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/teamchat/chat"
@@ -26,18 +27,22 @@ type Options struct {
 	// Logger receives internal errors and recovered panics. Nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// RateLimits are the request budgets; the zero value sets none.
+	// chatd uses DefaultRateLimits.
+	RateLimits RateLimits
 }
 
 // Server is an http.Handler for the API of one chat.Service.
 type Server struct {
-	svc *chat.Service
-	log *slog.Logger
-	mux *http.ServeMux
+	svc    *chat.Service
+	log    *slog.Logger
+	mux    *http.ServeMux
+	limits rateLimiters
 }
 
 // New returns a Server for svc.
 func New(svc *chat.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux()}
+	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux(), limits: newRateLimiters(opts.RateLimits)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -68,6 +73,7 @@ const (
 type call struct {
 	ctx   context.Context
 	r     *http.Request
+	w     http.ResponseWriter
 	actor int64
 	p     *params
 }
@@ -120,10 +126,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 			writeError(w, s.log, internalError)
 		}
 	}()
-	c := &call{ctx: r.Context(), r: r}
-	if ep.access != public {
+	c := &call{ctx: r.Context(), r: r, w: w}
+	if ep.access == public {
+		if err := charge(s.limits.ip, clientIP(r), w); err != nil {
+			writeError(w, s.log, err)
+			return
+		}
+	} else {
 		actor, err := s.authenticate(r)
 		if err != nil {
+			// Failed authentications spend the address's budget, which
+			// bounds how fast keys can be guessed.
+			if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
+				err = limitErr
+			}
+			writeError(w, s.log, err)
+			return
+		}
+		if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
 			writeError(w, s.log, err)
 			return
 		}
@@ -194,4 +214,5 @@ func (s *Server) routes() {
 		http.MethodPost: {authenticated, s.reactivateUser},
 	})
 	s.profileRoutes()
+	s.eventRoutes()
 }

@@ -31,6 +31,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ownerEmail := fs.String("owner-email", "owner@example.com", "email of the owner created on the first start")
 	ownerName := fs.String("owner-name", "Owner", "full name of the owner created on the first start")
 	jwtSecret := fs.String("jwt-secret", "", "HS256 key of the tokens of POST /jwt/fetch_api_key (JWT login is disabled when empty)")
+	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
+		"requests per minute per user; 0 turns every rate limit off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,7 +55,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	srv := &http.Server{
-		Handler:           httpserver.New(svc, httpserver.Options{Logger: logger}),
+		Handler:           httpserver.New(svc, httpserver.Options{Logger: logger, RateLimits: rateLimits(*rateLimit)}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -121,4 +123,16 @@ func defaultURL(addr string) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// rateLimits are the limits for --rate-limit n: n requests per minute per
+// user, with the reference server's limits for addresses and logins; none
+// at all for 0.
+func rateLimits(perUser int) httpserver.RateLimits {
+	if perUser <= 0 {
+		return httpserver.RateLimits{}
+	}
+	rl := httpserver.DefaultRateLimits
+	rl.PerUser = perUser
+	return rl
 }

@@ -30,6 +30,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	orgName := fs.String("org-name", "Chat", "name of the organization created on the first start")
 	ownerEmail := fs.String("owner-email", "owner@example.com", "email of the owner created on the first start")
 	ownerName := fs.String("owner-name", "Owner", "full name of the owner created on the first start")
+	jwtSecret := fs.String("jwt-secret", "", "HS256 key of the tokens of POST /jwt/fetch_api_key (JWT login is disabled when empty)")
 	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
 		"requests per minute per user; 0 turns every rate limit off")
 	if err := parseFlags(fs, args); err != nil {
@@ -41,7 +42,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	svc := chat.New(store, chat.Config{Logger: logger})
+	svc := chat.New(store, chat.Config{Logger: logger, JWTSecret: []byte(*jwtSecret)})
 	defer svc.Close()
 
 	ln, err := net.Listen("tcp", *listen)

@@ -47,7 +47,8 @@ type state struct {
 	// realmUsers lists each realm's user IDs in increasing order.
 	realmUsers map[int64][]int64
 
-	c channelState
+	c        channelState
+	profiles profileState
 }
 
 // New returns an empty store.
@@ -60,6 +61,7 @@ func New() *Store {
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
 		c:           newChannelState(),
+		profiles:    newProfileState(),
 	}}
 }
 

@@ -54,6 +54,20 @@ type Config struct {
 	// Events receives the events of committed operations. Nil discards
 	// them.
 	Events EventSink
+	// AuthenticationMethods lists the login methods the server offers, by
+	// their keys in GET /server_settings (see AuthenticationMethodNames).
+	// Nil means password login by email address ("password" and "email");
+	// a list without "password" turns password login off.
+	AuthenticationMethods []string
+	// ExternalAuthenticationMethods are the login methods that send users
+	// to another site, in display order. Nil means none.
+	ExternalAuthenticationMethods []ExternalAuthenticationMethod
+	// VideoCalls creates video-call URLs. Nil turns video calls off.
+	VideoCalls VideoCallProvider
+	// DisposableEmailDomain reports whether a lower-case email domain is a
+	// disposable-mail service, for organizations that refuse those
+	// addresses. Nil means IsDisposableEmailDomain, a short built-in list.
+	DisposableEmailDomain func(domain string) bool
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -86,6 +100,15 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.Events == nil {
 		cfg.Events = discardEvents{}
+	}
+	if cfg.AuthenticationMethods == nil {
+		cfg.AuthenticationMethods = []string{"password", "email"}
+	}
+	if cfg.ExternalAuthenticationMethods == nil {
+		cfg.ExternalAuthenticationMethods = []ExternalAuthenticationMethod{}
+	}
+	if cfg.DisposableEmailDomain == nil {
+		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
 	return &Service{store: store, cfg: cfg}
 }
@@ -138,6 +161,8 @@ type Store interface {
 type Tx interface {
 	RealmTx
 	UserTx
+	LinkifierTx
+	RealmDomainTx
 }
 
 // RealmTx stores organizations.

@@ -30,6 +30,8 @@ type Realm struct {
 	DateCreated time.Time
 	// DefaultEmailVisibility is given to new users.
 	DefaultEmailVisibility EmailVisibility
+	// RealmSettings are the settings that administrators change.
+	RealmSettings
 }
 
 // ErrServerSettingsSubdomain answers GET /server_settings at a host that
@@ -155,6 +157,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 			URL:                    req.URL,
 			DateCreated:            s.now(),
 			DefaultEmailVisibility: EmailVisibleEveryone,
+			RealmSettings:          DefaultRealmSettings(),
 		}
 		if err := tx.CreateRealm(&realm); errors.Is(err, ErrExists) {
 			return errorf("An organization with host %s already exists", req.Host)

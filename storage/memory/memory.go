@@ -46,6 +46,8 @@ type state struct {
 	userByKey   map[string]int64
 	// realmUsers lists each realm's user IDs in increasing order.
 	realmUsers map[int64][]int64
+
+	admin realmAdminState
 }
 
 // New returns an empty store.
@@ -57,6 +59,7 @@ func New() *Store {
 		userByEmail: map[emailIndexKey]int64{},
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
+		admin:       newRealmAdminState(),
 	}}
 }
 

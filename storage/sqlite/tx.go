@@ -28,11 +28,22 @@ const (
 	qUsersIDs
 	qUsersByRole
 	qBotsOwnedBy
+	// Organization administration (realm_admin.go).
+	qLinkifiers
+	qRealmDomains
+	qRealmDomain
 
 	qCreateRealm
 	qUpdateRealm
 	qCreateUser
 	qUpdateUser
+	// Organization administration (realm_admin.go).
+	qCreateLinkifier
+	qUpdateLinkifier
+	qDeleteLinkifier
+	qCreateRealmDomain
+	qUpdateRealmDomain
+	qDeleteRealmDomain
 
 	numQueries
 	firstWrite = qCreateRealm
@@ -41,8 +52,12 @@ const (
 type stmts [numQueries]*sql.Stmt
 
 const (
-	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility`
-	userColumns  = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
+	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility,
+		emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing,
+		message_content_edit_limit_seconds, message_content_delete_limit_seconds, topics_policy,
+		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
+		invite_required, send_channel_events_messages`
+	userColumns = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
 		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
 		email_visibility`
 	selectRealm = `SELECT ` + realmColumns + ` FROM realms `
@@ -67,9 +82,18 @@ var queries = [numQueries]string{
 		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = ?1) ORDER BY id`,
 
 	qCreateRealm: `INSERT INTO realms (name, description, host, url, deactivated, date_created,
-		default_email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		default_email_visibility, emails_restricted_to_domains, disallow_disposable_email_addresses,
+		allow_message_editing, message_content_edit_limit_seconds, message_content_delete_limit_seconds,
+		topics_policy, default_language, video_chat_provider, enable_spectator_access,
+		waiting_period_threshold, invite_required, send_channel_events_messages)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRealm: `UPDATE realms SET name = ?, description = ?, host = ?, url = ?, deactivated = ?,
-		date_created = ?, default_email_visibility = ? WHERE id = ?`,
+		date_created = ?, default_email_visibility = ?, emails_restricted_to_domains = ?,
+		disallow_disposable_email_addresses = ?, allow_message_editing = ?,
+		message_content_edit_limit_seconds = ?, message_content_delete_limit_seconds = ?,
+		topics_policy = ?, default_language = ?, video_chat_provider = ?, enable_spectator_access = ?,
+		waiting_period_threshold = ?, invite_required = ?, send_channel_events_messages = ?
+		WHERE id = ?`,
 	qCreateUser: `INSERT INTO users (realm_id, email, email_key, full_name, role, is_active, bot_type,
 		bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source, avatar_version,
 		api_key, password_hash, email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -77,6 +101,19 @@ var queries = [numQueries]string{
 		bot_type = ?, bot_owner_id = ?, date_joined = ?, last_login = ?, is_imported_stub = ?, timezone = ?,
 		avatar_source = ?, avatar_version = ?, api_key = ?, password_hash = ?, email_visibility = ?
 		WHERE id = ? AND realm_id = ?`,
+
+	// Organization administration (realm_admin.go).
+	qLinkifiers:   selectLinkifier + `WHERE realm_id = ? ORDER BY sort_order, id`,
+	qRealmDomains: selectRealmDomain + `WHERE realm_id = ? ORDER BY id`,
+	qRealmDomain:  selectRealmDomain + `WHERE realm_id = ? AND domain = ?`,
+	qCreateLinkifier: `INSERT INTO linkifiers (realm_id, pattern, url_template, example_input,
+		reverse_template, alternative_url_templates, sort_order) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateLinkifier: `UPDATE linkifiers SET pattern = ?, url_template = ?, example_input = ?,
+		reverse_template = ?, alternative_url_templates = ?, sort_order = ? WHERE id = ? AND realm_id = ?`,
+	qDeleteLinkifier:   `DELETE FROM linkifiers WHERE realm_id = ? AND id = ?`,
+	qCreateRealmDomain: `INSERT INTO realm_domains (realm_id, domain, allow_subdomains) VALUES (?, ?, ?)`,
+	qUpdateRealmDomain: `UPDATE realm_domains SET allow_subdomains = ? WHERE realm_id = ? AND id = ?`,
+	qDeleteRealmDomain: `DELETE FROM realm_domains WHERE realm_id = ? AND id = ?`,
 }
 
 // errMoveUser is returned by UpdateUser for a user whose RealmID changed, as
@@ -169,11 +206,25 @@ func fromNanos(n int64) time.Time {
 
 func scanRealm(sc scanner) (chat.Realm, error) {
 	var (
-		r                   chat.Realm
-		deactivated         int64
-		created, visibility int64
+		r                                                                    chat.Realm
+		deactivated                                                          int64
+		created, visibility                                                  int64
+		restricted, noDisposable, editing, spectators, invite, channelEvents int64
+		editLimit, deleteLimit                                               int64
+		topicsPolicy                                                         string
 	)
-	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility)
+	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility,
+		&restricted, &noDisposable, &editing, &editLimit, &deleteLimit, &topicsPolicy, &r.DefaultLanguage,
+		&r.VideoChatProvider, &spectators, &r.WaitingPeriodThreshold, &invite, &channelEvents)
+	r.EmailsRestrictedToDomains = restricted != 0
+	r.DisallowDisposableEmailAddresses = noDisposable != 0
+	r.AllowMessageEditing = editing != 0
+	r.MessageContentEditLimitSeconds = chat.TimeLimit(editLimit)
+	r.MessageContentDeleteLimitSeconds = chat.TimeLimit(deleteLimit)
+	r.TopicsPolicy = chat.TopicsPolicy(topicsPolicy)
+	r.EnableSpectatorAccess = spectators != 0
+	r.InviteRequired = invite != 0
+	r.SendChannelEventsMessages = channelEvents != 0
 	r.Deactivated = deactivated != 0
 	r.DateCreated = fromNanos(created)
 	r.DefaultEmailVisibility = chat.EmailVisibility(visibility)
@@ -208,7 +259,11 @@ func realmArgs(r *chat.Realm) ([]any, error) {
 		return nil, err
 	}
 	return []any{r.Name, r.Description, r.Host, r.URL, b2i(r.Deactivated), created,
-		int64(r.DefaultEmailVisibility)}, nil
+		int64(r.DefaultEmailVisibility), b2i(r.EmailsRestrictedToDomains),
+		b2i(r.DisallowDisposableEmailAddresses), b2i(r.AllowMessageEditing),
+		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
+		string(r.TopicsPolicy), r.DefaultLanguage, r.VideoChatProvider, b2i(r.EnableSpectatorAccess),
+		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages)}, nil
 }
 
 // userArgs returns the column values of u from email on, in the order of

@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/crypto v0.58.0
 	modernc.org/sqlite v1.61.1
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/yosida95/uritemplate/v3"
+	"github.com/teamchat/chat/internal/uritemplate"
 )
 
 // Linkifier turns text that matches Pattern in messages and topics into a
@@ -191,7 +191,7 @@ func namedGroups(re *regexp.Regexp) []string {
 
 // parseURLTemplate parses an RFC 6570 template.
 func parseURLTemplate(s string) (*uritemplate.Template, bool) {
-	t, err := uritemplate.New(s)
+	t, err := uritemplate.Parse(s)
 	return t, err == nil
 }
 
@@ -592,16 +592,14 @@ func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch) []Lin
 			base = nextRune(s, matchStart)
 			continue
 		}
-		values := uritemplate.Values{}
+		values := map[string]string{}
 		for i, name := range c.groups {
 			if name == "" || name == groupBefore || name == groupActual || name == groupAfter || m[2*i] < 0 {
 				continue
 			}
-			values.Set(name, uritemplate.String(s[base+m[2*i]:base+m[2*i+1]]))
+			values[name] = s[base+m[2*i] : base+m[2*i+1]]
 		}
-		if url, err := c.template.Expand(values); err == nil {
-			taken = append(taken, LinkMatch{Start: start - 1, End: end - 1, URL: url, LinkifierID: id})
-		}
+		taken = append(taken, LinkMatch{Start: start - 1, End: end - 1, URL: c.template.Expand(values), LinkifierID: id})
 		// Resume on the last character of the link, which the next
 		// match's before-group may take only if it is a delimiter.
 		_, size := utf8.DecodeLastRuneInString(s[:end])

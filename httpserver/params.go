@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -213,4 +214,100 @@ func (p *params) IntList(name string) []int64 {
 
 func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
+}
+
+// OptionalString returns a plain string parameter, or nil when it is
+// absent.
+func (p *params) OptionalString(name string) *string {
+	v, ok := p.String(name)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// RequiredBool returns a JSON boolean parameter that must be present.
+func (p *params) RequiredBool(name string) bool {
+	if p.err != nil {
+		return false
+	}
+	if _, ok := p.lookup(name); !ok {
+		p.fail(chat.MissingArgument(name))
+		return false
+	}
+	return p.Bool(name, false)
+}
+
+// StringList returns a JSON array of strings; nil when absent.
+func (p *params) StringList(name string) []string {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, isString := e.(string)
+		if !isString {
+			p.fail(errorf("%s[%d] is not a string", name, i))
+			return nil
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Optional reads an optional parameter into dest, a pointer to a nil-able
+// request field, leaving the field nil when the parameter is absent:
+// **string is a plain string, **bool a JSON boolean, **int64 a JSON
+// integer, and **T for a T whose pointer is a json.Unmarshaler a
+// JSON-encoded value that T decodes ("Invalid {name}" when it refuses).
+func (p *params) Optional(name string, dest any) {
+	if p.err != nil {
+		return
+	}
+	switch d := dest.(type) {
+	case **string:
+		*d = p.OptionalString(name)
+	case **bool:
+		if _, ok := p.lookup(name); ok {
+			v := p.Bool(name, false)
+			*d = &v
+		}
+	case **int64:
+		v, ok := p.jsonValue(name)
+		if !ok {
+			return
+		}
+		n, isInt := asInt(v)
+		if !isInt {
+			p.fail(errorf("%s is not an integer", name))
+			return
+		}
+		*d = &n
+	default:
+		raw, ok := p.String(name)
+		if !ok {
+			return
+		}
+		if _, err := decodeStrictJSON(raw); err != nil {
+			p.fail(errorf("%s is not valid JSON", name))
+			return
+		}
+		field := reflect.ValueOf(dest).Elem() // the *T field
+		val := reflect.New(field.Type().Elem())
+		u, isUnmarshaler := val.Interface().(json.Unmarshaler)
+		if !isUnmarshaler {
+			panic(fmt.Sprintf("httpserver: parameter %s: unsupported destination %T", name, dest))
+		}
+		if err := u.UnmarshalJSON([]byte(raw)); err != nil {
+			p.fail(errorf("Invalid %s", name))
+			return
+		}
+		field.Set(val)
+	}
 }

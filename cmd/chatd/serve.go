@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/teamchat/chat"
@@ -30,16 +32,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	orgName := fs.String("org-name", "Chat", "name of the organization created on the first start")
 	ownerEmail := fs.String("owner-email", "owner@example.com", "email of the owner created on the first start")
 	ownerName := fs.String("owner-name", "Owner", "full name of the owner created on the first start")
+	videoProvider := fs.String("videocall-provider", "", "video-call provider: jitsi, or empty for none")
+	videoURL := fs.String("videocall-url", "", "meeting server URL of the jitsi video-call provider, such as https://meet.example.org")
+	authMethods := fs.String("auth-methods", "password,email", "comma-separated login methods reported by /server_settings; without password, password login is off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	videoCalls, err := videoCallProvider(*videoProvider, *videoURL)
+	if err != nil {
+		return err
+	}
+	methods, err := authenticationMethods(*authMethods)
+	if err != nil {
+		return err
+	}
 
 	store, err := sf.open()
 	if err != nil {
 		return err
 	}
-	svc := chat.New(store, chat.Config{Logger: logger})
+	svc := chat.New(store, chat.Config{Logger: logger, VideoCalls: videoCalls, AuthenticationMethods: methods})
 	defer svc.Close()
 
 	ln, err := net.Listen("tcp", *listen)
@@ -120,4 +133,39 @@ func defaultURL(addr string) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// videoCallProvider builds the provider that --videocall-provider names.
+func videoCallProvider(name, serverURL string) (chat.VideoCallProvider, error) {
+	switch name {
+	case "":
+		if serverURL != "" {
+			return nil, errors.New("--videocall-url needs --videocall-provider")
+		}
+		return nil, nil
+	case "jitsi":
+		j, err := chat.NewJitsiMeet(serverURL)
+		if err != nil {
+			return nil, fmt.Errorf("--videocall-url: %w", err)
+		}
+		return j, nil
+	}
+	return nil, fmt.Errorf("unknown --videocall-provider %q (want jitsi)", name)
+}
+
+// authenticationMethods parses --auth-methods.
+func authenticationMethods(list string) ([]string, error) {
+	out := []string{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(chat.AuthenticationMethodNames, name) {
+			return nil, fmt.Errorf("unknown --auth-methods entry %q (want some of %s)", name,
+				strings.Join(chat.AuthenticationMethodNames, ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }

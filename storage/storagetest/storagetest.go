@@ -65,6 +65,9 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Concurrent/Creates", s.testConcurrentCreates},
 		{"Concurrent/ReadModifyWrite", s.testConcurrentReadModifyWrite},
 		{"Close", s.testClose},
+		{"Realm/Settings", s.testRealmSettings},
+		{"Linkifiers", s.testLinkifiers},
+		{"RealmDomains", s.testRealmDomains},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

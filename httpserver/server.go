@@ -67,6 +67,8 @@ const (
 	// adminOnly endpoints need an administrator's API key; the role is
 	// checked before the parameters are read.
 	adminOnly
+	// ownerOnly endpoints need an owner's API key, checked likewise.
+	ownerOnly
 )
 
 // call is one request being served.
@@ -148,11 +150,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 			return
 		}
 		c.actor = actor
-		if ep.access == adminOnly {
-			if err := s.svc.RequireAdmin(c.ctx, actor); err != nil {
-				writeError(w, s.log, err)
-				return
-			}
+		switch ep.access {
+		case adminOnly:
+			err = s.svc.RequireAdmin(c.ctx, actor)
+		case ownerOnly:
+			err = s.svc.RequireOwner(c.ctx, actor)
+		}
+		if err != nil {
+			writeError(w, s.log, err)
+			return
 		}
 	}
 	p, err := parseParams(r)
@@ -216,4 +222,5 @@ func (s *Server) routes() {
 	s.profileRoutes()
 	s.eventRoutes()
 	s.channelRoutes()
+	s.realmRoutes()
 }

@@ -49,6 +49,7 @@ type state struct {
 
 	c        channelState
 	profiles profileState
+	admin    realmAdminState
 }
 
 // New returns an empty store.
@@ -62,6 +63,7 @@ func New() *Store {
 		realmUsers:  map[int64][]int64{},
 		c:           newChannelState(),
 		profiles:    newProfileState(),
+		admin:       newRealmAdminState(),
 	}}
 }
 

@@ -69,6 +69,9 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"ProfileValues", s.testProfileValues},
 		{"ProfileValues/Rollback", s.testProfileValuesRollback},
 		{"RealmEmoji", s.testRealmEmoji},
+		{"Realm/Settings", s.testRealmSettings},
+		{"Linkifiers", s.testLinkifiers},
+		{"RealmDomains", s.testRealmDomains},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

@@ -18,12 +18,14 @@ func (t *tx) exec(op, query string, args ...any) (sql.Result, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
+	t.queries.Add(1)
 	res, err := t.tx.ExecContext(t.ctx, query, args...)
 	return res, t.check(op, err)
 }
 
 // query runs a read statement and calls scan for each row.
 func (t *tx) query(op, query string, scan func(scanner) error, args ...any) error {
+	t.queries.Add(1)
 	rows, err := t.tx.QueryContext(t.ctx, query, args...)
 	if err != nil {
 		return t.check(op, err)
@@ -598,6 +600,7 @@ func (t *tx) DeleteMessages(ids []int64) error {
 
 func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 	var id sql.NullInt64
+	t.queries.Add(1)
 	err := t.tx.QueryRowContext(t.ctx, `SELECT min(id) FROM messages WHERE channel_id = ? AND recipient_type = 1`,
 		channelID).Scan(&id)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/teamchat/chat"
@@ -162,6 +163,7 @@ type tx struct {
 	ctx      context.Context
 	tx       *sql.Tx
 	cache    *usersCache
+	queries  *atomic.Int64
 	stmts    *stmts
 	txStmts  stmts // the statements of stmts bound to tx, made on first use
 	readOnly bool
@@ -170,7 +172,10 @@ type tx struct {
 	failed error
 }
 
+// stmt returns the prepared statement q bound to the transaction, and
+// counts one query: every use of a statement goes through here.
 func (t *tx) stmt(q query) *sql.Stmt {
+	t.queries.Add(1)
 	if st := t.txStmts[q]; st != nil {
 		return st
 	}

@@ -54,6 +54,22 @@ type Config struct {
 	// Events receives the events of committed operations. Nil discards
 	// them.
 	Events EventSink
+	// MaxUploadMiB is the largest file, in mebibytes, that an upload may
+	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
+	MaxUploadMiB int
+	// Blobs stores the bytes of uploaded files. Nil means in memory, lost
+	// when the program ends; servers use the storage/blobfs package.
+	Blobs BlobStore
+	// UploadURLKey signs the temporary download URLs of uploads. Empty
+	// means a random key, so URLs from before a restart stop working
+	// (they only last TemporaryURLValidity anyway); set it when several
+	// processes serve the same uploads.
+	UploadURLKey []byte
+	// PushRelay sends push notifications to mobile devices. Nil disables
+	// push: server_settings reports push_notifications_enabled false and
+	// devices cannot register for end-to-end-encrypted push. The
+	// pushrelay package provides the HTTP client.
+	PushRelay PushRelay
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -61,6 +77,12 @@ type Config struct {
 type Service struct {
 	store Store
 	cfg   Config
+	// readMessage decides whether a user can read a message, for access to
+	// the files messages link. The messages code sets it; while it is nil,
+	// a file is readable by its uploader only.
+	readMessage MessageReadChecker
+	// tusLocks serialises the writes to each resumable upload.
+	tusLocks keyedMutex
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -86,6 +108,17 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.Events == nil {
 		cfg.Events = discardEvents{}
+	}
+	if cfg.MaxUploadMiB <= 0 {
+		cfg.MaxUploadMiB = DefaultMaxUploadMiB
+	}
+	if cfg.Blobs == nil {
+		cfg.Blobs = newMemBlobs(cfg.Now)
+	}
+	if len(cfg.UploadURLKey) == 0 {
+		cfg.UploadURLKey = make([]byte, 32)
+		rand.Read(cfg.UploadURLKey) // never fails
+
 	}
 	return &Service{store: store, cfg: cfg}
 }
@@ -138,6 +171,8 @@ type Store interface {
 type Tx interface {
 	RealmTx
 	UserTx
+	AttachmentTx
+	PushTx
 }
 
 // RealmTx stores organizations.

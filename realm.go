@@ -278,6 +278,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		ZulipMergeBase:                s.cfg.ServiceVersion,
 		EmailAuthEnabled:              true,
 		RequireEmailFormatUsernames:   true,
+		PushNotificationsEnabled:      s.cfg.PushRelay != nil,
 	}
 	err := s.view(ctx, func(tx Tx) error {
 		realms, err := tx.Realms()

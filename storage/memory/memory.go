@@ -46,6 +46,9 @@ type state struct {
 	userByKey   map[string]int64
 	// realmUsers lists each realm's user IDs in increasing order.
 	realmUsers map[int64][]int64
+
+	uploads uploadState
+	push    pushState
 }
 
 // New returns an empty store.
@@ -57,6 +60,8 @@ func New() *Store {
 		userByEmail: map[emailIndexKey]int64{},
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
+		uploads:     newUploadState(),
+		push:        newPushState(),
 	}}
 }
 

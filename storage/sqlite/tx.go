@@ -28,11 +28,25 @@ const (
 	qUsersIDs
 	qUsersByRole
 	qBotsOwnedBy
+	// Uploads and push.
+	qAttachmentByPath
+	qUploadSpaceUsed
+	qAttachmentMessages
+	qPushTokens
+	qDevice
+	qDevices
 
 	qCreateRealm
 	qUpdateRealm
 	qCreateUser
 	qUpdateUser
+	// Uploads and push.
+	qCreateAttachment
+	qLinkAttachment
+	qAddPushToken
+	qCreateDevice
+	qUpdateDevice
+	qDeleteDevice
 
 	numQueries
 	firstWrite = qCreateRealm
@@ -65,6 +79,13 @@ var queries = [numQueries]string{
 	// Like the memory store: the bots of the owner's organization.
 	qBotsOwnedBy: selectUser + `WHERE bot_owner_id = ?1 AND bot_type <> 0
 		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = ?1) ORDER BY id`,
+	// Uploads and push.
+	qAttachmentByPath:   selectAttachment + `WHERE path_id = ? AND realm_id = ?`,
+	qUploadSpaceUsed:    `SELECT coalesce(sum(size), 0) FROM attachments WHERE realm_id = ?`,
+	qAttachmentMessages: `SELECT message_id FROM attachment_messages WHERE attachment_id = ? ORDER BY message_id`,
+	qPushTokens:         `SELECT user_id, kind, token, app_id, create_time FROM push_tokens WHERE user_id = ? ORDER BY rowid`,
+	qDevice:             selectDevice + `WHERE id = ?`,
+	qDevices:            selectDevice + `WHERE user_id = ? ORDER BY id`,
 
 	qCreateRealm: `INSERT INTO realms (name, description, host, url, deactivated, date_created,
 		default_email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -77,6 +98,17 @@ var queries = [numQueries]string{
 		bot_type = ?, bot_owner_id = ?, date_joined = ?, last_login = ?, is_imported_stub = ?, timezone = ?,
 		avatar_source = ?, avatar_version = ?, api_key = ?, password_hash = ?, email_visibility = ?
 		WHERE id = ? AND realm_id = ?`,
+	// Uploads and push.
+	qCreateAttachment: `INSERT INTO attachments (realm_id, owner_id, path_id, name, size, content_type,
+		create_time) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	qLinkAttachment: `INSERT INTO attachment_messages (attachment_id, message_id) VALUES (?, ?)
+		ON CONFLICT DO NOTHING`,
+	qAddPushToken: `INSERT INTO push_tokens (user_id, kind, token, app_id, create_time) VALUES (?, ?, ?, ?, ?)`,
+	qCreateDevice: `INSERT INTO devices (user_id, realm_id, push_key, push_key_id, token_kind, token_id,
+		bouncer_public_key, encrypted_push_registration, create_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateDevice: `UPDATE devices SET user_id = ?, realm_id = ?, push_key = ?, push_key_id = ?, token_kind = ?,
+		token_id = ?, bouncer_public_key = ?, encrypted_push_registration = ?, create_time = ? WHERE id = ?`,
+	qDeleteDevice: `DELETE FROM devices WHERE id = ?`,
 }
 
 // errMoveUser is returned by UpdateUser for a user whose RealmID changed, as

@@ -65,6 +65,9 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Concurrent/Creates", s.testConcurrentCreates},
 		{"Concurrent/ReadModifyWrite", s.testConcurrentReadModifyWrite},
 		{"Close", s.testClose},
+		{"Attachments", s.testAttachments},
+		{"PushTokens", s.testPushTokens},
+		{"Devices", s.testDevices},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

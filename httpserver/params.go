@@ -214,3 +214,58 @@ func (p *params) IntList(name string) []int64 {
 func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
 }
+
+// Int returns a JSON integer parameter; ok is false when it is absent (or
+// after a decoding error).
+func (p *params) Int(name string) (n int64, ok bool) {
+	v, present := p.jsonValue(name)
+	if !present {
+		return 0, false
+	}
+	n, isInt := asInt(v)
+	if !isInt {
+		p.fail(errorf("%s is not an integer", name))
+		return 0, false
+	}
+	return n, true
+}
+
+// RequiredInt returns a JSON integer parameter that must be present.
+func (p *params) RequiredInt(name string) int64 {
+	if p.err != nil {
+		return 0
+	}
+	if _, present := p.lookup(name); !present {
+		p.fail(chat.MissingArgument(name))
+		return 0
+	}
+	n, _ := p.Int(name)
+	return n
+}
+
+// Uint32 returns a JSON integer parameter in the range of an unsigned
+// 32-bit integer; nil when it is absent.
+func (p *params) Uint32(name string) *uint32 {
+	n, ok := p.Int(name)
+	switch {
+	case !ok:
+		return nil
+	case n < 0:
+		p.fail(errorf("%s is too small", name))
+		return nil
+	case n > 1<<32-1:
+		p.fail(errorf("%s is too large", name))
+		return nil
+	}
+	u := uint32(n)
+	return &u
+}
+
+// OptionalString returns a plain string parameter, nil when absent.
+func (p *params) OptionalString(name string) *string {
+	v, ok := p.String(name)
+	if !ok {
+		return nil
+	}
+	return &v
+}

@@ -62,6 +62,8 @@ const (
 	// adminOnly endpoints need an administrator's API key; the role is
 	// checked before the parameters are read.
 	adminOnly
+	// humanOnly endpoints refuse bots, before reading the parameters.
+	humanOnly
 )
 
 // call is one request being served.
@@ -128,11 +130,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 			return
 		}
 		c.actor = actor
-		if ep.access == adminOnly {
-			if err := s.svc.RequireAdmin(c.ctx, actor); err != nil {
-				writeError(w, s.log, err)
-				return
-			}
+		switch ep.access {
+		case adminOnly:
+			err = s.svc.RequireAdmin(c.ctx, actor)
+		case humanOnly:
+			err = s.svc.RequireHuman(c.ctx, actor)
+		}
+		if err != nil {
+			writeError(w, s.log, err)
+			return
 		}
 	}
 	p, err := parseParams(r)
@@ -192,4 +198,6 @@ func (s *Server) routes() {
 	s.handle("/users/{user_id}/reactivate", map[string]endpoint{
 		http.MethodPost: {authenticated, s.reactivateUser},
 	})
+	s.uploadRoutes()
+	s.pushRoutes()
 }

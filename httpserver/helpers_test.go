@@ -63,13 +63,24 @@ func newEnv(t *testing.T) *env {
 
 func newEnvWithStore(t *testing.T, store chat.Store) *env {
 	t.Helper()
+	return newEnvWithConfig(t, store, nil)
+}
+
+// newEnvWithConfig is newEnvWithStore with the Config changed by configure
+// (when not nil) before the Service is built.
+func newEnvWithConfig(t *testing.T, store chat.Store, configure func(*chat.Config)) *env {
+	t.Helper()
 	logs := &bytes.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	svc := chat.New(store, chat.Config{
+	cfg := chat.Config{
 		Now:          func() time.Time { return joined },
 		PasswordCost: bcrypt.MinCost,
 		Logger:       logger,
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	svc := chat.New(store, cfg)
 	t.Cleanup(func() { svc.Close() })
 	e := &env{t: t, svc: svc, h: httpserver.New(svc, httpserver.Options{Logger: logger}), log: logs}
 	ctx := context.Background()

@@ -137,7 +137,7 @@ var (
 	ErrFileNotFound      = &Error{Code: CodeNotFound, Msg: "This file does not exist or has been deleted."}
 	ErrInvalidFileToken  = &Error{Code: CodeBadRequest, Msg: "Invalid token"}
 	ErrInvalidFileName   = &Error{Code: CodeBadRequest, Msg: "Invalid filename"}
-	ErrUploadSizeDefered = &Error{Code: CodeBadRequest, Msg: "SizeIsDeferred is not supported"}
+	ErrUploadSizeDeferred = &Error{Code: CodeBadRequest, Msg: "SizeIsDeferred is not supported"}
 )
 
 // FileTooLargeError returns the error for a file over the limit of limitMiB

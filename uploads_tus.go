@@ -58,7 +58,7 @@ func tusInfoKey(id string) string { return "tus/" + id }
 // mode for the stored path; "uploaded-file" without one) and "filetype"
 // gives its content type. An upload of length 0 is complete at once.
 //
-// Errors: the actor errors; ErrUploadSizeDefered when the length is not
+// Errors: the actor errors; ErrUploadSizeDeferred when the length is not
 // known (length < 0); FileTooLargeError over the limit; internal errors.
 func (s *Service) CreateResumableUpload(ctx context.Context, actor, length int64, metadata map[string]string) (ResumableUpload, error) {
 	var realmID int64
@@ -71,7 +71,7 @@ func (s *Service) CreateResumableUpload(ctx context.Context, actor, length int64
 		return ResumableUpload{}, err
 	}
 	if length < 0 {
-		return ResumableUpload{}, ErrUploadSizeDefered
+		return ResumableUpload{}, ErrUploadSizeDeferred
 	}
 	if length > s.maxUploadBytes() {
 		return ResumableUpload{}, FileTooLargeError(s.cfg.MaxUploadMiB)

@@ -53,7 +53,7 @@ func tusStatus(err error) (int, bool) {
 		return http.StatusConflict, true
 	case errors.Is(err, chat.ErrUploadTooLong):
 		return http.StatusRequestEntityTooLarge, true
-	case errors.Is(err, chat.ErrUploadSizeDefered):
+	case errors.Is(err, chat.ErrUploadSizeDeferred):
 		return http.StatusLengthRequired, true
 	case strings.HasPrefix(e.Msg, "File is larger than"):
 		return http.StatusRequestEntityTooLarge, true

@@ -32,14 +32,25 @@ func (s *Server) uploadRoutes() {
 	s.handle("/user_uploads/{realm_id}/{path...}", map[string]endpoint{
 		http.MethodGet: {authenticated, s.temporaryUploadURL},
 	})
-	s.mux.HandleFunc("GET /user_uploads/{realm_id}/{path...}", func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc("/user_uploads/{realm_id}/{path...}", getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, false)
-	})
-	s.mux.HandleFunc("GET /user_uploads/download/{realm_id}/{path...}", func(w http.ResponseWriter, r *http.Request) {
+	}))
+	s.mux.HandleFunc("/user_uploads/download/{realm_id}/{path...}", getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, true)
-	})
-	s.mux.HandleFunc("GET /user_uploads/temporary/{token}/{filename}", s.temporaryDownload)
+	}))
+	s.mux.HandleFunc("/user_uploads/temporary/{token}/{filename}", getOnly(s.temporaryDownload))
 	s.tusRoutes()
+}
+
+// getOnly answers methods other than GET and HEAD with the JSON 405.
+func getOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeMethodNotAllowed(w, []string{http.MethodGet, http.MethodHead})
+			return
+		}
+		h(w, r)
+	}
 }
 
 // maxUploadFieldBytes bounds the non-file parts of an upload body, which are
@@ -100,6 +111,7 @@ func (s *Server) streamUpload(r *http.Request, actor int64) (chat.UploadResult, 
 	var (
 		staged     *chat.StagedUpload
 		fieldBytes int64
+		sawPart    bool
 	)
 	defer func() {
 		if staged != nil {
@@ -108,12 +120,14 @@ func (s *Server) streamUpload(r *http.Request, actor int64) (chat.UploadResult, 
 	}()
 	for {
 		part, err := mr.NextPart()
-		if err == io.EOF {
+		// An empty body has no parts, not even the final boundary.
+		if err == io.EOF || !sawPart && errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return chat.UploadResult{}, nil, &bodyReadError{err}
 		}
+		sawPart = true
 		if part.FileName() == "" {
 			// A form field: read it away within the limit of all fields.
 			ignored = append(ignored, part.FormName())

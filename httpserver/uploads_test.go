@@ -230,6 +230,9 @@ func TestUploadErrors(t *testing.T) {
 		http.StatusBadRequest, chat.CodeBadRequest, "You must specify a file to upload")
 	e.expectError(e.call(http.MethodPost, "/user_uploads", &e.member, form("a", "b")),
 		http.StatusBadRequest, chat.CodeBadRequest, "You must specify a file to upload")
+	empty := e.uploadRequest(&e.member)
+	empty.Body = io.NopCloser(strings.NewReader(""))
+	e.expectError(e.do(empty), http.StatusBadRequest, chat.CodeBadRequest, "You must specify a file to upload")
 	e.expectError(e.do(e.uploadRequest(&e.member, file("a.txt", []byte("a")), file("b.txt", []byte("b")))),
 		http.StatusBadRequest, chat.CodeBadRequest, "You may only upload one file at a time")
 	if files := e.blobFiles(); len(files) != 0 {
@@ -262,10 +265,8 @@ func TestDownloadAccess(t *testing.T) {
 	for _, who := range []*account{&e.owner, &e.admin, &e.moderator, &e.guest, &e.bot} {
 		e.expectNotFound(e.fetch(url, who), who.email)
 		e.expectNotFound(e.fetch(strings.Replace(url, "/user_uploads/", "/user_uploads/download/", 1), who), who.email)
-		res := e.call(http.MethodGet, strings.TrimPrefix(url, ""), who, nil)
-		if res.status != http.StatusNotFound {
-			t.Errorf("API form for %s: %d %s", who.email, res.status, res.raw)
-		}
+		e.expectError(e.call(http.MethodGet, url, who, nil), http.StatusNotFound, chat.CodeNotFound,
+			"This file does not exist or has been deleted.")
 	}
 	// Unknown files, bad paths, traversal.
 	for _, path := range []string{
@@ -279,6 +280,19 @@ func TestDownloadAccess(t *testing.T) {
 	if w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") == "" {
 		t.Errorf("anonymous download: %d %v", w.Code, w.Header())
 	}
+	// HEAD, and other methods.
+	r := httptest.NewRequest(http.MethodHead, "http://"+host+url, nil)
+	r.SetBasicAuth(e.member.email, e.member.key)
+	w = httptest.NewRecorder()
+	e.h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK || w.Header().Get("Content-Length") != fmt.Sprint(len(data)) || w.Body.Len() != 0 {
+		t.Errorf("HEAD: %d %v %q", w.Code, w.Header(), w.Body.String())
+	}
+	r = httptest.NewRequest(http.MethodDelete, "http://"+host+url, nil)
+	r.SetBasicAuth(e.member.email, e.member.key)
+	res := e.do(r)
+	e.expect(res, http.StatusMethodNotAllowed, map[string]any{"result": "error", "msg": "Method Not Allowed",
+		"allowed_methods": []any{"GET", "HEAD"}})
 	// Ranges.
 	w = e.fetch(url, &e.member, "Range", "bytes=7-")
 	if w.Code != http.StatusPartialContent || w.Body.String() != "plans" {

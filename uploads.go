@@ -133,7 +133,6 @@ type MessageReadChecker func(tx Tx, user *UserRecord, messageID int64) (bool, er
 var (
 	ErrNoFileToUpload     = &Error{Code: CodeBadRequest, Msg: "You must specify a file to upload"}
 	ErrOneFileAtATime     = &Error{Code: CodeBadRequest, Msg: "You may only upload one file at a time"}
-	ErrUploadQuota        = &Error{Code: CodeRealmUploadQuota, Msg: "Upload would exceed your organization's upload quota."}
 	ErrFileNotFound       = &Error{Code: CodeNotFound, Msg: "This file does not exist or has been deleted."}
 	ErrInvalidFileToken   = &Error{Code: CodeBadRequest, Msg: "Invalid token"}
 	ErrInvalidFileName    = &Error{Code: CodeBadRequest, Msg: "Invalid filename"}

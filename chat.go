@@ -51,8 +51,12 @@ type Config struct {
 	FakeEmailDomain string
 	// Logger receives internal errors. Nil means slog.Default().
 	Logger *slog.Logger
-	// Events receives the events of committed operations. Nil discards
-	// them.
+	// Hub holds the event queues of clients (POST /register). Nil means a
+	// new Hub with default options, closed with the Service.
+	Hub *Hub
+	// Events receives the events of committed operations. Nil means Hub;
+	// a server sharing its database with other processes wraps Hub in a
+	// sink that also tells them.
 	Events EventSink
 	// MaxUploadMiB is the largest file, in mebibytes, that an upload may
 	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
@@ -70,6 +74,13 @@ type Config struct {
 	// devices cannot register for end-to-end-encrypted push. The
 	// pushrelay package provides the HTTP client.
 	PushRelay PushRelay
+	// WebPublicChannels lets organization owners create web-public
+	// channels. False means "Web-public channels are not enabled."
+	WebPublicChannels bool
+	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
+	// deleting batches before it answers complete: false. Zero means 50
+	// seconds, as the reference server.
+	DeleteTopicTimeBudget time.Duration
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -77,6 +88,9 @@ type Config struct {
 type Service struct {
 	store Store
 	cfg   Config
+	hub   *Hub
+	// ownHub says the hub was made by New, so Close closes it.
+	ownHub bool
 	// readMessage decides whether a user can read a message, for access to
 	// the files messages link. The messages code sets it; while it is nil,
 	// a file is readable by its uploader only.
@@ -106,9 +120,6 @@ func New(store Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Events == nil {
-		cfg.Events = discardEvents{}
-	}
 	if cfg.MaxUploadMiB <= 0 {
 		cfg.MaxUploadMiB = DefaultMaxUploadMiB
 	}
@@ -118,13 +129,29 @@ func New(store Store, cfg Config) *Service {
 	if len(cfg.UploadURLKey) == 0 {
 		cfg.UploadURLKey = make([]byte, 32)
 		rand.Read(cfg.UploadURLKey) // never fails
-
 	}
-	return &Service{store: store, cfg: cfg}
+	if cfg.DeleteTopicTimeBudget == 0 {
+		cfg.DeleteTopicTimeBudget = 50 * time.Second
+	}
+	s := &Service{store: store}
+	if s.hub = cfg.Hub; s.hub == nil {
+		s.hub = NewHub(HubOptions{Now: cfg.Now})
+		s.ownHub = true
+	}
+	if cfg.Events == nil {
+		cfg.Events = s.hub
+	}
+	s.cfg = cfg
+	return s
 }
 
-// Close closes the underlying store.
-func (s *Service) Close() error { return s.store.Close() }
+// Close closes the event hub it made and the underlying store.
+func (s *Service) Close() error {
+	if s.ownHub {
+		s.hub.Close()
+	}
+	return s.store.Close()
+}
 
 // now returns the current time, in UTC and without monotonic reading, so that
 // values round-trip through every backend unchanged.
@@ -171,6 +198,11 @@ type Store interface {
 type Tx interface {
 	RealmTx
 	UserTx
+	GroupTx
+	ChannelTx
+	FolderTx
+	UserTopicTx
+	MessageTx
 	AttachmentTx
 	PushTx
 }

@@ -20,11 +20,6 @@ type EventSink interface {
 	Publish(ctx context.Context, events []Event)
 }
 
-// discardEvents is the EventSink of a Service configured without one.
-type discardEvents struct{}
-
-func (discardEvents) Publish(context.Context, []Event) {}
-
 // updateWithEvents runs fn in a read-write transaction, like update, and
 // publishes the events fn emitted once the transaction has committed; a
 // failed transaction publishes nothing.

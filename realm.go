@@ -30,6 +30,12 @@ type Realm struct {
 	DateCreated time.Time
 	// DefaultEmailVisibility is given to new users.
 	DefaultEmailVisibility EmailVisibility
+	// The organization's channels for announcements and moderation
+	// requests; zero for none (see SetRealmChannels).
+	NewStreamAnnouncementsStreamID   int64
+	SignupAnnouncementsStreamID      int64
+	ZulipUpdateAnnouncementsStreamID int64
+	ModerationRequestChannelID       int64
 }
 
 // ErrServerSettingsSubdomain answers GET /server_settings at a host that
@@ -159,6 +165,9 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 		if err := tx.CreateRealm(&realm); errors.Is(err, ErrExists) {
 			return errorf("An organization with host %s already exists", req.Host)
 		} else if err != nil {
+			return err
+		}
+		if err := createSystemGroups(tx, realm); err != nil {
 			return err
 		}
 		u, err := s.provisionUser(tx, realm, NewUser{

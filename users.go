@@ -159,7 +159,11 @@ func (u User) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil), nil }
 // AppendJSON appends the wire form of the user to b. It writes the object
 // directly, without reflection, because user lists are the largest answers
 // the service gives.
-func (u *User) AppendJSON(b []byte) []byte {
+func (u *User) AppendJSON(b []byte) []byte { return u.appendJSON(b, true) }
+
+// appendJSON appends the wire form, without is_active when withActive is
+// false (lists whose name says it, such as realm_non_active_users).
+func (u *User) appendJSON(b []byte, withActive bool) []byte {
 	b = append(b, `{"user_id":`...)
 	b = strconv.AppendInt(b, u.UserID, 10)
 	b = append(b, `,"delivery_email":`...)
@@ -174,8 +178,11 @@ func (u *User) AppendJSON(b []byte) []byte {
 	b = appendJSONString(b, u.FullName)
 	b = append(b, `,"date_joined":"`...)
 	b = u.DateJoined.UTC().AppendFormat(b, dateJoinedLayout)
-	b = append(b, `","is_active":`...)
-	b = strconv.AppendBool(b, u.IsActive)
+	b = append(b, '"')
+	if withActive {
+		b = append(b, `,"is_active":`...)
+		b = strconv.AppendBool(b, u.IsActive)
+	}
 	b = append(b, `,"is_owner":`...)
 	b = strconv.AppendBool(b, u.IsOwner)
 	b = append(b, `,"is_admin":`...)

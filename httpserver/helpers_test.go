@@ -63,12 +63,12 @@ func newEnv(t *testing.T) *env {
 
 func newEnvWithStore(t *testing.T, store chat.Store) *env {
 	t.Helper()
-	return newEnvWithConfig(t, store, nil)
+	return newEnvWith(t, store, nil)
 }
 
-// newEnvWithConfig is newEnvWithStore with the Config changed by configure
-// (when not nil) before the Service is built.
-func newEnvWithConfig(t *testing.T, store chat.Store, configure func(*chat.Config)) *env {
+// newEnvWith builds the env over store; configure, when not nil, changes
+// the service's Config before the service is made.
+func newEnvWith(t *testing.T, store chat.Store, configure func(*chat.Config)) *env {
 	t.Helper()
 	logs := &bytes.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))

@@ -121,10 +121,11 @@ func (p *params) Ignored() []string {
 
 // String returns a plain string parameter, taken verbatim.
 func (p *params) String(name string) (string, bool) {
+	v, ok := p.lookup(name)
 	if p.err != nil {
 		return "", false
 	}
-	return p.lookup(name)
+	return v, ok
 }
 
 // RequiredString returns a plain string parameter that must be present.
@@ -215,11 +216,29 @@ func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Int returns a JSON integer parameter; ok is false when it is absent (or
-// after a decoding error).
-func (p *params) Int(name string) (n int64, ok bool) {
-	v, present := p.jsonValue(name)
-	if !present {
+// Decode reads a JSON-encoded parameter and passes its text to decode (a
+// parser of package chat, whose errors carry the exact texts). It reports
+// whether the parameter was present and decoded.
+func (p *params) Decode(name string, decode func([]byte) error) bool {
+	raw, ok := p.String(name)
+	if !ok {
+		return false
+	}
+	if _, err := decodeStrictJSON(raw); err != nil {
+		p.fail(errorf("%s is not valid JSON", name))
+		return false
+	}
+	if err := decode([]byte(raw)); err != nil {
+		p.fail(err)
+		return false
+	}
+	return true
+}
+
+// Int returns a JSON integer parameter and whether it was present.
+func (p *params) Int(name string) (int64, bool) {
+	v, ok := p.jsonValue(name)
+	if !ok {
 		return 0, false
 	}
 	n, isInt := asInt(v)
@@ -232,15 +251,115 @@ func (p *params) Int(name string) (n int64, ok bool) {
 
 // RequiredInt returns a JSON integer parameter that must be present.
 func (p *params) RequiredInt(name string) int64 {
-	if p.err != nil {
-		return 0
-	}
-	if _, present := p.lookup(name); !present {
+	n, ok := p.Int(name)
+	if !ok && p.err == nil {
 		p.fail(chat.MissingArgument(name))
-		return 0
 	}
-	n, _ := p.Int(name)
 	return n
+}
+
+// StringList returns a JSON array of strings; nil when absent or null.
+func (p *params) StringList(name string) []string {
+	v, ok := p.jsonValue(name)
+	if !ok || v == nil {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, isString := e.(string)
+		if !isString {
+			p.fail(errorf("%s[%d] is not a string", name, i))
+			return nil
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// BoolPtr returns a JSON boolean parameter, nil when absent.
+func (p *params) BoolPtr(name string) *bool {
+	if _, ok := p.peek(name); !ok {
+		p.read[name] = true
+		return nil
+	}
+	b := p.Bool(name, false)
+	return &b
+}
+
+// peek returns the raw value of name without marking it read.
+func (p *params) peek(name string) (string, bool) {
+	if vs, ok := p.body[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	if vs, ok := p.query[name]; ok && len(vs) > 0 {
+		return vs[len(vs)-1], true
+	}
+	return "", false
+}
+
+// BoolObject decodes a JSON object whose values are booleans into the
+// fields of dst (a pointer to a struct with json tags). Keys that dst does
+// not know are ignored, so that newer clients keep working.
+func (p *params) BoolObject(name string, dst any) {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		p.fail(errorf("%s is not a dict", name))
+		return
+	}
+	for key, val := range obj {
+		if _, isBool := val.(bool); !isBool {
+			p.fail(errorf("%s[%s] is not a boolean", name, strconv.Quote(key)))
+			return
+		}
+	}
+	raw, _ := p.peek(name)
+	if err := json.Unmarshal([]byte(raw), dst); err != nil {
+		p.fail(errorf("%s is not valid JSON", name))
+	}
+}
+
+// PairList returns a JSON array of two-string arrays, such as an event
+// queue's narrow.
+func (p *params) PairList(name string) [][2]string {
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		p.fail(errorf("%s is not a list", name))
+		return nil
+	}
+	out := make([][2]string, len(list))
+	for i, e := range list {
+		pair, isList := e.([]any)
+		if !isList {
+			p.fail(errorf("%s[%d] is not a list", name, i))
+			return nil
+		}
+		if len(pair) != 2 {
+			p.fail(errorf("%s[%d] should have exactly 2 items", name, i))
+			return nil
+		}
+		for j, s := range pair {
+			str, isString := s.(string)
+			if !isString {
+				p.fail(errorf("%s[%d][%d] is not a string", name, i, j))
+				return nil
+			}
+			out[i][j] = str
+		}
+	}
+	return out
 }
 
 // Uint32 returns a JSON integer parameter in the range of an unsigned

@@ -81,7 +81,7 @@ func newPushEnv(t *testing.T) (*env, *relay) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnvWithConfig(t, memory.New(), func(c *chat.Config) { c.PushRelay = client }), rl
+	return newEnvWith(t, memory.New(), func(c *chat.Config) { c.PushRelay = client }), rl
 }
 
 // pushKey is a device's push key: 0x31 then 32 key bytes.

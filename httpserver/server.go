@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/teamchat/chat"
@@ -26,18 +27,22 @@ type Options struct {
 	// Logger receives internal errors and recovered panics. Nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// RateLimits are the request budgets; the zero value sets none.
+	// chatd uses DefaultRateLimits.
+	RateLimits RateLimits
 }
 
 // Server is an http.Handler for the API of one chat.Service.
 type Server struct {
-	svc *chat.Service
-	log *slog.Logger
-	mux *http.ServeMux
+	svc    *chat.Service
+	log    *slog.Logger
+	mux    *http.ServeMux
+	limits rateLimiters
 }
 
 // New returns a Server for svc.
 func New(svc *chat.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux()}
+	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux(), limits: newRateLimiters(opts.RateLimits)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -70,6 +75,7 @@ const (
 type call struct {
 	ctx   context.Context
 	r     *http.Request
+	w     http.ResponseWriter
 	actor int64
 	p     *params
 }
@@ -122,25 +128,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 			writeError(w, s.log, internalError)
 		}
 	}()
-	c := &call{ctx: r.Context(), r: r}
-	if ep.access != public {
-		actor, err := s.authenticate(r)
-		if err != nil {
-			writeError(w, s.log, err)
-			return
-		}
-		c.actor = actor
-		switch ep.access {
-		case adminOnly:
-			err = s.svc.RequireAdmin(c.ctx, actor)
-		case humanOnly:
-			err = s.svc.RequireHuman(c.ctx, actor)
-		}
-		if err != nil {
-			writeError(w, s.log, err)
-			return
-		}
+	c := &call{ctx: r.Context(), r: r, w: w}
+	actor, err := s.admit(w, r, ep.access)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
 	}
+	c.actor = actor
 	p, err := parseParams(r)
 	if err != nil {
 		writeError(w, s.log, err)
@@ -153,6 +147,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		return
 	}
 	writeSuccess(w, s.log, data, p.Ignored())
+}
+
+// admit authenticates r as the access level requires, charges the rate
+// limits and checks the role; it returns the actor (0 for public access).
+// Every route goes through it, those with their own body handling
+// (uploads, tus) included.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64, error) {
+	if a == public {
+		return 0, charge(s.limits.ip, clientIP(r), w)
+	}
+	actor, err := s.authenticate(r)
+	if err != nil {
+		// Failed authentications spend the address's budget, which
+		// bounds how fast keys can be guessed.
+		if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
+			err = limitErr
+		}
+		return 0, err
+	}
+	if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
+		return 0, err
+	}
+	switch a {
+	case adminOnly:
+		err = s.svc.RequireAdmin(r.Context(), actor)
+	case humanOnly:
+		err = s.svc.RequireHuman(r.Context(), actor)
+	}
+	return actor, err
 }
 
 // authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4).
@@ -198,6 +221,8 @@ func (s *Server) routes() {
 	s.handle("/users/{user_id}/reactivate", map[string]endpoint{
 		http.MethodPost: {authenticated, s.reactivateUser},
 	})
+	s.eventRoutes()
+	s.channelRoutes()
 	s.uploadRoutes()
 	s.pushRoutes()
 }

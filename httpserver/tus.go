@@ -84,7 +84,7 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 		tusError(w, http.StatusPreconditionFailed, "Unsupported version")
 		return
 	}
-	actor, err := s.authenticate(r)
+	actor, err := s.admit(w, r, authenticated)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

@@ -79,7 +79,7 @@ func (b bodyReader) Read(p []byte) (int, error) {
 // to the blob store part by part; other parts are read and reported as
 // ignored parameters.
 func (s *Server) postUpload(w http.ResponseWriter, r *http.Request) {
-	actor, err := s.authenticate(r)
+	actor, err := s.admit(w, r, authenticated)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -188,7 +188,7 @@ func (s *Server) temporaryUploadURL(c *call) (fields, error) {
 // GET /user_uploads/{realm_id}/{path} and /user_uploads/download/...:
 // the bytes, to a user allowed to read them (Basic credentials).
 func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload bool) {
-	actor, err := s.authenticate(r)
+	actor, err := s.admit(w, r, authenticated)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -209,6 +209,10 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload 
 
 // GET /user_uploads/temporary/{token}/{filename}
 func (s *Server) temporaryDownload(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.admit(w, r, public); err != nil {
+		writeError(w, s.log, err)
+		return
+	}
 	a, blob, err := s.svc.OpenTemporaryUpload(r.Context(), r.PathValue("token"), r.PathValue("filename"))
 	if err != nil {
 		writeFileError(w, s, err)

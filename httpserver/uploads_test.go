@@ -41,7 +41,7 @@ func newUploadEnv(t *testing.T, maxMiB int) *uploadEnv {
 		t.Fatal(err)
 	}
 	now := joined
-	e := newEnvWithConfig(t, memory.New(), func(c *chat.Config) {
+	e := newEnvWith(t, memory.New(), func(c *chat.Config) {
 		c.MaxUploadMiB = maxMiB
 		c.Blobs = blobs
 		c.Now = func() time.Time { return now }
@@ -364,7 +364,7 @@ func TestTemporaryURL(t *testing.T) {
 
 func TestUploadEvent(t *testing.T) {
 	sink := &recordingSink{}
-	e := newEnvWithConfig(t, memory.New(), func(c *chat.Config) { c.Events = sink })
+	e := newEnvWith(t, memory.New(), func(c *chat.Config) { c.Events = sink })
 	ue := &uploadEnv{env: e}
 	url := ue.upload(&e.member, "a b.txt", []byte("12345"))
 	if len(sink.events) != 1 {
@@ -388,4 +388,20 @@ type recordingSink struct{ events []chat.Event }
 
 func (s *recordingSink) Publish(_ context.Context, events []chat.Event) {
 	s.events = append(s.events, events...)
+}
+
+func TestUploadRoutesAreRateLimited(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	e.h = httpserver.New(e.svc, httpserver.Options{RateLimits: httpserver.RateLimits{PerUser: 2}})
+	url := e.upload(&e.member, "a.txt", []byte("a"))
+	if w := e.fetch(url, &e.member); w.Code != http.StatusOK || w.Header().Get("X-RateLimit-Remaining") != "0" {
+		t.Errorf("download: %d %v", w.Code, w.Header())
+	}
+	res := e.do(e.uploadRequest(&e.member, file("b.txt", []byte("b"))))
+	if res.status != http.StatusTooManyRequests || res.body["code"] != "RATE_LIMIT_HIT" {
+		t.Errorf("third request: %d %s", res.status, res.raw)
+	}
+	if w := e.tusRequest(http.MethodPost, "", &e.member, nil, "Upload-Length", "1"); w.Code != http.StatusTooManyRequests {
+		t.Errorf("tus over the limit: %d", w.Code)
+	}
 }

@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/teamchat/chat"
 )
@@ -110,9 +111,18 @@ func (s *Server) fetchAPIKey(c *call) (fields, error) {
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}
+	// Attempts are counted per username, so that one account's password
+	// cannot be guessed from many addresses; a success clears the count.
+	attempts := strings.ToLower(strings.TrimSpace(username))
+	if err := charge(s.limits.login, attempts, c.w); err != nil {
+		return nil, err
+	}
 	res, err := s.svc.FetchAPIKey(c.ctx, c.r.Host, username, password)
 	if err != nil {
 		return nil, err
+	}
+	if s.limits.login != nil {
+		s.limits.login.clear(attempts)
 	}
 	return fields{{"api_key", res.APIKey}, {"email", res.Email}, {"user_id", res.UserID}}, nil
 }

@@ -33,6 +33,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ownerName := fs.String("owner-name", "Owner", "full name of the owner created on the first start")
 	maxUploadMiB := fs.Int("max-upload-mib", chat.DefaultMaxUploadMiB, "largest file an upload may store, in MiB")
 	pushRelayURL := fs.String("push-relay-url", "", "URL of the push notification relay (push is disabled when empty)")
+	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
+		"requests per minute per user; 0 turns every rate limit off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -70,7 +72,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	srv := &http.Server{
-		Handler:           httpserver.New(svc, httpserver.Options{Logger: logger}),
+		Handler:           httpserver.New(svc, httpserver.Options{Logger: logger, RateLimits: rateLimits(*rateLimit)}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -138,4 +140,16 @@ func defaultURL(addr string) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// rateLimits are the limits for --rate-limit n: n requests per minute per
+// user, with the reference server's limits for addresses and logins; none
+// at all for 0.
+func rateLimits(perUser int) httpserver.RateLimits {
+	if perUser <= 0 {
+		return httpserver.RateLimits{}
+	}
+	rl := httpserver.DefaultRateLimits
+	rl.PerUser = perUser
+	return rl
 }

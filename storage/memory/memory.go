@@ -47,6 +47,7 @@ type state struct {
 	// realmUsers lists each realm's user IDs in increasing order.
 	realmUsers map[int64][]int64
 
+	c       channelState
 	uploads uploadState
 	push    pushState
 }
@@ -60,6 +61,7 @@ func New() *Store {
 		userByEmail: map[emailIndexKey]int64{},
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
+		c:           newChannelState(),
 		uploads:     newUploadState(),
 		push:        newPushState(),
 	}}

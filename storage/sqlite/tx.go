@@ -55,8 +55,10 @@ const (
 type stmts [numQueries]*sql.Stmt
 
 const (
-	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility`
-	userColumns  = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
+	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility,
+		new_stream_announcements_stream_id, signup_announcements_stream_id,
+		zulip_update_announcements_stream_id, moderation_request_channel_id`
+	userColumns = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
 		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
 		email_visibility`
 	selectRealm = `SELECT ` + realmColumns + ` FROM realms `
@@ -88,9 +90,13 @@ var queries = [numQueries]string{
 	qDevices:            selectDevice + `WHERE user_id = ? ORDER BY id`,
 
 	qCreateRealm: `INSERT INTO realms (name, description, host, url, deactivated, date_created,
-		default_email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		default_email_visibility, new_stream_announcements_stream_id, signup_announcements_stream_id,
+		zulip_update_announcements_stream_id, moderation_request_channel_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRealm: `UPDATE realms SET name = ?, description = ?, host = ?, url = ?, deactivated = ?,
-		date_created = ?, default_email_visibility = ? WHERE id = ?`,
+		date_created = ?, default_email_visibility = ?, new_stream_announcements_stream_id = ?,
+		signup_announcements_stream_id = ?, zulip_update_announcements_stream_id = ?,
+		moderation_request_channel_id = ? WHERE id = ?`,
 	qCreateUser: `INSERT INTO users (realm_id, email, email_key, full_name, role, is_active, bot_type,
 		bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source, avatar_version,
 		api_key, password_hash, email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -205,7 +211,9 @@ func scanRealm(sc scanner) (chat.Realm, error) {
 		deactivated         int64
 		created, visibility int64
 	)
-	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility)
+	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility,
+		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
+		&r.ModerationRequestChannelID)
 	r.Deactivated = deactivated != 0
 	r.DateCreated = fromNanos(created)
 	r.DefaultEmailVisibility = chat.EmailVisibility(visibility)
@@ -240,7 +248,8 @@ func realmArgs(r *chat.Realm) ([]any, error) {
 		return nil, err
 	}
 	return []any{r.Name, r.Description, r.Host, r.URL, b2i(r.Deactivated), created,
-		int64(r.DefaultEmailVisibility)}, nil
+		int64(r.DefaultEmailVisibility), r.NewStreamAnnouncementsStreamID, r.SignupAnnouncementsStreamID,
+		r.ZulipUpdateAnnouncementsStreamID, r.ModerationRequestChannelID}, nil
 }
 
 // userArgs returns the column values of u from email on, in the order of

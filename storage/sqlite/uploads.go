@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"errors"
 
 	"modernc.org/sqlite"
@@ -203,7 +202,10 @@ func (t *tx) UpdateDevice(d chat.Device) error {
 		return err
 	}
 	res, err := t.stmt(qUpdateDevice).ExecContext(t.ctx, append(args, d.ID)...)
-	return t.affected("UpdateDevice", res, err)
+	if err != nil {
+		return t.check("UpdateDevice", err)
+	}
+	return t.affected("UpdateDevice", res)
 }
 
 func (t *tx) DeleteDevice(id int64) error {
@@ -211,20 +213,8 @@ func (t *tx) DeleteDevice(id int64) error {
 		return err
 	}
 	res, err := t.stmt(qDeleteDevice).ExecContext(t.ctx, id)
-	return t.affected("DeleteDevice", res, err)
-}
-
-// affected returns ErrNotFound when a write matched no row.
-func (t *tx) affected(op string, res sql.Result, err error) error {
 	if err != nil {
-		return t.check(op, err)
+		return t.check("DeleteDevice", err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return t.check(op, err)
-	}
-	if n == 0 {
-		return chat.ErrNotFound
-	}
-	return nil
+	return t.affected("DeleteDevice", res)
 }

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// process is a chatd child process.
+type process struct {
+	cmd  *exec.Cmd
+	addr string
+	out  string // stdout up to the address line
+}
+
+// startProcess runs the chatd binary and waits until it listens.
+func startProcess(t *testing.T, bin string, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--rate-limit", "0"}, args...)...)
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd}
+	out := &syncBuffer{}
+	go io.Copy(out, stdout)
+	addrRe := regexp.MustCompile(`addr=http://(\S+)`)
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if m := addrRe.FindStringSubmatch(sc.Text()); m != nil {
+			p.addr = m[1]
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	if p.addr == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("chatd did not start")
+	}
+	// The first-start text is written before the server listens.
+	time.Sleep(50 * time.Millisecond)
+	p.out = out.String()
+	return p
+}
+
+func (p *process) kill() {
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Wait()
+}
+
+// TestCrashConsistency kills chatd with SIGKILL again and again while
+// clients create users over SQLite, restarts it on the same data, and
+// checks that every acknowledged write is there and that nothing else is.
+func TestCrashConsistency(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "chatd")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("building chatd: %v", err)
+	}
+	data := filepath.Join(dir, "data")
+
+	p := startProcess(t, bin, "--data", data)
+	m := regexp.MustCompile(`curl -sSu (\S+):(\S+) `).FindStringSubmatch(p.out)
+	if m == nil {
+		p.kill()
+		t.Fatalf("no credentials in the first-start output:\n%s", p.out)
+	}
+	email, key := m[1], m[2]
+
+	client := &http.Client{Timeout: 5 * time.Second}
+	var (
+		mu        sync.Mutex
+		acked     = map[string]bool{} // addresses whose creation was answered 200
+		attempted = map[string]bool{} // every address a client sent
+	)
+	const rounds = 8
+	n := 0
+	for round := range rounds {
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					addr := fmt.Sprintf("r%d-w%d-%d@example.com", round, w, i)
+					mu.Lock()
+					attempted[addr] = true
+					mu.Unlock()
+					form := url.Values{"email": {addr}, "password": {"long-enough"}, "full_name": {"Crash Test"}}
+					req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users", strings.NewReader(form.Encode()))
+					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+					req.SetBasicAuth(email, key)
+					res, err := client.Do(req)
+					if err != nil {
+						return // the server died under us
+					}
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if res.StatusCode == http.StatusOK {
+						mu.Lock()
+						acked[addr] = true
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		// Kill once this round has had some acknowledged writes (however
+		// slow the machine), at a moment that varies from round to round.
+		mu.Lock()
+		target := len(acked) + 2
+		mu.Unlock()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+			mu.Lock()
+			n := len(acked)
+			mu.Unlock()
+			if n >= target {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(7*round) * time.Millisecond)
+		p.kill()
+		close(stop)
+		wg.Wait()
+		p = startProcess(t, bin, "--data", data)
+		n++
+	}
+	defer p.kill()
+
+	status, body := getUsers(t, p.addr, email, key)
+	if status != http.StatusOK {
+		t.Fatalf("GET /users after %d crashes: %d", n, status)
+	}
+	present := map[string]bool{}
+	for _, m := range body["members"].([]any) {
+		u := m.(map[string]any)
+		present[u["delivery_email"].(string)] = true
+		if u["full_name"] != "Crash Test" && u["delivery_email"] != email {
+			t.Errorf("half-written user: %v", u)
+		}
+	}
+	for addr := range acked {
+		if !present[addr] {
+			t.Errorf("acknowledged user %s is missing after the crashes", addr)
+		}
+	}
+	for addr := range present {
+		if addr != email && !attempted[addr] {
+			t.Errorf("user %s was never sent", addr)
+		}
+	}
+	if len(acked) < 2*rounds {
+		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not exercise much", len(acked), rounds)
+	}
+	t.Logf("%d crashes, %d acknowledged creations, %d users present", n, len(acked), len(present)-1)
+	if strings.Contains(p.out, "First start") {
+		t.Errorf("a restart after a crash created a new organization")
+	}
+}

@@ -1,0 +1,371 @@
+package httpserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/teamchat/chat"
+)
+
+// channelRoutes registers channels, subscriptions, user topics, channel
+// folders, user groups and the realm's channel settings.
+func (s *Server) channelRoutes() {
+	s.handle("/users/me/subscriptions", map[string]endpoint{
+		http.MethodGet:    {authenticated, s.getSubscriptions},
+		http.MethodPost:   {authenticated, s.subscribe},
+		http.MethodDelete: {authenticated, s.unsubscribe},
+	})
+	s.handle("/users/me/subscriptions/properties", map[string]endpoint{
+		http.MethodPost: {authenticated, s.updateSubscriptionProperties},
+	})
+	s.handle("/users/me/subscriptions/muted_topics", map[string]endpoint{
+		http.MethodPatch: {authenticated, s.mutedTopics},
+	})
+	s.handle("/users/me/subscriptions/{stream_id}", map[string]endpoint{
+		http.MethodPatch: {authenticated, s.updateSubscriptionProperty},
+	})
+	s.handle("/user_topics", map[string]endpoint{
+		http.MethodPost: {authenticated, s.userTopic},
+	})
+	s.handle("/streams", map[string]endpoint{
+		http.MethodGet: {authenticated, s.getStreams},
+	})
+	s.handle("/streams/{stream_id}", map[string]endpoint{
+		http.MethodGet: {authenticated, s.getStream},
+	})
+	s.handle("/streams/{stream_id}/delete_topic", map[string]endpoint{
+		http.MethodPost: {adminOnly, s.deleteTopic},
+	})
+	s.handle("/channel_folders", map[string]endpoint{
+		http.MethodGet: {authenticated, s.getChannelFolders},
+	})
+	s.handle("/channel_folders/create", map[string]endpoint{
+		http.MethodPost: {adminOnly, s.createChannelFolder},
+	})
+	s.handle("/channel_folders/{channel_folder_id}", map[string]endpoint{
+		http.MethodPatch: {adminOnly, s.updateChannelFolder},
+	})
+	s.handle("/user_groups", map[string]endpoint{
+		http.MethodGet: {authenticated, s.getUserGroups},
+	})
+	s.handle("/realm", map[string]endpoint{
+		http.MethodPatch: {adminOnly, s.updateRealmChannels},
+	})
+}
+
+// pathID reads a numeric path segment; anything else is errInvalid.
+func pathID(c *call, name string, errInvalid error) (int64, error) {
+	id, err := strconv.ParseInt(c.r.PathValue(name), 10, 64)
+	if err != nil || id < 0 {
+		return 0, errInvalid
+	}
+	return id, nil
+}
+
+// groupSetting reads a group-setting parameter into *dst when present.
+func groupSetting(p *params, name string, dst **chat.GroupSetting) {
+	p.Decode(name, func(b []byte) error {
+		v, err := chat.ParseGroupSetting(name, b)
+		if err == nil {
+			*dst = &v
+		}
+		return err
+	})
+}
+
+// POST /users/me/subscriptions
+func (s *Server) subscribe(c *call) (fields, error) {
+	var req chat.SubscribeRequest
+	p := c.p
+	if !p.Decode("subscriptions", func(b []byte) (err error) {
+		req.Subscriptions, err = chat.DecodeChannelSpecs(b)
+		return err
+	}) && p.Err() == nil {
+		return nil, chat.MissingArgument("subscriptions")
+	}
+	p.Decode("principals", func(b []byte) error {
+		req.Principals = &chat.Principals{}
+		return req.Principals.UnmarshalJSON(b)
+	})
+	req.AuthorizationErrorsFatal = p.BoolPtr("authorization_errors_fatal")
+	req.Announce = p.Bool("announce", false)
+	req.InviteOnly = p.Bool("invite_only", false)
+	req.IsWebPublic = p.Bool("is_web_public", false)
+	req.IsDefaultStream = p.Bool("is_default_stream", false)
+	req.HistoryPublicToSubscribers = p.BoolPtr("history_public_to_subscribers")
+	p.Decode("message_retention_days", func(b []byte) error {
+		req.MessageRetentionDays = &chat.RetentionDays{}
+		return req.MessageRetentionDays.UnmarshalJSON(b)
+	})
+	if v, ok := p.String("topics_policy"); ok {
+		policy := chat.TopicsPolicy(v)
+		req.TopicsPolicy = &policy
+	}
+	groupSetting(p, "can_add_subscribers_group", &req.CanAddSubscribersGroup)
+	groupSetting(p, "can_remove_subscribers_group", &req.CanRemoveSubscribersGroup)
+	groupSetting(p, "can_administer_channel_group", &req.CanAdministerChannelGroup)
+	groupSetting(p, "can_delete_any_message_group", &req.CanDeleteAnyMessageGroup)
+	groupSetting(p, "can_delete_own_message_group", &req.CanDeleteOwnMessageGroup)
+	groupSetting(p, "can_send_message_group", &req.CanSendMessageGroup)
+	groupSetting(p, "can_subscribe_group", &req.CanSubscribeGroup)
+	if id, ok := p.Int("folder_id"); ok {
+		req.FolderID = &id
+	}
+	req.SendNewSubscriptionMessages = p.BoolPtr("send_new_subscription_messages")
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	res, err := s.svc.Subscribe(c.ctx, c.actor, req)
+	if err != nil {
+		return nil, err
+	}
+	out := fields{{"subscribed", res.Subscribed}, {"already_subscribed", res.AlreadySubscribed}}
+	if res.Unauthorized != nil {
+		out = append(out, field{"unauthorized", res.Unauthorized})
+	}
+	if res.NewSubscriptionMessagesSent != nil {
+		out = append(out, field{"new_subscription_messages_sent", *res.NewSubscriptionMessagesSent})
+	}
+	return out, nil
+}
+
+// GET /users/me/subscriptions
+func (s *Server) getSubscriptions(c *call) (fields, error) {
+	with := c.p.Bool("include_subscribers", false)
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	subs, err := s.svc.Subscriptions(c.ctx, c.actor, with)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"subscriptions", subs}}, nil
+}
+
+// DELETE /users/me/subscriptions
+func (s *Server) unsubscribe(c *call) (fields, error) {
+	names := c.p.StringList("subscriptions")
+	if names == nil && c.p.Err() == nil {
+		return nil, chat.MissingArgument("subscriptions")
+	}
+	var principals *chat.Principals
+	c.p.Decode("principals", func(b []byte) error {
+		principals = &chat.Principals{}
+		return principals.UnmarshalJSON(b)
+	})
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	res, err := s.svc.Unsubscribe(c.ctx, c.actor, names, principals)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"removed", res.Removed}, {"not_removed", res.NotRemoved}}, nil
+}
+
+// POST /users/me/subscriptions/properties
+func (s *Server) updateSubscriptionProperties(c *call) (fields, error) {
+	var changes []chat.PropertyChange
+	if !c.p.Decode("subscription_data", func(b []byte) (err error) {
+		changes, err = chat.DecodeSubscriptionData(b)
+		return err
+	}) && c.p.Err() == nil {
+		return nil, chat.MissingArgument("subscription_data")
+	}
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.UpdateSubscriptionProperties(c.ctx, c.actor, changes)
+}
+
+// PATCH /users/me/subscriptions/{stream_id}: value is a JSON boolean, or
+// else taken as a raw string (a colour).
+func (s *Server) updateSubscriptionProperty(c *call) (fields, error) {
+	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	change := chat.PropertyChange{StreamID: id, Property: c.p.RequiredString("property")}
+	raw := c.p.RequiredString("value")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	var b bool
+	if json.Unmarshal([]byte(raw), &b) == nil {
+		change.Value = chat.BoolValue(b)
+	} else {
+		change.Value = chat.StringValue(raw)
+	}
+	return nil, s.svc.UpdateSubscriptionProperty(c.ctx, c.actor, change)
+}
+
+// PATCH /users/me/subscriptions/muted_topics
+func (s *Server) mutedTopics(c *call) (fields, error) {
+	var req chat.MuteTopicRequest
+	if id, ok := c.p.Int("stream_id"); ok {
+		req.StreamID = &id
+	}
+	if name, ok := c.p.String("stream"); ok {
+		req.Stream = &name
+	}
+	req.Topic = c.p.RequiredString("topic")
+	req.Op = c.p.RequiredString("op")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.MuteTopic(c.ctx, c.actor, req)
+}
+
+// POST /user_topics
+func (s *Server) userTopic(c *call) (fields, error) {
+	id := c.p.RequiredInt("stream_id")
+	topic := c.p.RequiredString("topic")
+	policy := c.p.RequiredInt("visibility_policy")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.SetUserTopic(c.ctx, c.actor, id, topic, int(policy))
+}
+
+// GET /streams
+func (s *Server) getStreams(c *call) (fields, error) {
+	p := c.p
+	q := chat.ChannelQuery{
+		IncludePublic:     p.Bool("include_public", true),
+		IncludeWebPublic:  p.Bool("include_web_public", false),
+		IncludeSubscribed: p.Bool("include_subscribed", true),
+		ExcludeArchived:   p.Bool("exclude_archived", true),
+		IncludeDefault:    p.Bool("include_default", false),
+	}
+	q.IncludeAll = p.Bool("include_all", false) || p.Bool("include_all_active", false)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	streams, err := s.svc.Channels(c.ctx, c.actor, q)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"streams", streams}}, nil
+}
+
+// GET /streams/{stream_id}
+func (s *Server) getStream(c *call) (fields, error) {
+	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := s.svc.ChannelByID(c.ctx, c.actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"stream", stream}}, nil
+}
+
+// POST /streams/{stream_id}/delete_topic
+func (s *Server) deleteTopic(c *call) (fields, error) {
+	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	topic := c.p.RequiredString("topic_name")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	complete, err := s.svc.DeleteTopic(c.ctx, c.actor, id, topic)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"complete", complete}}, nil
+}
+
+// GET /channel_folders
+func (s *Server) getChannelFolders(c *call) (fields, error) {
+	archived := c.p.Bool("include_archived", false)
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	folders, err := s.svc.ChannelFolders(c.ctx, c.actor, archived)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"channel_folders", folders}}, nil
+}
+
+// POST /channel_folders/create
+func (s *Server) createChannelFolder(c *call) (fields, error) {
+	name := c.p.RequiredString("name")
+	description := c.p.RequiredString("description")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.svc.CreateChannelFolder(c.ctx, c.actor, name, description)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"channel_folder_id", id}}, nil
+}
+
+// PATCH /channel_folders/{channel_folder_id}
+func (s *Server) updateChannelFolder(c *call) (fields, error) {
+	id, err := pathID(c, "channel_folder_id", chat.ErrInvalidFolderID)
+	if err != nil {
+		return nil, err
+	}
+	var req chat.FolderUpdate
+	if v, ok := c.p.String("name"); ok {
+		req.Name = &v
+	}
+	if v, ok := c.p.String("description"); ok {
+		req.Description = &v
+	}
+	req.IsArchived = c.p.BoolPtr("is_archived")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.UpdateChannelFolder(c.ctx, c.actor, id, req)
+}
+
+// GET /user_groups
+func (s *Server) getUserGroups(c *call) (fields, error) {
+	deactivated := c.p.Bool("include_deactivated_groups", false)
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	groups, err := s.svc.UserGroups(c.ctx, c.actor, deactivated)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"user_groups", groups}}, nil
+}
+
+// PATCH /realm, for the four channel settings only; each changed setting
+// is echoed in the answer with its new value (-1 when cleared).
+func (s *Server) updateRealmChannels(c *call) (fields, error) {
+	var req chat.RealmChannels
+	for _, f := range []struct {
+		name string
+		dst  **int64
+	}{
+		{"new_stream_announcements_stream_id", &req.NewStreamAnnouncementsStreamID},
+		{"signup_announcements_stream_id", &req.SignupAnnouncementsStreamID},
+		{"zulip_update_announcements_stream_id", &req.ZulipUpdateAnnouncementsStreamID},
+		{"moderation_request_channel_id", &req.ModerationRequestChannelID},
+	} {
+		if v, ok := c.p.Int(f.name); ok {
+			*f.dst = &v
+		}
+	}
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	changes, err := s.svc.SetRealmChannels(c.ctx, c.actor, req)
+	if err != nil {
+		return nil, err
+	}
+	out := make(fields, 0, len(changes))
+	for _, ch := range changes {
+		out = append(out, field{ch.Property, ch.Value})
+	}
+	return out, nil
+}

@@ -1,0 +1,163 @@
+package httpserver
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/teamchat/chat"
+)
+
+// RateLimits sets the request budgets of PROTOCOL.md B1.6. A zero field
+// turns that limit off; the zero value turns them all off.
+type RateLimits struct {
+	// PerUser is how many requests an authenticated user may make per
+	// minute (the reference server's api_by_user: 200).
+	PerUser int
+	// PerIP is how many unauthenticated requests (and requests that fail
+	// authentication) one IP address may make per minute (api_by_ip: 100).
+	PerIP int
+	// LoginAttempts is how many password logins may be tried for one
+	// username per 30 minutes (5); a successful login clears the count.
+	LoginAttempts int
+}
+
+// DefaultRateLimits are the reference server's limits.
+var DefaultRateLimits = RateLimits{PerUser: 200, PerIP: 100, LoginAttempts: 5}
+
+// errRateLimited is the RATE_LIMIT_HIT error; retry-after is added per
+// answer.
+func errRateLimited(retryAfter time.Duration) *chat.Error {
+	secs := math.Ceil(retryAfter.Seconds()*1000) / 1000
+	return &chat.Error{
+		Code: chat.CodeRateLimitHit,
+		Msg:  "API usage exceeded rate limit",
+		Data: map[string]any{"retry-after": secs},
+	}
+}
+
+// limiter is a set of token buckets, one per key, with capacity limit and a
+// refill that makes limit tokens per window: a client may burst its whole
+// budget, then goes at the average rate.
+type limiter struct {
+	limit  int
+	window time.Duration
+	now    func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
+	swept   time.Time
+}
+
+func newLimiter(limit int, window time.Duration) *limiter {
+	if limit <= 0 {
+		return nil
+	}
+	return &limiter{limit: limit, window: window, now: time.Now, buckets: map[string]*rate.Limiter{}}
+}
+
+// verdict is the outcome of charging one request.
+type verdict struct {
+	ok         bool
+	limit      int
+	remaining  int
+	reset      time.Time
+	retryAfter time.Duration
+}
+
+// take charges one request to key.
+func (l *limiter) take(key string) verdict {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sweepLocked(now)
+	b, ok := l.buckets[key]
+	if !ok {
+		b = rate.NewLimiter(rate.Every(l.window/time.Duration(l.limit)), l.limit)
+		l.buckets[key] = b
+	}
+	r := b.ReserveN(now, 1)
+	v := verdict{limit: l.limit}
+	if delay := r.DelayFrom(now); delay > 0 {
+		r.CancelAt(now)
+		v.retryAfter = delay
+	} else {
+		v.ok = true
+	}
+	tokens := b.TokensAt(now)
+	v.remaining = max(0, int(tokens))
+	v.reset = now.Add(time.Duration((float64(l.limit) - tokens) / float64(b.Limit()) * float64(time.Second)))
+	return v
+}
+
+// clear forgets key, as after a successful login.
+func (l *limiter) clear(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.buckets, key)
+}
+
+// sweepLocked drops full buckets once a window, so that memory follows the
+// number of recent clients, not of all clients ever seen.
+func (l *limiter) sweepLocked(now time.Time) {
+	if now.Sub(l.swept) < l.window {
+		return
+	}
+	l.swept = now
+	for k, b := range l.buckets {
+		if b.TokensAt(now) >= float64(l.limit) {
+			delete(l.buckets, k)
+		}
+	}
+}
+
+// setHeaders adds the X-RateLimit headers of v.
+func (v verdict) setHeaders(h http.Header) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(v.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(v.remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(v.reset.Unix(), 10))
+	if !v.ok {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(v.retryAfter.Seconds()))))
+	}
+}
+
+// rateLimiters holds the limiters of a Server.
+type rateLimiters struct {
+	user, ip, login *limiter
+}
+
+func newRateLimiters(rl RateLimits) rateLimiters {
+	return rateLimiters{
+		user:  newLimiter(rl.PerUser, time.Minute),
+		ip:    newLimiter(rl.PerIP, time.Minute),
+		login: newLimiter(rl.LoginAttempts, 30*time.Minute),
+	}
+}
+
+// charge takes one request from l for key, sets the headers, and returns
+// the error to answer when the budget is spent. A nil limiter allows all.
+func charge(l *limiter, key string, w http.ResponseWriter) error {
+	if l == nil {
+		return nil
+	}
+	v := l.take(key)
+	v.setHeaders(w.Header())
+	if !v.ok {
+		return errRateLimited(v.retryAfter)
+	}
+	return nil
+}
+
+// clientIP is the address the request came from.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,508 @@
+package memory
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/teamchat/chat"
+)
+
+// channelState holds user groups, channels, subscriptions, folders, user
+// topics and messages.
+type channelState struct {
+	lastGroupID, lastChannelID, lastFolderID, lastMessageID int64
+
+	groups      map[int64]chat.UserGroup
+	channels    map[int64]chat.Channel
+	channelName map[nameKey]int64
+	// subs is keyed by user, then channel.
+	subs map[int64]map[int64]chat.Subscription
+	// channelSubs is keyed by channel, then user.
+	channelSubs map[int64]map[int64]bool
+	folders     map[int64]chat.ChannelFolder
+	userTopics  map[topicKey]chat.UserTopic
+	messages    map[int64]chat.MessageRecord
+	// channelMessages lists each channel's message IDs in increasing order.
+	channelMessages map[int64][]int64
+}
+
+type nameKey struct {
+	realmID int64
+	key     string
+}
+
+type topicKey struct {
+	userID, channelID int64
+	key               string
+}
+
+func newChannelState() channelState {
+	return channelState{
+		groups:          map[int64]chat.UserGroup{},
+		channels:        map[int64]chat.Channel{},
+		channelName:     map[nameKey]int64{},
+		subs:            map[int64]map[int64]chat.Subscription{},
+		channelSubs:     map[int64]map[int64]bool{},
+		folders:         map[int64]chat.ChannelFolder{},
+		userTopics:      map[topicKey]chat.UserTopic{},
+		messages:        map[int64]chat.MessageRecord{},
+		channelMessages: map[int64][]int64{},
+	}
+}
+
+func cloneGroup(g chat.UserGroup) chat.UserGroup {
+	g.Members = slices.Clone(g.Members)
+	g.Subgroups = slices.Clone(g.Subgroups)
+	return g
+}
+
+// Groups.
+
+func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	for _, g := range gs {
+		for _, old := range c.groups {
+			if old.RealmID == g.RealmID && old.Name == g.Name {
+				return chat.ErrExists
+			}
+		}
+	}
+	first := c.lastGroupID
+	for _, g := range gs {
+		c.lastGroupID++
+		g.ID = c.lastGroupID
+		c.groups[g.ID] = cloneGroup(*g)
+	}
+	t.undo = append(t.undo, func() {
+		for id := first + 1; id <= c.lastGroupID; id++ {
+			delete(c.groups, id)
+		}
+		c.lastGroupID = first
+	})
+	return nil
+}
+
+func (t *tx) UserGroups(realmID int64) ([]chat.UserGroup, error) {
+	out := []chat.UserGroup{}
+	for _, g := range t.s.c.groups {
+		if g.RealmID == realmID {
+			out = append(out, cloneGroup(g))
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.UserGroup) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Channels.
+
+func (t *tx) CreateChannels(cs []*chat.Channel) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	seen := map[nameKey]bool{}
+	for _, ch := range cs {
+		k := nameKey{ch.RealmID, chat.ChannelNameKey(ch.Name)}
+		if _, ok := c.channelName[k]; ok || seen[k] {
+			return chat.ErrExists
+		}
+		seen[k] = true
+	}
+	for _, ch := range cs {
+		c.lastChannelID++
+		ch.ID = c.lastChannelID
+		t.putChannel(nil, ch)
+		t.undo = append(t.undo, func() { c.lastChannelID-- })
+	}
+	return nil
+}
+
+func (t *tx) putChannel(old, ch *chat.Channel) {
+	c := &t.s.c
+	set := func(from, to *chat.Channel) {
+		if from != nil {
+			delete(c.channelName, nameKey{from.RealmID, chat.ChannelNameKey(from.Name)})
+			delete(c.channels, from.ID)
+		}
+		if to != nil {
+			c.channels[to.ID] = to.Clone()
+			c.channelName[nameKey{to.RealmID, chat.ChannelNameKey(to.Name)}] = to.ID
+		}
+	}
+	ch2 := ch.Clone()
+	set(old, &ch2)
+	t.undo = append(t.undo, func() { set(&ch2, old) })
+}
+
+func (t *tx) Channel(id int64) (chat.Channel, error) {
+	ch, ok := t.s.c.channels[id]
+	if !ok {
+		return chat.Channel{}, chat.ErrNotFound
+	}
+	return ch.Clone(), nil
+}
+
+func (t *tx) ChannelsByName(realmID int64, keys []string) ([]chat.Channel, error) {
+	out := []chat.Channel{}
+	for _, k := range keys {
+		if id, ok := t.s.c.channelName[nameKey{realmID, k}]; ok && !slices.ContainsFunc(out, func(c chat.Channel) bool { return c.ID == id }) {
+			out = append(out, t.s.c.channels[id].Clone())
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.Channel) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (t *tx) Channels(realmID int64) ([]chat.Channel, error) {
+	out := []chat.Channel{}
+	for _, ch := range t.s.c.channels {
+		if ch.RealmID == realmID {
+			out = append(out, ch.Clone())
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.Channel) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (t *tx) UpdateChannel(ch chat.Channel) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	old, ok := t.s.c.channels[ch.ID]
+	if !ok {
+		return chat.ErrNotFound
+	}
+	if id, ok := t.s.c.channelName[nameKey{ch.RealmID, chat.ChannelNameKey(ch.Name)}]; ok && id != ch.ID {
+		return chat.ErrExists
+	}
+	t.putChannel(&old, &ch)
+	return nil
+}
+
+// Subscriptions.
+
+func cloneSub(s chat.Subscription) chat.Subscription {
+	for _, p := range []**bool{&s.DesktopNotifications, &s.AudibleNotifications, &s.PushNotifications,
+		&s.EmailNotifications, &s.WildcardMentionsNotify} {
+		if *p != nil {
+			v := **p
+			*p = &v
+		}
+	}
+	return s
+}
+
+// putSub stores (or, with del, removes) a subscription and logs the undo.
+func (t *tx) putSub(s chat.Subscription, del bool) {
+	c := &t.s.c
+	old, had := c.subs[s.UserID][s.ChannelID]
+	apply := func(s chat.Subscription, present bool) {
+		if present {
+			if c.subs[s.UserID] == nil {
+				c.subs[s.UserID] = map[int64]chat.Subscription{}
+			}
+			if c.channelSubs[s.ChannelID] == nil {
+				c.channelSubs[s.ChannelID] = map[int64]bool{}
+			}
+			c.subs[s.UserID][s.ChannelID] = s
+			c.channelSubs[s.ChannelID][s.UserID] = true
+		} else {
+			delete(c.subs[s.UserID], s.ChannelID)
+			delete(c.channelSubs[s.ChannelID], s.UserID)
+		}
+	}
+	apply(cloneSub(s), !del)
+	t.undo = append(t.undo, func() {
+		if had {
+			apply(old, true)
+		} else {
+			apply(s, false)
+		}
+	})
+}
+
+func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	seen := map[[2]int64]bool{}
+	for _, s := range subs {
+		k := [2]int64{s.UserID, s.ChannelID}
+		if _, ok := t.s.c.subs[s.UserID][s.ChannelID]; ok || seen[k] {
+			return chat.ErrExists
+		}
+		seen[k] = true
+	}
+	for _, s := range subs {
+		t.putSub(s, false)
+	}
+	return nil
+}
+
+func (t *tx) Subscription(userID, channelID int64) (chat.Subscription, error) {
+	s, ok := t.s.c.subs[userID][channelID]
+	if !ok {
+		return chat.Subscription{}, chat.ErrNotFound
+	}
+	return cloneSub(s), nil
+}
+
+func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) {
+	ids := slices.Clone(userIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := []chat.Subscription{}
+	for _, u := range ids {
+		start := len(out)
+		for _, s := range t.s.c.subs[u] {
+			out = append(out, cloneSub(s))
+		}
+		slices.SortFunc(out[start:], func(a, b chat.Subscription) int { return cmp.Compare(a.ChannelID, b.ChannelID) })
+	}
+	return out, nil
+}
+
+func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
+	ids := slices.Clone(channelIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := []chat.Subscription{}
+	for _, ch := range ids {
+		users := make([]int64, 0, len(t.s.c.channelSubs[ch]))
+		for u := range t.s.c.channelSubs[ch] {
+			users = append(users, u)
+		}
+		slices.Sort(users)
+		for _, u := range users {
+			out = append(out, cloneSub(t.s.c.subs[u][ch]))
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) UpdateSubscription(s chat.Subscription) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, ok := t.s.c.subs[s.UserID][s.ChannelID]; !ok {
+		return chat.ErrNotFound
+	}
+	t.putSub(s, false)
+	return nil
+}
+
+func (t *tx) DeleteSubscription(userID, channelID int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	s, ok := t.s.c.subs[userID][channelID]
+	if !ok {
+		return chat.ErrNotFound
+	}
+	t.putSub(s, true)
+	return nil
+}
+
+// Folders.
+
+func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	c.lastFolderID++
+	f.ID = c.lastFolderID
+	c.folders[f.ID] = *f
+	id := f.ID
+	t.undo = append(t.undo, func() { delete(c.folders, id); c.lastFolderID-- })
+	return nil
+}
+
+func (t *tx) ChannelFolder(id int64) (chat.ChannelFolder, error) {
+	f, ok := t.s.c.folders[id]
+	if !ok {
+		return chat.ChannelFolder{}, chat.ErrNotFound
+	}
+	return f, nil
+}
+
+func (t *tx) ChannelFolders(realmID int64) ([]chat.ChannelFolder, error) {
+	out := []chat.ChannelFolder{}
+	for _, f := range t.s.c.folders {
+		if f.RealmID == realmID {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.ChannelFolder) int {
+		return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	old, ok := c.folders[f.ID]
+	if !ok {
+		return chat.ErrNotFound
+	}
+	c.folders[f.ID] = f
+	t.undo = append(t.undo, func() { c.folders[old.ID] = old })
+	return nil
+}
+
+// User topics.
+
+func (t *tx) SetUserTopic(ut chat.UserTopic) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	k := topicKey{ut.UserID, ut.ChannelID, chat.TopicKey(ut.Topic)}
+	old, had := c.userTopics[k]
+	if ut.VisibilityPolicy == chat.TopicInherit {
+		delete(c.userTopics, k)
+	} else {
+		c.userTopics[k] = ut
+	}
+	t.undo = append(t.undo, func() {
+		if had {
+			c.userTopics[k] = old
+		} else {
+			delete(c.userTopics, k)
+		}
+	})
+	return nil
+}
+
+func (t *tx) UserTopic(userID, channelID int64, key string) (chat.UserTopic, error) {
+	ut, ok := t.s.c.userTopics[topicKey{userID, channelID, key}]
+	if !ok {
+		return chat.UserTopic{}, chat.ErrNotFound
+	}
+	return ut, nil
+}
+
+func (t *tx) UserTopics(userID int64) ([]chat.UserTopic, error) {
+	out := []chat.UserTopic{}
+	for k, ut := range t.s.c.userTopics {
+		if k.userID == userID {
+			out = append(out, ut)
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.UserTopic) int {
+		return cmp.Or(cmp.Compare(a.ChannelID, b.ChannelID), cmp.Compare(chat.TopicKey(a.Topic), chat.TopicKey(b.Topic)))
+	})
+	return out, nil
+}
+
+func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopic, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	c := &t.s.c
+	out := []chat.UserTopic{}
+	for k, ut := range c.userTopics {
+		if k.channelID == channelID && k.key == key {
+			out = append(out, ut)
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.UserTopic) int { return cmp.Compare(a.UserID, b.UserID) })
+	for _, ut := range out {
+		k := topicKey{ut.UserID, channelID, key}
+		delete(c.userTopics, k)
+		t.undo = append(t.undo, func() { c.userTopics[k] = ut })
+	}
+	return out, nil
+}
+
+// Messages.
+
+func cloneMessage(m chat.MessageRecord) chat.MessageRecord {
+	m.DirectUserIDs = slices.Clone(m.DirectUserIDs)
+	return m
+}
+
+func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	for _, m := range ms {
+		c.lastMessageID++
+		m.ID = c.lastMessageID
+		c.messages[m.ID] = cloneMessage(*m)
+		id, ch := m.ID, m.ChannelID
+		if m.RecipientType == chat.RecipientChannel {
+			c.channelMessages[ch] = append(c.channelMessages[ch], id)
+		}
+		rt := m.RecipientType
+		t.undo = append(t.undo, func() {
+			delete(c.messages, id)
+			if rt == chat.RecipientChannel {
+				ids := c.channelMessages[ch]
+				c.channelMessages[ch] = ids[:len(ids)-1]
+			}
+			c.lastMessageID--
+		})
+	}
+	return nil
+}
+
+func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+	m, ok := t.s.c.messages[id]
+	if !ok {
+		return chat.MessageRecord{}, chat.ErrNotFound
+	}
+	return cloneMessage(m), nil
+}
+
+func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {
+	out := []int64{}
+	ids := t.s.c.channelMessages[channelID]
+	for i := len(ids) - 1; i >= 0 && len(out) < limit; i-- {
+		if chat.TopicKey(t.s.c.messages[ids[i]].Topic) == key {
+			out = append(out, ids[i])
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) DeleteMessages(ids []int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	gone := map[int64]bool{}
+	channels := map[int64]bool{}
+	for _, id := range ids {
+		m, ok := c.messages[id]
+		if !ok || gone[id] {
+			continue
+		}
+		gone[id] = true
+		delete(c.messages, id)
+		if m.RecipientType == chat.RecipientChannel {
+			channels[m.ChannelID] = true
+		}
+		t.undo = append(t.undo, func() { c.messages[id] = m })
+	}
+	for ch := range channels {
+		old := c.channelMessages[ch]
+		c.channelMessages[ch] = slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] })
+		t.undo = append(t.undo, func() { c.channelMessages[ch] = old })
+	}
+	return nil
+}
+
+func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
+	if ids := t.s.c.channelMessages[channelID]; len(ids) > 0 {
+		return ids[0], nil
+	}
+	return 0, nil
+}

@@ -1,0 +1,529 @@
+package chat
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// channelContext is what the channel-reading operations load once.
+type channelContext struct {
+	actor UserRecord
+	realm Realm
+	g     *groups
+	subs  map[int64]Subscription
+}
+
+func (s *Service) channelContext(tx Tx, actor int64) (*channelContext, error) {
+	u, realm, err := s.actor(tx, actor)
+	if err != nil {
+		return nil, err
+	}
+	g, err := loadGroups(tx, realm.ID)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := subscribedSet(tx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &channelContext{actor: u, realm: realm, g: g, subs: subs}, nil
+}
+
+func (cc *channelContext) access(c *Channel) channelAccess {
+	_, sub := cc.subs[c.ID]
+	return channelAccess{user: &cc.actor, g: cc.g, subscribed: sub}
+}
+
+// channel reads a channel of the actor's realm that the actor can see
+// (content access when content is true); anything else is
+// ErrInvalidChannelID.
+func (cc *channelContext) channel(tx Tx, id int64, content bool) (Channel, error) {
+	c, err := tx.Channel(id)
+	if errors.Is(err, ErrNotFound) || (err == nil && c.RealmID != cc.realm.ID) {
+		return Channel{}, ErrInvalidChannelID
+	}
+	if err != nil {
+		return Channel{}, err
+	}
+	a := cc.access(&c)
+	if (content && !a.content(&c)) || (!content && !a.metadata(&c)) {
+		return Channel{}, ErrInvalidChannelID
+	}
+	return c, nil
+}
+
+// Subscriptions returns the actor's subscriptions sorted by channel name,
+// with subscriber lists when withSubscribers. Errors: those of the actor
+// check.
+func (s *Service) Subscriptions(ctx context.Context, actor int64, withSubscribers bool) ([]SubscriptionView, error) {
+	var out []SubscriptionView
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		ids := make([]int64, 0, len(cc.subs))
+		for id := range cc.subs {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		all, err := tx.ChannelSubscriptions(ids)
+		if err != nil {
+			return err
+		}
+		subscribers := subscriberIDs(all)
+		out = make([]SubscriptionView, 0, len(ids))
+		for _, id := range ids {
+			c, err := tx.Channel(id)
+			if err != nil {
+				return err
+			}
+			sub := cc.subs[id]
+			out = append(out, viewSubscription(&c, &sub, subscribers[id], withSubscribers))
+		}
+		slices.SortFunc(out, func(a, b SubscriptionView) int {
+			return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.StreamID, b.StreamID))
+		})
+		return nil
+	})
+	return out, err
+}
+
+// ChannelQuery selects the channels of GET /streams.
+type ChannelQuery struct {
+	IncludePublic     bool
+	IncludeWebPublic  bool
+	IncludeSubscribed bool
+	IncludeAll        bool
+	IncludeDefault    bool
+	ExcludeArchived   bool
+}
+
+// DefaultChannelQuery is GET /streams without parameters.
+var DefaultChannelQuery = ChannelQuery{IncludePublic: true, IncludeSubscribed: true, ExcludeArchived: true}
+
+// Channels returns the channels of the actor's organization that q selects
+// and the actor may see, sorted by name. IncludeAll needs an
+// administrator (ErrMustBeAdmin); guests never get public channels they are
+// not subscribed to.
+func (s *Service) Channels(ctx context.Context, actor int64, q ChannelQuery) ([]ChannelView, error) {
+	var out []ChannelView
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		if q.IncludeAll && !cc.actor.Role.IsAdmin() {
+			return ErrMustBeAdmin
+		}
+		all, err := tx.Channels(cc.realm.ID)
+		if err != nil {
+			return err
+		}
+		var picked []*Channel
+		for i := range all {
+			c := &all[i]
+			if q.ExcludeArchived && c.IsArchived {
+				continue
+			}
+			_, sub := cc.subs[c.ID]
+			a := cc.access(c)
+			keep := (q.IncludeAll && a.metadata(c)) ||
+				(q.IncludeSubscribed && sub) ||
+				(q.IncludeWebPublic && c.IsWebPublic) ||
+				(q.IncludePublic && !c.InviteOnly && cc.actor.Role != RoleGuest) ||
+				(q.IncludeDefault && c.IsDefault && a.metadata(c))
+			if keep {
+				picked = append(picked, c)
+			}
+		}
+		ids := make([]int64, len(picked))
+		for i, c := range picked {
+			ids[i] = c.ID
+		}
+		subs, err := tx.ChannelSubscriptions(ids)
+		if err != nil {
+			return err
+		}
+		counts := subscriberIDs(subs)
+		out = make([]ChannelView, len(picked))
+		for i, c := range picked {
+			out[i] = viewChannel(c, len(counts[c.ID]))
+			if q.IncludeDefault {
+				out[i].IsDefault = ptrTo(c.IsDefault)
+			}
+		}
+		slices.SortFunc(out, func(a, b ChannelView) int {
+			return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.StreamID, b.StreamID))
+		})
+		return nil
+	})
+	return out, err
+}
+
+// ChannelByID returns the channel object of a channel the actor may see.
+// Errors: ErrInvalidChannelID, and those of the actor check.
+func (s *Service) ChannelByID(ctx context.Context, actor, id int64) (ChannelView, error) {
+	var out ChannelView
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		c, err := cc.channel(tx, id, false)
+		if err != nil {
+			return err
+		}
+		subs, err := tx.ChannelSubscriptions([]int64{id})
+		if err != nil {
+			return err
+		}
+		out = viewChannel(&c, len(subs))
+		return nil
+	})
+	return out, err
+}
+
+// UnsubscribeResult is the answer of Unsubscribe: channel names.
+type UnsubscribeResult struct {
+	Removed    []string `json:"removed"`
+	NotRemoved []string `json:"not_removed"`
+}
+
+// Unsubscribe removes the principals (default: the actor) from the named
+// channels. Removing others needs the right to remove subscribers
+// (administrators always have it). Errors: "Channel(s) (names) do not
+// exist" for unknown or invisible channels, ErrInsufficientPermission,
+// ErrNoSuchUser, ErrUserDeactivated.
+func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, principals *Principals) (UnsubscribeResult, error) {
+	out := UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
+	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		keys := make([]string, len(names))
+		for i, n := range names {
+			keys[i] = ChannelNameKey(strings.TrimSpace(n))
+		}
+		found, err := tx.ChannelsByName(cc.realm.ID, keys)
+		if err != nil {
+			return err
+		}
+		byKey := map[string]*Channel{}
+		for i := range found {
+			if cc.access(&found[i]).metadata(&found[i]) {
+				byKey[ChannelNameKey(found[i].Name)] = &found[i]
+			}
+		}
+		var missing []string
+		var channels []*Channel
+		for i, k := range keys {
+			c := byKey[k]
+			if c == nil {
+				missing = append(missing, strings.TrimSpace(names[i]))
+			} else if !slices.Contains(channels, c) {
+				channels = append(channels, c)
+			}
+		}
+		if len(missing) > 0 {
+			return errorf("Channel(s) (%s) do not exist", strings.Join(missing, ", "))
+		}
+		users := []UserRecord{cc.actor}
+		if principals != nil && !principals.empty() {
+			self := len(principals.IDs) == 1 && principals.IDs[0] == cc.actor.ID
+			if !self {
+				for _, c := range channels {
+					if !cc.access(c).removeSubscribers(c) {
+						return ErrInsufficientPermission
+					}
+				}
+			}
+			if users, err = resolvePrincipals(tx, cc.realm.ID, principals); err != nil {
+				return err
+			}
+		}
+		removedBy := map[int64][]int64{}
+		removedFrom := map[int64][]map[string]any{}
+		var order []int64
+		for _, c := range channels {
+			for _, u := range users {
+				err := tx.DeleteSubscription(u.ID, c.ID)
+				if errors.Is(err, ErrNotFound) {
+					out.NotRemoved = appendOnce(out.NotRemoved, c.Name)
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				out.Removed = appendOnce(out.Removed, c.Name)
+				removedBy[c.ID] = append(removedBy[c.ID], u.ID)
+				if removedFrom[u.ID] == nil {
+					order = append(order, u.ID)
+				}
+				removedFrom[u.ID] = append(removedFrom[u.ID], map[string]any{"name": c.Name, "stream_id": c.ID})
+			}
+		}
+		for _, id := range order {
+			emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{id}, Payload: map[string]any{
+				"type": "subscription", "op": "remove", "subscriptions": removedFrom[id]}})
+		}
+		if len(removedBy) == 0 {
+			return nil
+		}
+		all, err := tx.Users(cc.realm.ID, nil)
+		if err != nil {
+			return err
+		}
+		for _, c := range channels {
+			gone := removedBy[c.ID]
+			if len(gone) == 0 {
+				continue
+			}
+			rest, err := tx.ChannelSubscriptions([]int64{c.ID})
+			if err != nil {
+				return err
+			}
+			left := subscriberIDs(rest)[c.ID]
+			var to []int64
+			for i := range all {
+				u := &all[i]
+				if !u.IsActive || slices.Contains(gone, u.ID) {
+					continue
+				}
+				_, sub := slices.BinarySearch(left, u.ID)
+				if (channelAccess{user: u, g: cc.g, subscribed: sub}).metadata(c) {
+					to = append(to, u.ID)
+				}
+			}
+			if len(to) > 0 {
+				emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{
+					"type": "subscription", "op": "peer_remove", "stream_ids": []int64{c.ID},
+					"user_ids": slices.Sorted(slices.Values(gone))}})
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// Subscription property names.
+const (
+	PropColor                  = "color"
+	PropIsMuted                = "is_muted"
+	PropInHomeView             = "in_home_view"
+	PropPinToTop               = "pin_to_top"
+	PropDesktopNotifications   = "desktop_notifications"
+	PropAudibleNotifications   = "audible_notifications"
+	PropPushNotifications      = "push_notifications"
+	PropEmailNotifications     = "email_notifications"
+	PropWildcardMentionsNotify = "wildcard_mentions_notify"
+)
+
+// booleanProperty reports whether the property takes a boolean.
+func booleanProperty(p string) bool {
+	switch p {
+	case PropIsMuted, PropInHomeView, PropPinToTop, PropDesktopNotifications, PropAudibleNotifications,
+		PropPushNotifications, PropEmailNotifications, PropWildcardMentionsNotify:
+		return true
+	}
+	return false
+}
+
+// PropertyValue is a subscription property value: a boolean or, for the
+// colour, a string. Its JSON form is the JSON boolean or string.
+type PropertyValue struct {
+	Bool   *bool
+	String *string
+}
+
+// BoolValue and StringValue build property values.
+func BoolValue(b bool) PropertyValue     { return PropertyValue{Bool: &b} }
+func StringValue(s string) PropertyValue { return PropertyValue{String: &s} }
+
+// MarshalJSON writes the boolean or the string (null when unset).
+func (v PropertyValue) MarshalJSON() ([]byte, error) {
+	switch {
+	case v.Bool != nil:
+		return json.Marshal(*v.Bool)
+	case v.String != nil:
+		return json.Marshal(*v.String)
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON reads a boolean or a string; anything else is kept as
+// neither, which the property's validation rejects.
+func (v *PropertyValue) UnmarshalJSON(data []byte) error {
+	*v = PropertyValue{}
+	var b bool
+	if json.Unmarshal(data, &b) == nil {
+		v.Bool = &b
+		return nil
+	}
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		v.String = &s
+	}
+	return nil
+}
+
+// PropertyChange sets one property of the actor's subscription to a
+// channel.
+type PropertyChange struct {
+	StreamID int64         `json:"stream_id"`
+	Property string        `json:"property"`
+	Value    PropertyValue `json:"value"`
+}
+
+// check validates the shape of the change; where names the element in
+// error texts (such as "subscription_data[0]"), or is empty for a single
+// change.
+func (c *PropertyChange) check(where string) error {
+	switch {
+	case c.Property == PropColor:
+		if c.Value.String == nil || !validColor(*c.Value.String) {
+			if where == "" {
+				return errorf("color is not a valid hex color code")
+			}
+			return errorf("Invalid %s: Value error, color is not a valid hex color code", where)
+		}
+	case booleanProperty(c.Property):
+		if c.Value.Bool == nil {
+			return errorf("%s is not a boolean", c.Property)
+		}
+	default:
+		return errorf("Unknown subscription property: %s", c.Property)
+	}
+	return nil
+}
+
+// DecodeSubscriptionData decodes the subscription_data parameter of the
+// bulk property update, with the reference server's texts for missing
+// keys, unknown properties and bad values (all checked before anything
+// changes).
+func DecodeSubscriptionData(data []byte) ([]PropertyChange, error) {
+	var raw []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, errorf("subscription_data is not a list of dicts")
+	}
+	out := make([]PropertyChange, len(raw))
+	for i, obj := range raw {
+		where := "subscription_data[" + strconv.Itoa(i) + "]"
+		for _, key := range []string{"stream_id", "property", "value"} {
+			if _, ok := obj[key]; !ok {
+				return nil, errorf("%s[\"%s\"] field is missing: Field required", where, key)
+			}
+		}
+		if err := json.Unmarshal(obj["stream_id"], &out[i].StreamID); err != nil {
+			return nil, errorf("%s[\"stream_id\"] is not an integer", where)
+		}
+		if err := json.Unmarshal(obj["property"], &out[i].Property); err != nil {
+			return nil, errorf("%s[\"property\"] is not a string", where)
+		}
+		if err := out[i].Value.UnmarshalJSON(obj["value"]); err != nil {
+			return nil, err
+		}
+	}
+	for i := range out {
+		if err := out[i].check("subscription_data[" + strconv.Itoa(i) + "]"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// UpdateSubscriptionProperties applies the changes to the actor's
+// subscriptions, in order and in one transaction. Shapes are checked first
+// (CheckPropertyChange); then each channel must be visible
+// (ErrInvalidChannelID) and subscribed ("Not subscribed to channel ID N").
+// Each change emits a subscription update event; is_muted and in_home_view
+// emit two, in_home_view first.
+func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actor int64, changes []PropertyChange) error {
+	for i := range changes {
+		if err := changes[i].check("subscription_data[" + strconv.Itoa(i) + "]"); err != nil {
+			return err
+		}
+	}
+	return s.applyPropertyChanges(ctx, actor, changes)
+}
+
+// UpdateSubscriptionProperty sets one property of the actor's subscription
+// to the channel. Errors as UpdateSubscriptionProperties, except that a bad
+// colour is "color is not a valid hex color code".
+func (s *Service) UpdateSubscriptionProperty(ctx context.Context, actor int64, change PropertyChange) error {
+	if err := change.check(""); err != nil {
+		return err
+	}
+	return s.applyPropertyChanges(ctx, actor, []PropertyChange{change})
+}
+
+func (s *Service) applyPropertyChanges(ctx context.Context, actor int64, changes []PropertyChange) error {
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		for _, ch := range changes {
+			c, err := cc.channel(tx, ch.StreamID, false)
+			if err != nil {
+				return err
+			}
+			sub, ok := cc.subs[c.ID]
+			if !ok {
+				return errorf("Not subscribed to channel ID %d", c.ID)
+			}
+			b := ch.Value.Bool
+			switch ch.Property {
+			case PropColor:
+				sub.Color = *ch.Value.String
+			case PropIsMuted:
+				sub.IsMuted = *b
+			case PropInHomeView:
+				sub.IsMuted = !*b
+			case PropPinToTop:
+				sub.PinToTop = *b
+			case PropDesktopNotifications:
+				sub.DesktopNotifications = ptrTo(*b)
+			case PropAudibleNotifications:
+				sub.AudibleNotifications = ptrTo(*b)
+			case PropPushNotifications:
+				sub.PushNotifications = ptrTo(*b)
+			case PropEmailNotifications:
+				sub.EmailNotifications = ptrTo(*b)
+			case PropWildcardMentionsNotify:
+				sub.WildcardMentionsNotify = ptrTo(*b)
+			}
+			if err := tx.UpdateSubscription(sub); err != nil {
+				return err
+			}
+			cc.subs[c.ID] = sub
+			event := func(prop string, value any) {
+				emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: map[string]any{
+					"type": "subscription", "op": "update", "property": prop, "value": value, "stream_id": c.ID}})
+			}
+			switch ch.Property {
+			case PropIsMuted, PropInHomeView:
+				event(PropInHomeView, !sub.IsMuted)
+				event(PropIsMuted, sub.IsMuted)
+			case PropColor:
+				event(PropColor, sub.Color)
+			default:
+				event(ch.Property, *b)
+			}
+		}
+		return nil
+	})
+}

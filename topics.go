@@ -1,0 +1,156 @@
+package chat
+
+import (
+	"context"
+	"slices"
+)
+
+// deleteTopicBatch is the number of messages deleted per transaction.
+const deleteTopicBatch = 100
+
+// DeleteTopic deletes the messages of a channel's topic, newest first, in
+// transactions of 100 messages. Before each batch it checks the time spent
+// against Config.DeleteTopicTimeBudget; when the budget is used up it stops
+// and returns false, and the client repeats the request. It returns true
+// once no message of the topic is left (at once for a topic without
+// messages); then the users' visibility policies for the topic are reset.
+// The topic is matched without regard to case; "general chat" means the
+// empty topic. Administrators only.
+//
+// Errors: ErrMustBeAdmin, ErrInvalidChannelID (unknown channel, or one the
+// administrator has no content access to).
+func (s *Service) DeleteTopic(ctx context.Context, actor, channelID int64, topic string) (bool, error) {
+	if topic == EmptyTopicDisplayName {
+		topic = ""
+	}
+	key := TopicKey(topic)
+	start := s.cfg.Now()
+	for {
+		if s.cfg.Now().Sub(start) >= s.cfg.DeleteTopicTimeBudget {
+			return false, nil
+		}
+		done := false
+		err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+			cc, err := s.channelContext(tx, actor)
+			if err != nil {
+				return err
+			}
+			if !cc.actor.Role.IsAdmin() {
+				return ErrMustBeAdmin
+			}
+			c, err := cc.channel(tx, channelID, true)
+			if err != nil {
+				return err
+			}
+			ids, err := tx.TopicMessageIDs(c.ID, key, deleteTopicBatch)
+			if err != nil {
+				return err
+			}
+			if len(ids) == 0 {
+				done = true
+				reset, err := tx.DeleteTopicUserTopics(c.ID, key)
+				if err != nil {
+					return err
+				}
+				for _, ut := range reset {
+					ut.VisibilityPolicy, ut.LastUpdated = TopicInherit, s.now()
+					if err := s.emitUserTopic(tx, emit, cc.realm.ID, ut); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			return s.deleteChannelMessages(tx, emit, cc, &c, topic, ids)
+		})
+		if err != nil {
+			return false, err
+		}
+		if done {
+			return true, nil
+		}
+	}
+}
+
+// deleteChannelMessages deletes messages of one topic of c, keeps the
+// channel's first_message_id and emits the events.
+func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelContext, c *Channel, topic string, ids []int64) error {
+	if err := tx.DeleteMessages(ids); err != nil {
+		return err
+	}
+	firstChanged := false
+	if slices.Contains(ids, c.FirstMessageID) {
+		first, err := tx.OldestChannelMessageID(c.ID)
+		if err != nil {
+			return err
+		}
+		c.FirstMessageID = first
+		if err := tx.UpdateChannel(*c); err != nil {
+			return err
+		}
+		firstChanged = true
+	}
+	subs, err := tx.ChannelSubscriptions([]int64{c.ID})
+	if err != nil {
+		return err
+	}
+	to := subscriberIDs(subs)[c.ID]
+	if _, found := slices.BinarySearch(to, cc.actor.ID); !found {
+		to = append(slices.Clone(to), cc.actor.ID)
+		slices.Sort(to)
+	}
+	sorted := slices.Sorted(slices.Values(ids))
+	emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{"type": "delete_message",
+		"message_ids": sorted, "message_type": "stream", "stream_id": c.ID, "topic": topic}})
+	if firstChanged {
+		all, err := tx.Users(cc.realm.ID, nil)
+		if err != nil {
+			return err
+		}
+		var viewers []int64
+		for i := range all {
+			u := &all[i]
+			_, sub := slices.BinarySearch(subscriberIDs(subs)[c.ID], u.ID)
+			if u.IsActive && (channelAccess{user: u, g: cc.g, subscribed: sub}).metadata(c) {
+				viewers = append(viewers, u.ID)
+			}
+		}
+		var value any
+		if c.FirstMessageID != 0 {
+			value = c.FirstMessageID
+		}
+		emit(Event{RealmID: cc.realm.ID, UserIDs: viewers, Payload: map[string]any{"type": "stream", "op": "update",
+			"stream_id": c.ID, "name": c.Name, "property": "first_message_id", "value": value}})
+	}
+	return nil
+}
+
+// PostChannelMessage stores a message from the user to a channel topic
+// with content access; it is the provisioning path that tests and
+// embedding programs use until the message operations land, and keeps the
+// channel's first_message_id. Errors: ErrInvalidChannelID and those of the
+// actor check.
+func (s *Service) PostChannelMessage(ctx context.Context, actor, channelID int64, topic, content string) (int64, error) {
+	var id int64
+	err := s.update(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		c, err := cc.channel(tx, channelID, true)
+		if err != nil {
+			return err
+		}
+		m := &MessageRecord{RealmID: cc.realm.ID, SenderID: cc.actor.ID, RecipientType: RecipientChannel,
+			ChannelID: c.ID, Topic: topic, Content: content, RenderedContent: renderContent(content), DateSent: s.now()}
+		if err := tx.CreateMessages([]*MessageRecord{m}); err != nil {
+			return err
+		}
+		id = m.ID
+		if c.FirstMessageID == 0 {
+			c.FirstMessageID = m.ID
+			return tx.UpdateChannel(c)
+		}
+		return nil
+	})
+	return id, err
+}

@@ -1,0 +1,115 @@
+package chat
+
+import (
+	"context"
+	"errors"
+)
+
+// TypingRequest describes a typing notification (POST /typing).
+type TypingRequest struct {
+	// Type is "direct" (the default when empty), "stream" or "channel".
+	Type string
+	// Op is "start" or "stop".
+	Op string
+	// To lists the recipients of a direct message being composed; nil
+	// means the parameter was not sent.
+	To []int64
+}
+
+// Typing texts (PROTOCOL.md C4.2).
+var (
+	ErrInvalidTypingType = &Error{Code: CodeBadRequest, Msg: "Invalid type"}
+	ErrInvalidTypingOp   = &Error{Code: CodeBadRequest, Msg: "Invalid op"}
+	ErrTypingMissingTo   = &Error{Code: CodeBadRequest, Msg: "Missing 'to' argument"}
+	ErrTypingEmptyTo     = &Error{Code: CodeBadRequest, Msg: "Empty 'to' list"}
+)
+
+// SetTyping tells the recipients of a direct message that the actor started
+// or stopped composing it. The server keeps no typing state; clients repeat
+// "start" while composing. The event goes to every active recipient, the
+// actor included. Any active user may call it.
+//
+// Errors, in the order they are checked: ErrInvalidTypingType,
+// ErrInvalidTypingOp, ErrTypingMissingTo, ErrTypingEmptyTo, BAD_REQUEST
+// "Invalid user ID {id}" for a recipient that is not a user of the
+// organization; and those of Users.
+func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest) error {
+	switch req.Type {
+	case "", "direct":
+	default:
+		return ErrInvalidTypingType
+	}
+	if req.Op != "start" && req.Op != "stop" {
+		return ErrInvalidTypingOp
+	}
+	var event Event
+	err := s.view(ctx, func(tx Tx) error {
+		v, err := s.newViewer(tx, actor, UserQuery{})
+		if err != nil {
+			return err
+		}
+		if req.To == nil {
+			return ErrTypingMissingTo
+		}
+		if len(req.To) == 0 {
+			return ErrTypingEmptyTo
+		}
+		ids := req.To
+		if !containsID(ids, actor) {
+			ids = append([]int64{actor}, ids...)
+		}
+		users, err := tx.Users(v.realm.ID, ids)
+		if err != nil {
+			return err
+		}
+		if len(users) != len(uniqueIDs(ids)) {
+			for _, id := range ids {
+				if _, err := targetUser(tx, v.realm.ID, id); errors.Is(err, ErrNoSuchUser) {
+					return errorf("Invalid user ID %d", id)
+				}
+			}
+		}
+		recipients := make([]map[string]any, 0, len(users))
+		var notify []int64
+		for i := range users {
+			u := &users[i]
+			recipients = append(recipients, map[string]any{"user_id": u.ID, "email": apiEmail(u, v.emailDomain)})
+			if u.IsActive {
+				notify = append(notify, u.ID)
+			}
+		}
+		event = Event{RealmID: v.realm.ID, UserIDs: notify, Payload: map[string]any{
+			"type": "typing", "op": req.Op, "message_type": "direct",
+			"sender":     map[string]any{"user_id": v.user.ID, "email": apiEmail(&v.user, v.emailDomain)},
+			"recipients": recipients,
+		}}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.cfg.Events.Publish(ctx, []Event{event})
+	return nil
+}
+
+func containsID(ids []int64, id int64) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// uniqueIDs returns ids without repetitions, in their first order.
+func uniqueIDs(ids []int64) []int64 {
+	seen := make(map[int64]bool, len(ids))
+	out := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"time"
+	"unicode/utf8"
+)
+
+// EmptyTopicDisplayName is how clients show the empty topic
+// (realm_empty_topic_display_name); operations read it as "".
+const EmptyTopicDisplayName = "general chat"
+
+// Visibility policies of a user's topic.
+const (
+	TopicInherit  = 0
+	TopicMuted    = 1
+	TopicUnmuted  = 2
+	TopicFollowed = 3
+)
+
+// UserTopic is a user's visibility policy for one topic of a channel. A
+// topic without a stored row has the policy TopicInherit.
+type UserTopic struct {
+	UserID    int64
+	ChannelID int64
+	// Topic is the name as the user last set it; rows are keyed by
+	// TopicKey(Topic).
+	Topic            string
+	VisibilityPolicy int
+	LastUpdated      time.Time
+}
+
+// UserTopicTx stores users' topic visibility policies.
+type UserTopicTx interface {
+	// SetUserTopic stores ut, replacing the row of the same user, channel
+	// and TopicKey; a TopicInherit policy removes the row instead.
+	SetUserTopic(ut UserTopic) error
+	// UserTopic returns the user's row for the topic, or ErrNotFound.
+	UserTopic(userID, channelID int64, topicKey string) (UserTopic, error)
+	// UserTopics returns the user's rows ordered by channel ID then
+	// TopicKey.
+	UserTopics(userID int64) ([]UserTopic, error)
+	// DeleteTopicUserTopics removes every user's row for the channel's
+	// topic and returns the removed rows ordered by user ID.
+	DeleteTopicUserTopics(channelID int64, topicKey string) ([]UserTopic, error)
+}
+
+// ErrTopicNotMuted answers a request to unmute a topic of a channel that
+// does not exist.
+var ErrTopicNotMuted = &Error{Code: CodeBadRequest, Msg: "Topic is not muted"}
+
+func checkTopicLength(topic string) error {
+	if utf8.RuneCountInString(topic) > MaxTopicLength {
+		return errorf("topic is too long (limit: %d characters)", MaxTopicLength)
+	}
+	return nil
+}
+
+// SetUserTopic sets the actor's visibility policy (0 inherit, 1 muted,
+// 2 unmuted, 3 followed) for a topic, which need not have messages. The
+// name "general chat" means the empty topic. Setting the current policy
+// changes nothing and emits no event.
+//
+// Errors: "Invalid visibility_policy: ...", "topic is too long ...",
+// ErrInvalidChannelID (policies 1-3 need access to the channel, 0 only
+// that it exists in the organization).
+func (s *Service) SetUserTopic(ctx context.Context, actor, channelID int64, topic string, policy int) error {
+	if policy < TopicInherit || policy > TopicFollowed {
+		return errorf("Invalid visibility_policy: Value error, Not in the list of possible values")
+	}
+	if err := checkTopicLength(topic); err != nil {
+		return err
+	}
+	if topic == EmptyTopicDisplayName {
+		topic = ""
+	}
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		var c Channel
+		if policy == TopicInherit {
+			c, err = tx.Channel(channelID)
+			if errors.Is(err, ErrNotFound) || (err == nil && c.RealmID != cc.realm.ID) {
+				return ErrInvalidChannelID
+			}
+		} else {
+			c, err = cc.channel(tx, channelID, true)
+		}
+		if err != nil {
+			return err
+		}
+		return s.setUserTopic(tx, emit, cc, &c, topic, policy)
+	})
+}
+
+// setUserTopic stores the policy and emits the events when it changed.
+func (s *Service) setUserTopic(tx Tx, emit func(Event), cc *channelContext, c *Channel, topic string, policy int) error {
+	current := TopicInherit
+	old, err := tx.UserTopic(cc.actor.ID, c.ID, TopicKey(topic))
+	if err == nil {
+		current = old.VisibilityPolicy
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if current == policy {
+		return nil
+	}
+	ut := UserTopic{UserID: cc.actor.ID, ChannelID: c.ID, Topic: topic, VisibilityPolicy: policy, LastUpdated: s.now()}
+	if err := tx.SetUserTopic(ut); err != nil {
+		return err
+	}
+	return s.emitUserTopic(tx, emit, cc.realm.ID, ut)
+}
+
+// emitUserTopic emits the legacy muted_topics list and the user_topic event
+// of a changed row.
+func (s *Service) emitUserTopic(tx Tx, emit func(Event), realmID int64, ut UserTopic) error {
+	rows, err := tx.UserTopics(ut.UserID)
+	if err != nil {
+		return err
+	}
+	muted := [][]any{}
+	names := map[int64]string{}
+	for _, r := range rows {
+		if r.VisibilityPolicy != TopicMuted {
+			continue
+		}
+		name, ok := names[r.ChannelID]
+		if !ok {
+			c, err := tx.Channel(r.ChannelID)
+			if err != nil {
+				return err
+			}
+			name = c.Name
+			names[r.ChannelID] = name
+		}
+		muted = append(muted, []any{name, r.Topic, r.LastUpdated.Unix()})
+	}
+	to := []int64{ut.UserID}
+	emit(Event{RealmID: realmID, UserIDs: to, Payload: map[string]any{"type": "muted_topics", "muted_topics": muted}})
+	emit(Event{RealmID: realmID, UserIDs: to, Payload: map[string]any{"type": "user_topic", "stream_id": ut.ChannelID,
+		"topic_name": ut.Topic, "last_updated": ut.LastUpdated.Unix(), "visibility_policy": ut.VisibilityPolicy}})
+	return nil
+}
+
+// MuteTopicRequest is the deprecated muted_topics request: exactly one of
+// StreamID and Stream names the channel; Op is "add" or "remove".
+type MuteTopicRequest struct {
+	StreamID *int64
+	Stream   *string
+	Topic    string
+	Op       string
+}
+
+// MuteTopic mutes ("add") or unmutes ("remove") a topic for the actor.
+// Adding needs access to the channel and is idempotent; removing needs the
+// channel to exist and succeeds when the topic was not muted.
+//
+// Errors: "Missing 'stream_id' argument" (neither channel parameter),
+// "Unsupported parameter combination: stream_id, stream" (both),
+// "Invalid op", "topic is too long ...", ErrInvalidChannelID or "Invalid
+// channel name 'x'" for add, ErrTopicNotMuted for removing from a channel
+// that does not exist.
+func (s *Service) MuteTopic(ctx context.Context, actor int64, req MuteTopicRequest) error {
+	switch {
+	case req.StreamID == nil && req.Stream == nil:
+		return errorf("Missing 'stream_id' argument")
+	case req.StreamID != nil && req.Stream != nil:
+		return errorf("Unsupported parameter combination: stream_id, stream")
+	case req.Op != "add" && req.Op != "remove":
+		return errorf("Invalid op")
+	}
+	if err := checkTopicLength(req.Topic); err != nil {
+		return err
+	}
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		var c Channel
+		if req.StreamID != nil {
+			c, err = tx.Channel(*req.StreamID)
+			if err == nil && c.RealmID != cc.realm.ID {
+				err = ErrNotFound
+			}
+		} else {
+			var found []Channel
+			found, err = tx.ChannelsByName(cc.realm.ID, []string{ChannelNameKey(*req.Stream)})
+			if err == nil && len(found) == 0 {
+				err = ErrNotFound
+			} else if err == nil {
+				c = found[0]
+			}
+		}
+		if errors.Is(err, ErrNotFound) {
+			switch {
+			case req.Op == "remove":
+				return ErrTopicNotMuted
+			case req.Stream != nil:
+				return errorf("Invalid channel name '%s'", *req.Stream)
+			}
+			return ErrInvalidChannelID
+		}
+		if err != nil {
+			return err
+		}
+		if req.Op == "remove" {
+			old, err := tx.UserTopic(cc.actor.ID, c.ID, TopicKey(req.Topic))
+			if errors.Is(err, ErrNotFound) || (err == nil && old.VisibilityPolicy != TopicMuted) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			return s.setUserTopic(tx, emit, cc, &c, old.Topic, TopicInherit)
+		}
+		if !cc.access(&c).content(&c) {
+			if req.Stream != nil {
+				return errorf("Invalid channel name '%s'", *req.Stream)
+			}
+			return ErrInvalidChannelID
+		}
+		return s.setUserTopic(tx, emit, cc, &c, req.Topic, TopicMuted)
+	})
+}

@@ -58,6 +58,12 @@ type Config struct {
 	// a server sharing its database with other processes wraps Hub in a
 	// sink that also tells them.
 	Events EventSink
+	// JWTSecret is the key that verifies the tokens of POST
+	// /jwt/fetch_api_key. Empty disables JWT login.
+	JWTSecret []byte
+	// JWTAlgorithms are the accepted signing algorithms of those tokens.
+	// Empty means HS256 only.
+	JWTAlgorithms []string
 	// MaxUploadMiB is the largest file, in mebibytes, that an upload may
 	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
 	MaxUploadMiB int
@@ -133,6 +139,9 @@ func New(store Store, cfg Config) *Service {
 	if cfg.DeleteTopicTimeBudget == 0 {
 		cfg.DeleteTopicTimeBudget = 50 * time.Second
 	}
+	if len(cfg.JWTAlgorithms) == 0 {
+		cfg.JWTAlgorithms = []string{"HS256"}
+	}
 	s := &Service{store: store}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
@@ -203,6 +212,8 @@ type Tx interface {
 	FolderTx
 	UserTopicTx
 	MessageTx
+	ProfileTx
+	RealmEmojiTx
 	AttachmentTx
 	PushTx
 }

@@ -106,6 +106,26 @@ type UserRecord struct {
 	// usable password.
 	PasswordHash    string
 	EmailVisibility EmailVisibility
+	// CanChangeUserEmails is the special permission, given by the server's
+	// operator, that lets an owner change other users' addresses.
+	CanChangeUserEmails bool
+	// PresenceEnabled is the user's presence setting; the deprecated status
+	// flag "away" is its negation.
+	PresenceEnabled bool
+	// Status is the user's status message and emoji.
+	Status UserStatus
+}
+
+// UserStatus is a user's status as stored and as the Go API returns it.
+// All fields empty means no status.
+type UserStatus struct {
+	// Text has at most 60 code points.
+	Text      string
+	EmojiName string
+	EmojiCode string
+	// ReactionType is the namespace of EmojiCode; empty when there is no
+	// emoji.
+	ReactionType ReactionType
 }
 
 // IsBot reports whether the account is a bot.
@@ -268,6 +288,9 @@ type viewer struct {
 	// emailDomain is the domain of placeholder addresses in the realm.
 	emailDomain string
 	query       UserQuery
+	// profile holds the custom profile field values of the users to view,
+	// by user ID, once loadProfiles has run.
+	profile map[int64]map[string]ProfileValue
 }
 
 // canSeeEmail reports whether the viewer may see target's real address.
@@ -339,10 +362,35 @@ func (v *viewer) view(target *UserRecord) User {
 		u.AvatarURL = &url
 	}
 	if v.query.IncludeCustomProfileFields && !target.IsBot() {
-		// No custom profile fields exist yet, so every human has none.
-		u.ProfileData = map[string]ProfileValue{}
+		u.ProfileData = v.profile[target.ID]
+		if u.ProfileData == nil {
+			u.ProfileData = map[string]ProfileValue{}
+		}
 	}
 	return u
+}
+
+// loadProfiles reads, in one query, the custom profile field values of the
+// users (every user of the realm when ids is nil) when the query asks for
+// them.
+func (v *viewer) loadProfiles(tx Tx, ids []int64) error {
+	if !v.query.IncludeCustomProfileFields {
+		return nil
+	}
+	values, err := tx.ProfileValues(v.realm.ID, ids)
+	if err != nil {
+		return err
+	}
+	v.profile = make(map[int64]map[string]ProfileValue)
+	for _, pv := range values {
+		m := v.profile[pv.UserID]
+		if m == nil {
+			m = map[string]ProfileValue{}
+			v.profile[pv.UserID] = m
+		}
+		m[strconv.FormatInt(pv.FieldID, 10)] = ProfileValue{Value: pv.Value, RenderedValue: pv.RenderedValue}
+	}
+	return nil
 }
 
 // newViewer reads the acting user and the realm for a read operation.
@@ -401,6 +449,9 @@ func (s *Service) Users(ctx context.Context, actor int64, q UserQuery) (Users, e
 		if err != nil {
 			return err
 		}
+		if err := v.loadProfiles(tx, q.UserIDs); err != nil {
+			return err
+		}
 		out = make(Users, len(records))
 		for i := range records {
 			out[i] = v.view(&records[i])
@@ -421,6 +472,9 @@ func (s *Service) User(ctx context.Context, actor, id int64, q UserQuery) (User,
 		}
 		target, err := targetUser(tx, v.realm.ID, id)
 		if err != nil {
+			return err
+		}
+		if err := v.loadProfiles(tx, []int64{target.ID}); err != nil {
 			return err
 		}
 		out = v.view(&target)
@@ -450,6 +504,9 @@ func (s *Service) UserByEmail(ctx context.Context, actor int64, email string, q 
 			}
 		}
 		if err != nil {
+			return err
+		}
+		if err := v.loadProfiles(tx, []int64{target.ID}); err != nil {
 			return err
 		}
 		out = v.view(&target)
@@ -483,6 +540,9 @@ func (s *Service) Me(ctx context.Context, actor int64) (User, error) {
 	err := s.view(ctx, func(tx Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{IncludeCustomProfileFields: true})
 		if err != nil {
+			return err
+		}
+		if err := v.loadProfiles(tx, []int64{v.user.ID}); err != nil {
 			return err
 		}
 		out = v.view(&v.user)

@@ -114,6 +114,9 @@ type NewUser struct {
 	// EmailVisibility says who may see the real address; zero means the
 	// organization's default for new users. Bots are always visible.
 	EmailVisibility EmailVisibility
+	// CanChangeUserEmails grants the special permission that lets an owner
+	// change other users' email addresses (PATCH /users/{user_id}).
+	CanChangeUserEmails bool
 }
 
 // NewUserResult describes a created account. Its JSON form is what
@@ -176,6 +179,9 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 		AvatarSource:    AvatarGravatar,
 		AvatarVersion:   1,
 		EmailVisibility: req.EmailVisibility,
+		PresenceEnabled: true,
+
+		CanChangeUserEmails: req.CanChangeUserEmails,
 	}
 	if u.IsBot() {
 		u.EmailVisibility = EmailVisibleEveryone

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/teamchat/chat"
 )
@@ -380,11 +381,81 @@ func (p *params) Uint32(name string) *uint32 {
 	return &u
 }
 
-// OptionalString returns a plain string parameter, nil when absent.
-func (p *params) OptionalString(name string) *string {
+// OptString returns a plain string parameter, or nil when it is absent.
+func (p *params) OptString(name string) *string {
 	v, ok := p.String(name)
 	if !ok {
 		return nil
 	}
 	return &v
+}
+
+// OptBool returns a JSON boolean parameter, or nil when it is absent.
+func (p *params) OptBool(name string) *bool {
+	if _, ok := p.peek(name); !ok {
+		p.read[name] = true
+		return nil
+	}
+	b := p.Bool(name, false)
+	if p.err != nil {
+		return nil
+	}
+	return &b
+}
+
+// OptInt returns a JSON integer parameter, or nil when it is absent.
+func (p *params) OptInt(name string) *int64 {
+	if _, ok := p.peek(name); !ok {
+		p.read[name] = true
+		return nil
+	}
+	n, ok := p.Int(name)
+	if !ok || p.err != nil {
+		return nil
+	}
+	return &n
+}
+
+// MaxLenString returns a plain string parameter, or def when absent,
+// checking its length in code points.
+func (p *params) MaxLenString(name, def string, limit int) string {
+	v, ok := p.String(name)
+	if !ok {
+		return def
+	}
+	if utf8.RuneCountInString(v) > limit {
+		p.fail(errorf("%s is too long (limit: %d characters)", name, limit))
+		return def
+	}
+	return v
+}
+
+// JSONObject returns the raw JSON text of a parameter that must be a JSON
+// object; nil when absent.
+func (p *params) JSONObject(name string) json.RawMessage {
+	raw, ok := p.peek(name)
+	v, sent := p.jsonValue(name)
+	if !ok || !sent {
+		return nil
+	}
+	if _, isObj := v.(map[string]any); !isObj {
+		p.fail(errorf("%s is not a dict", name))
+		return nil
+	}
+	return json.RawMessage(raw)
+}
+
+// ProfileData returns a JSON list of custom profile data entries; nil when
+// absent.
+func (p *params) ProfileData(name string) []chat.ProfileDataEntry {
+	raw, ok := p.String(name)
+	if !ok {
+		return nil
+	}
+	entries, err := chat.ParseProfileData(name, raw)
+	if err != nil {
+		p.fail(err)
+		return nil
+	}
+	return entries
 }

@@ -58,12 +58,12 @@ func (s *Server) removeClientDevice(c *call) (fields, error) {
 func (s *Server) registerPushDevice(c *call) (fields, error) {
 	req := chat.PushRegistration{
 		DeviceID:                  c.p.RequiredInt("device_id"),
-		PushKey:                   c.p.OptionalString("push_key"),
+		PushKey:                   c.p.OptString("push_key"),
 		PushKeyID:                 c.p.Uint32("push_key_id"),
-		TokenKind:                 c.p.OptionalString("token_kind"),
-		TokenID:                   c.p.OptionalString("token_id"),
-		BouncerPublicKey:          c.p.OptionalString("bouncer_public_key"),
-		EncryptedPushRegistration: c.p.OptionalString("encrypted_push_registration"),
+		TokenKind:                 c.p.OptString("token_kind"),
+		TokenID:                   c.p.OptString("token_id"),
+		BouncerPublicKey:          c.p.OptString("bouncer_public_key"),
+		EncryptedPushRegistration: c.p.OptString("encrypted_push_registration"),
 	}
 	if err := c.p.Err(); err != nil {
 		return nil, err

@@ -216,11 +216,13 @@ func (s *Server) routes() {
 	})
 	s.handle("/users/{user}", map[string]endpoint{
 		http.MethodGet:    {authenticated, s.getUser},
+		http.MethodPatch:  {authenticated, s.updateUser},
 		http.MethodDelete: {authenticated, s.deactivateUser},
 	})
 	s.handle("/users/{user_id}/reactivate", map[string]endpoint{
 		http.MethodPost: {authenticated, s.reactivateUser},
 	})
+	s.profileRoutes()
 	s.eventRoutes()
 	s.channelRoutes()
 	s.uploadRoutes()

@@ -55,6 +55,7 @@ func createUser(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	role := fs.String("role", "member", "role: owner, admin, moderator, member, guest, or the number")
 	botType := fs.Int("bot-type", 0, "bot type: 0 human, 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded")
 	botOwner := fs.Int64("bot-owner-id", 0, "user ID of the bot's owner")
+	canChangeEmails := fs.Bool("can-change-user-emails", false, "grant the special permission to change other users' email addresses (owners)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func createUser(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return withService(sf, func(svc *chat.Service) error {
 		res, err := svc.ProvisionUser(ctx, *realmID, chat.NewUser{
 			Email: *email, FullName: *name, Password: *password, Role: r,
-			BotType: chat.BotType(*botType), BotOwnerID: *botOwner,
+			BotType: chat.BotType(*botType), BotOwnerID: *botOwner, CanChangeUserEmails: *canChangeEmails,
 		})
 		if err != nil {
 			return err

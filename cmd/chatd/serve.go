@@ -33,6 +33,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ownerName := fs.String("owner-name", "Owner", "full name of the owner created on the first start")
 	maxUploadMiB := fs.Int("max-upload-mib", chat.DefaultMaxUploadMiB, "largest file an upload may store, in MiB")
 	pushRelayURL := fs.String("push-relay-url", "", "URL of the push notification relay (push is disabled when empty)")
+	jwtSecret := fs.String("jwt-secret", "", "HS256 key of the tokens of POST /jwt/fetch_api_key (JWT login is disabled when empty)")
 	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
 		"requests per minute per user; 0 turns every rate limit off")
 	if err := parseFlags(fs, args); err != nil {
@@ -43,7 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *maxUploadMiB <= 0 {
 		return fmt.Errorf("invalid --max-upload-mib %d: want a positive number", *maxUploadMiB)
 	}
-	cfg := chat.Config{Logger: logger, MaxUploadMiB: *maxUploadMiB}
+	cfg := chat.Config{Logger: logger, MaxUploadMiB: *maxUploadMiB, JWTSecret: []byte(*jwtSecret)}
 	if *pushRelayURL != "" {
 		relay, err := pushrelay.New(*pushRelayURL, nil)
 		if err != nil {

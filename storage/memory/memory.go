@@ -47,9 +47,10 @@ type state struct {
 	// realmUsers lists each realm's user IDs in increasing order.
 	realmUsers map[int64][]int64
 
-	c       channelState
-	uploads uploadState
-	push    pushState
+	c        channelState
+	profiles profileState
+	uploads  uploadState
+	push     pushState
 }
 
 // New returns an empty store.
@@ -62,6 +63,7 @@ func New() *Store {
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
 		c:           newChannelState(),
+		profiles:    newProfileState(),
 		uploads:     newUploadState(),
 		push:        newPushState(),
 	}}

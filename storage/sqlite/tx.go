@@ -28,6 +28,12 @@ const (
 	qUsersIDs
 	qUsersByRole
 	qBotsOwnedBy
+	// Custom profile fields and custom emoji (profile.go).
+	qProfileFields
+	qProfileValuesAll
+	qProfileValuesIDs
+	qRealmEmoji
+	qRealmEmojiByName
 	// Uploads and push.
 	qAttachmentByPath
 	qUploadSpaceUsed
@@ -40,6 +46,12 @@ const (
 	qUpdateRealm
 	qCreateUser
 	qUpdateUser
+	// Custom profile fields and custom emoji (profile.go).
+	qCreateProfileField
+	qSetProfileValue
+	qDeleteProfileValue
+	qCreateRealmEmoji
+	qUpdateRealmEmoji
 	// Uploads and push.
 	qCreateAttachment
 	qLinkAttachment
@@ -60,7 +72,8 @@ const (
 		zulip_update_announcements_stream_id, moderation_request_channel_id`
 	userColumns = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
 		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
-		email_visibility`
+		email_visibility, can_change_user_emails, presence_enabled, status_text, status_emoji_name,
+		status_emoji_code, status_reaction_type`
 	selectRealm = `SELECT ` + realmColumns + ` FROM realms `
 	selectUser  = `SELECT ` + userColumns + ` FROM users `
 )
@@ -81,6 +94,12 @@ var queries = [numQueries]string{
 	// Like the memory store: the bots of the owner's organization.
 	qBotsOwnedBy: selectUser + `WHERE bot_owner_id = ?1 AND bot_type <> 0
 		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = ?1) ORDER BY id`,
+	qProfileFields:    selectProfileField + `WHERE realm_id = ? ORDER BY display_order, id`,
+	qProfileValuesAll: selectProfileValue + `JOIN users AS u ON u.id = v.user_id WHERE u.realm_id = ? ORDER BY v.user_id, v.field_id`,
+	qProfileValuesIDs: selectProfileValue + `JOIN users AS u ON u.id = v.user_id
+		WHERE u.realm_id = ? AND v.user_id IN (SELECT value FROM json_each(?)) ORDER BY v.user_id, v.field_id`,
+	qRealmEmoji:       selectRealmEmoji + `WHERE id = ?`,
+	qRealmEmojiByName: selectRealmEmoji + `WHERE realm_id = ? AND name = ?`,
 	// Uploads and push.
 	qAttachmentByPath:   selectAttachment + `WHERE path_id = ? AND realm_id = ?`,
 	qUploadSpaceUsed:    `SELECT coalesce(sum(size), 0) FROM attachments WHERE realm_id = ?`,
@@ -99,11 +118,23 @@ var queries = [numQueries]string{
 		moderation_request_channel_id = ? WHERE id = ?`,
 	qCreateUser: `INSERT INTO users (realm_id, email, email_key, full_name, role, is_active, bot_type,
 		bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source, avatar_version,
-		api_key, password_hash, email_visibility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		api_key, password_hash, email_visibility, can_change_user_emails, presence_enabled, status_text,
+		status_emoji_name, status_emoji_code, status_reaction_type)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateUser: `UPDATE users SET email = ?, email_key = ?, full_name = ?, role = ?, is_active = ?,
 		bot_type = ?, bot_owner_id = ?, date_joined = ?, last_login = ?, is_imported_stub = ?, timezone = ?,
-		avatar_source = ?, avatar_version = ?, api_key = ?, password_hash = ?, email_visibility = ?
+		avatar_source = ?, avatar_version = ?, api_key = ?, password_hash = ?, email_visibility = ?,
+		can_change_user_emails = ?, presence_enabled = ?, status_text = ?, status_emoji_name = ?,
+		status_emoji_code = ?, status_reaction_type = ?
 		WHERE id = ? AND realm_id = ?`,
+	qCreateProfileField: `INSERT INTO profile_fields (realm_id, name, hint, type, field_data, display_order,
+		required, editable_by_user, display_in_profile_summary, use_for_user_matching)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qSetProfileValue: `INSERT INTO profile_values (user_id, field_id, value, rendered_value) VALUES (?, ?, ?, ?)
+		ON CONFLICT (user_id, field_id) DO UPDATE SET value = excluded.value, rendered_value = excluded.rendered_value`,
+	qDeleteProfileValue: `DELETE FROM profile_values WHERE user_id = ? AND field_id = ?`,
+	qCreateRealmEmoji:   `INSERT INTO realm_emoji (realm_id, name, deactivated, author_id) VALUES (?, ?, ?, ?)`,
+	qUpdateRealmEmoji:   `UPDATE realm_emoji SET name = ?, deactivated = ?, author_id = ? WHERE id = ? AND realm_id = ?`,
 	// Uploads and push.
 	qCreateAttachment: `INSERT INTO attachments (realm_id, owner_id, path_id, name, size, content_type,
 		create_time) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -225,10 +256,16 @@ func scanUser(sc scanner) (chat.UserRecord, error) {
 		u                                    chat.UserRecord
 		role, active, botType, joined, login int64
 		stub, avatarVersion, visibility      int64
+		canChangeEmails, presence            int64
+		reactionType                         string
 	)
 	err := sc.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &active, &botType, &u.BotOwnerID,
 		&joined, &login, &stub, &u.Timezone, &u.AvatarSource, &avatarVersion, &u.APIKey, &u.PasswordHash,
-		&visibility)
+		&visibility, &canChangeEmails, &presence, &u.Status.Text, &u.Status.EmojiName, &u.Status.EmojiCode,
+		&reactionType)
+	u.CanChangeUserEmails = canChangeEmails != 0
+	u.PresenceEnabled = presence != 0
+	u.Status.ReactionType = chat.ReactionType(reactionType)
 	u.Role = chat.Role(role)
 	u.IsActive = active != 0
 	u.BotType = chat.BotType(botType)
@@ -265,7 +302,9 @@ func userArgs(u *chat.UserRecord) ([]any, error) {
 	}
 	return []any{u.Email, chat.EmailKey(u.Email), u.FullName, int64(u.Role), b2i(u.IsActive),
 		int64(u.BotType), u.BotOwnerID, joined, login, b2i(u.IsImportedStub), u.Timezone, u.AvatarSource,
-		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility)}, nil
+		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility), b2i(u.CanChangeUserEmails),
+		b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
+		string(u.Status.ReactionType)}, nil
 }
 
 // Realms.

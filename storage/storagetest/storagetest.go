@@ -65,6 +65,10 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Concurrent/Creates", s.testConcurrentCreates},
 		{"Concurrent/ReadModifyWrite", s.testConcurrentReadModifyWrite},
 		{"Close", s.testClose},
+		{"ProfileFields", s.testProfileFields},
+		{"ProfileValues", s.testProfileValues},
+		{"ProfileValues/Rollback", s.testProfileValuesRollback},
+		{"RealmEmoji", s.testRealmEmoji},
 		{"Attachments", s.testAttachments},
 		{"PushTokens", s.testPushTokens},
 		{"Devices", s.testDevices},
@@ -150,6 +154,11 @@ func fullBot(realmID, ownerID int64) chat.UserRecord {
 		APIKey:          "full-bot-key",
 		PasswordHash:    "$2a$04$fullbothash",
 		EmailVisibility: chat.EmailVisibleNobody,
+
+		CanChangeUserEmails: true,
+		PresenceEnabled:     true,
+		Status: chat.UserStatus{Text: "Åway 🏖️ é", EmojiName: "octopus", EmojiCode: "1f419",
+			ReactionType: chat.UnicodeEmoji},
 	}
 }
 

@@ -1,0 +1,217 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"strconv"
+)
+
+//go:generate go run ./internal/emojigen -data ${EMOJI_DATASOURCE_JSON} -out emoji_table.go
+
+// ReactionType is the namespace of an emoji code (SPEC.md, User status).
+type ReactionType string
+
+// The emoji namespaces.
+const (
+	// UnicodeEmoji codes are dash-separated hexadecimal code points.
+	UnicodeEmoji ReactionType = "unicode_emoji"
+	// RealmEmoji codes are the IDs of an organization's custom emoji.
+	RealmEmojiType ReactionType = "realm_emoji"
+	// ServiceExtraEmoji codes are the names of the service's own emoji.
+	ServiceExtraEmoji ReactionType = "service_extra_emoji"
+)
+
+// serviceExtraEmoji is the set of the service's own emoji; the code of each
+// is its name. "zulip" is the reference server's one such emoji, which
+// existing clients know how to draw.
+var serviceExtraEmoji = map[string]bool{"zulip": true}
+
+// UnicodeEmojiCode returns the code of a Unicode emoji name, canonical or
+// alias, such as "1f44d" for "+1" and "thumbsup".
+func UnicodeEmojiCode(name string) (string, bool) {
+	c, ok := unicodeEmojiCodes[name]
+	return c, ok
+}
+
+// UnicodeEmojiName returns the canonical name of a Unicode emoji code.
+func UnicodeEmojiName(code string) (string, bool) {
+	n, ok := unicodeEmojiNames[code]
+	return n, ok
+}
+
+// RealmEmoji is an organization's custom emoji as stored. Its wire code is
+// its ID in decimal.
+type RealmEmoji struct {
+	ID      int64
+	RealmID int64
+	// Name is unique in the organization.
+	Name        string
+	Deactivated bool
+	// AuthorID is the user who added it; zero for none.
+	AuthorID int64
+}
+
+// RealmEmojiTx stores custom emoji.
+type RealmEmojiTx interface {
+	// CreateRealmEmoji stores e under a new ID and sets e.ID. It returns
+	// ErrExists when e's realm already has an emoji with the same Name.
+	CreateRealmEmoji(e *RealmEmoji) error
+	// RealmEmoji returns the custom emoji with the ID, or ErrNotFound.
+	RealmEmoji(id int64) (RealmEmoji, error)
+	// RealmEmojiByName returns the realm's custom emoji with the name, or
+	// ErrNotFound.
+	RealmEmojiByName(realmID int64, name string) (RealmEmoji, error)
+	// UpdateRealmEmoji replaces the stored emoji with e.ID, or returns
+	// ErrNotFound. ErrExists as for CreateRealmEmoji.
+	UpdateRealmEmoji(e RealmEmoji) error
+}
+
+// Emoji errors (SPEC.md texts first, then PROTOCOL.md B2.17).
+var (
+	ErrInvalidEmojiCode            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji code"}
+	ErrInvalidEmojiName            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji name."}
+	ErrInvalidEmojiType            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji type."}
+	ErrInvalidCustomEmoji          = &Error{Code: CodeBadRequest, Msg: "Invalid custom emoji."}
+	ErrInvalidCustomEmojiName      = &Error{Code: CodeBadRequest, Msg: "Invalid custom emoji name."}
+	ErrCustomEmojiDeactivated      = &Error{Code: CodeBadRequest, Msg: "This custom emoji has been deactivated."}
+	errInvalidRealmEmojiDefinition = &Error{Code: CodeBadRequest, Msg: "Invalid custom emoji name"}
+	errRealmEmojiExists            = &Error{Code: CodeBadRequest, Msg: "A custom emoji with this name already exists."}
+	errNoSuchRealmEmoji            = &Error{Code: CodeBadRequest, Msg: "Emoji does not exist"}
+)
+
+// emojiDoesNotExist answers an emoji name that names nothing.
+func emojiDoesNotExist(name string) *Error { return errorf("Emoji '%s' does not exist", name) }
+
+// emojiByName finds the code and namespace of an emoji name: an active
+// custom emoji of the realm first, then the service's own emoji, then
+// Unicode names and aliases (PROTOCOL.md B2.17).
+func emojiByName(tx Tx, realmID int64, name string) (string, ReactionType, error) {
+	e, err := tx.RealmEmojiByName(realmID, name)
+	switch {
+	case err == nil && !e.Deactivated:
+		return strconv.FormatInt(e.ID, 10), RealmEmojiType, nil
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return "", "", err
+	}
+	if serviceExtraEmoji[name] {
+		return name, ServiceExtraEmoji, nil
+	}
+	if code, ok := unicodeEmojiCodes[name]; ok {
+		return code, UnicodeEmoji, nil
+	}
+	return "", "", emojiDoesNotExist(name)
+}
+
+// checkEmoji validates a full (name, code, type) triple.
+func checkEmoji(tx Tx, realmID int64, name, code string, typ ReactionType) error {
+	switch typ {
+	case RealmEmojiType:
+		id, err := strconv.ParseInt(code, 10, 64)
+		if err != nil || id <= 0 || strconv.FormatInt(id, 10) != code {
+			return ErrInvalidCustomEmoji
+		}
+		e, err := tx.RealmEmoji(id)
+		if errors.Is(err, ErrNotFound) || (err == nil && e.RealmID != realmID) {
+			return ErrInvalidCustomEmoji
+		}
+		if err != nil {
+			return err
+		}
+		if e.Name != name {
+			return ErrInvalidCustomEmojiName
+		}
+		if e.Deactivated {
+			return ErrCustomEmojiDeactivated
+		}
+	case ServiceExtraEmoji:
+		if !serviceExtraEmoji[code] {
+			return ErrInvalidEmojiCode
+		}
+		if name != code {
+			return ErrInvalidEmojiName
+		}
+	case UnicodeEmoji:
+		if _, ok := unicodeEmojiNames[code]; !ok {
+			return ErrInvalidEmojiCode
+		}
+		if unicodeEmojiCodes[name] != code {
+			return ErrInvalidEmojiName
+		}
+	default:
+		return ErrInvalidEmojiType
+	}
+	return nil
+}
+
+// validRealmEmojiName reports whether name can name a custom emoji: lower
+// case letters, digits, '-' and '_', not starting or ending with the last
+// two, at most 60 characters.
+func validRealmEmojiName(name string) bool {
+	if name == "" || len(name) > 60 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case (c == '-' || c == '_') && i > 0 && i < len(name)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ProvisionRealmEmoji adds a custom emoji to the organization, authored by
+// authorID (zero for none), and returns its ID. It is a provisioning
+// operation for the server's operator and embedding programs (there is no
+// upload route yet) and checks no actor.
+//
+// Errors: BAD_REQUEST for an unknown organization or author, an invalid
+// name ("Invalid custom emoji name") or a name in use ("A custom emoji with
+// this name already exists.").
+func (s *Service) ProvisionRealmEmoji(ctx context.Context, realmID int64, name string, authorID int64) (int64, error) {
+	var id int64
+	err := s.update(ctx, func(tx Tx) error {
+		if _, err := tx.Realm(realmID); errors.Is(err, ErrNotFound) {
+			return errorf("No such organization: %d", realmID)
+		} else if err != nil {
+			return err
+		}
+		if !validRealmEmojiName(name) {
+			return errInvalidRealmEmojiDefinition
+		}
+		if authorID != 0 {
+			if _, err := targetUser(tx, realmID, authorID); err != nil {
+				return err
+			}
+		}
+		e := RealmEmoji{RealmID: realmID, Name: name, AuthorID: authorID}
+		if err := tx.CreateRealmEmoji(&e); errors.Is(err, ErrExists) {
+			return errRealmEmojiExists
+		} else if err != nil {
+			return err
+		}
+		id = e.ID
+		return nil
+	})
+	return id, err
+}
+
+// SetRealmEmojiDeactivated deactivates (or reactivates) the organization's
+// custom emoji with the ID. Like ProvisionRealmEmoji it is an operator's
+// operation. Errors: BAD_REQUEST "Emoji does not exist" for an ID of no
+// emoji of the organization.
+func (s *Service) SetRealmEmojiDeactivated(ctx context.Context, realmID, id int64, deactivated bool) error {
+	return s.update(ctx, func(tx Tx) error {
+		e, err := tx.RealmEmoji(id)
+		if errors.Is(err, ErrNotFound) || (err == nil && e.RealmID != realmID) {
+			return errNoSuchRealmEmoji
+		}
+		if err != nil {
+			return err
+		}
+		e.Deactivated = deactivated
+		return tx.UpdateRealmEmoji(e)
+	})
+}

@@ -1,0 +1,200 @@
+package sqlite
+
+import (
+	"database/sql"
+	"errors"
+	"strconv"
+
+	"github.com/teamchat/chat"
+)
+
+const (
+	selectProfileField = `SELECT id, realm_id, name, hint, type, field_data, display_order, required,
+		editable_by_user, display_in_profile_summary, use_for_user_matching FROM profile_fields `
+	selectProfileValue = `SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM profile_values AS v `
+	selectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
+)
+
+func scanProfileField(sc scanner) (chat.ProfileField, error) {
+	var (
+		f                                  chat.ProfileField
+		typ, order                         int64
+		required, editable, summary, match int64
+	)
+	err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &required, &editable,
+		&summary, &match)
+	f.Type = chat.FieldType(typ)
+	f.Order = int(order)
+	f.Required = required != 0
+	f.EditableByUser = editable != 0
+	f.DisplayInProfileSummary = summary != 0
+	f.UseForUserMatching = match != 0
+	return f, err
+}
+
+func scanRealmEmoji(sc scanner) (chat.RealmEmoji, error) {
+	var (
+		e           chat.RealmEmoji
+		deactivated int64
+	)
+	err := sc.Scan(&e.ID, &e.RealmID, &e.Name, &deactivated, &e.AuthorID)
+	e.Deactivated = deactivated != 0
+	return e, err
+}
+
+func (t *tx) CreateProfileField(f *chat.ProfileField) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, err := t.Realm(f.RealmID); err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateProfileField).ExecContext(t.ctx, f.RealmID, f.Name, f.Hint, int64(f.Type),
+		f.FieldData, int64(f.Order), b2i(f.Required), b2i(f.EditableByUser), b2i(f.DisplayInProfileSummary),
+		b2i(f.UseForUserMatching))
+	if err != nil {
+		return t.check("CreateProfileField", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateProfileField", err)
+	}
+	f.ID = id
+	return nil
+}
+
+func (t *tx) ProfileFields(realmID int64) ([]chat.ProfileField, error) {
+	rows, err := t.stmt(qProfileFields).QueryContext(t.ctx, realmID)
+	if err != nil {
+		return nil, t.check("ProfileFields", err)
+	}
+	defer rows.Close()
+	out := []chat.ProfileField{}
+	for rows.Next() {
+		f, err := scanProfileField(rows)
+		if err != nil {
+			return nil, t.check("ProfileFields", err)
+		}
+		out = append(out, f)
+	}
+	return out, t.check("ProfileFields", rows.Err())
+}
+
+func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]chat.ProfileValueRecord, error) {
+	out := []chat.ProfileValueRecord{}
+	if userIDs != nil && len(userIDs) == 0 {
+		return out, nil
+	}
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if userIDs == nil {
+		rows, err = t.stmt(qProfileValuesAll).QueryContext(t.ctx, realmID)
+	} else {
+		list := make([]byte, 0, 2+len(userIDs)*8)
+		list = append(list, '[')
+		for i, id := range userIDs {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = strconv.AppendInt(list, id, 10)
+		}
+		list = append(list, ']')
+		rows, err = t.stmt(qProfileValuesIDs).QueryContext(t.ctx, realmID, string(list))
+	}
+	if err != nil {
+		return nil, t.check("ProfileValues", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			v        chat.ProfileValueRecord
+			rendered sql.NullString
+		)
+		if err := rows.Scan(&v.UserID, &v.FieldID, &v.Value, &rendered); err != nil {
+			return nil, t.check("ProfileValues", err)
+		}
+		if rendered.Valid {
+			v.RenderedValue = &rendered.String
+		}
+		out = append(out, v)
+	}
+	return out, t.check("ProfileValues", rows.Err())
+}
+
+func (t *tx) SetProfileValue(v chat.ProfileValueRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	var rendered any
+	if v.RenderedValue != nil {
+		rendered = *v.RenderedValue
+	}
+	_, err := t.stmt(qSetProfileValue).ExecContext(t.ctx, v.UserID, v.FieldID, v.Value, rendered)
+	if isConstraintViolation(err) {
+		// A foreign key: the user or the field does not exist.
+		return chat.ErrNotFound
+	}
+	return t.check("SetProfileValue", err)
+}
+
+func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	_, err := t.stmt(qDeleteProfileValue).ExecContext(t.ctx, userID, fieldID)
+	return t.check("DeleteProfileValue", err)
+}
+
+// Custom emoji.
+
+func (t *tx) CreateRealmEmoji(e *chat.RealmEmoji) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, err := t.Realm(e.RealmID); err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateRealmEmoji).ExecContext(t.ctx, e.RealmID, e.Name, b2i(e.Deactivated), e.AuthorID)
+	if err != nil {
+		return t.check("CreateRealmEmoji", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateRealmEmoji", err)
+	}
+	e.ID = id
+	return nil
+}
+
+func (t *tx) RealmEmoji(id int64) (chat.RealmEmoji, error) {
+	e, err := scanRealmEmoji(t.stmt(qRealmEmoji).QueryRowContext(t.ctx, id))
+	return e, t.check("RealmEmoji", err)
+}
+
+func (t *tx) RealmEmojiByName(realmID int64, name string) (chat.RealmEmoji, error) {
+	e, err := scanRealmEmoji(t.stmt(qRealmEmojiByName).QueryRowContext(t.ctx, realmID, name))
+	return e, t.check("RealmEmojiByName", err)
+}
+
+func (t *tx) UpdateRealmEmoji(e chat.RealmEmoji) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	res, err := t.stmt(qUpdateRealmEmoji).ExecContext(t.ctx, e.Name, b2i(e.Deactivated), e.AuthorID, e.ID, e.RealmID)
+	if err != nil {
+		return t.check("UpdateRealmEmoji", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return t.check("UpdateRealmEmoji", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := t.RealmEmoji(e.ID); err != nil {
+		return err
+	}
+	return errors.New("sqlite: an emoji cannot move between organizations")
+}

@@ -87,6 +87,20 @@ type Config struct {
 	// deleting batches before it answers complete: false. Zero means 50
 	// seconds, as the reference server.
 	DeleteTopicTimeBudget time.Duration
+	// AuthenticationMethods lists the login methods the server offers, by
+	// their keys in GET /server_settings (see AuthenticationMethodNames).
+	// Nil means password login by email address ("password" and "email");
+	// a list without "password" turns password login off.
+	AuthenticationMethods []string
+	// ExternalAuthenticationMethods are the login methods that send users
+	// to another site, in display order. Nil means none.
+	ExternalAuthenticationMethods []ExternalAuthenticationMethod
+	// VideoCalls creates video-call URLs. Nil turns video calls off.
+	VideoCalls VideoCallProvider
+	// DisposableEmailDomain reports whether a lower-case email domain is a
+	// disposable-mail service, for organizations that refuse those
+	// addresses. Nil means IsDisposableEmailDomain, a short built-in list.
+	DisposableEmailDomain func(domain string) bool
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -141,6 +155,15 @@ func New(store Store, cfg Config) *Service {
 	}
 	if len(cfg.JWTAlgorithms) == 0 {
 		cfg.JWTAlgorithms = []string{"HS256"}
+	}
+	if cfg.AuthenticationMethods == nil {
+		cfg.AuthenticationMethods = []string{"password", "email"}
+	}
+	if cfg.ExternalAuthenticationMethods == nil {
+		cfg.ExternalAuthenticationMethods = []ExternalAuthenticationMethod{}
+	}
+	if cfg.DisposableEmailDomain == nil {
+		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
 	s := &Service{store: store}
 	if s.hub = cfg.Hub; s.hub == nil {
@@ -214,6 +237,8 @@ type Tx interface {
 	MessageTx
 	ProfileTx
 	RealmEmojiTx
+	LinkifierTx
+	RealmDomainTx
 	AttachmentTx
 	PushTx
 }

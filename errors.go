@@ -121,6 +121,7 @@ var (
 	ErrLoginUserDeactivated  = &Error{Code: CodeUserDeactivated, Msg: "Account is deactivated"}
 	ErrLoginRealmDeactivated = &Error{Code: CodeRealmDeactivated, Msg: "This organization has been deactivated"}
 	ErrEnterValidEmail       = &Error{Code: CodeBadRequest, Msg: "Enter a valid email address."}
+	ErrPasswordAuthDisabled  = &Error{Code: CodePasswordAuthDisabled, Msg: "Password auth is disabled in this organization."}
 
 	// Roles and permissions (PROTOCOL.md B1.5).
 	ErrMustBeAdmin            = &Error{Code: CodeUnauthorizedPrincipal, Msg: "Must be an organization administrator"}

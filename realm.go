@@ -8,6 +8,7 @@ import (
 	"html"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,11 +32,13 @@ type Realm struct {
 	// DefaultEmailVisibility is given to new users.
 	DefaultEmailVisibility EmailVisibility
 	// The organization's channels for announcements and moderation
-	// requests; zero for none (see SetRealmChannels).
+	// requests; zero for none (see UpdateRealm).
 	NewStreamAnnouncementsStreamID   int64
 	SignupAnnouncementsStreamID      int64
 	ZulipUpdateAnnouncementsStreamID int64
 	ModerationRequestChannelID       int64
+	// RealmSettings are the settings that administrators change.
+	RealmSettings
 }
 
 // ErrServerSettingsSubdomain answers GET /server_settings at a host that
@@ -161,6 +164,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 			URL:                    req.URL,
 			DateCreated:            s.now(),
 			DefaultEmailVisibility: EmailVisibleEveryone,
+			RealmSettings:          DefaultRealmSettings(),
 		}
 		if err := tx.CreateRealm(&realm); errors.Is(err, ErrExists) {
 			return errorf("An organization with host %s already exists", req.Host)
@@ -275,19 +279,20 @@ type ServerSettings struct {
 // Errors: ErrServerSettingsSubdomain when the server hosts several
 // organizations and host reaches none of them.
 func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettings, error) {
+	methods := s.authenticationMethods()
 	out := ServerSettings{
-		// Password login is the one method this server offers.
-		AuthenticationMethods:         AuthenticationMethods{Password: true, Email: true},
-		ExternalAuthenticationMethods: []ExternalAuthenticationMethod{},
+		AuthenticationMethods:         methods,
+		ExternalAuthenticationMethods: s.cfg.ExternalAuthenticationMethods,
 		ServiceFeatureLevel:           FeatureLevel,
 		ServiceVersion:                s.cfg.ServiceVersion,
 		ServiceMergeBase:              s.cfg.ServiceVersion,
 		ZulipFeatureLevel:             FeatureLevel,
 		ZulipVersion:                  s.cfg.ServiceVersion,
 		ZulipMergeBase:                s.cfg.ServiceVersion,
-		EmailAuthEnabled:              true,
-		RequireEmailFormatUsernames:   true,
-		PushNotificationsEnabled:      s.cfg.PushRelay != nil,
+		EmailAuthEnabled:              methods.Email,
+		// LDAP logins use user names rather than addresses.
+		RequireEmailFormatUsernames: !methods.LDAP,
+		PushNotificationsEnabled:    s.cfg.PushRelay != nil,
 	}
 	err := s.view(ctx, func(tx Tx) error {
 		realms, err := tx.Realms()
@@ -302,7 +307,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 			return err
 		}
 		description := renderPlainText(realm.Description)
-		webPublic := false // No web-public channels exist yet.
+		webPublic := realm.EnableSpectatorAccess && webPublicChannelsExist(tx, realm.ID)
 		out.RealmURI = realm.URL
 		out.RealmURL = realm.URL
 		out.RealmName = realm.Name
@@ -312,6 +317,60 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		return nil
 	})
 	return out, err
+}
+
+// webPublicChannelsExist reports whether the realm has a channel that
+// spectators may read. Channels cannot be made web-public yet, so none
+// exists.
+func webPublicChannelsExist(Tx, int64) bool { return false }
+
+// AuthenticationMethodNames are the keys of authentication_methods, in
+// SPEC.md's order: the values Config.AuthenticationMethods may list.
+var AuthenticationMethodNames = []string{
+	"password", "dev", "email", "ldap", "remoteuser", "code_host_a", "directory_idp", "code_host_b",
+	"device_vendor_idp", "search_vendor_idp", "saml", "openid connect", "chat_vendor_idp",
+}
+
+// authenticationMethods returns the methods that Config.AuthenticationMethods
+// enables; unknown names are ignored.
+func (s *Service) authenticationMethods() AuthenticationMethods {
+	var m AuthenticationMethods
+	for _, name := range s.cfg.AuthenticationMethods {
+		switch name {
+		case "password":
+			m.Password = true
+		case "dev":
+			m.Dev = true
+		case "email":
+			m.Email = true
+		case "ldap":
+			m.LDAP = true
+		case "remoteuser":
+			m.RemoteUser = true
+		case "code_host_a":
+			m.CodeHostA = true
+		case "directory_idp":
+			m.DirectoryIDP = true
+		case "code_host_b":
+			m.CodeHostB = true
+		case "device_vendor_idp":
+			m.DeviceVendorIDP = true
+		case "search_vendor_idp":
+			m.SearchVendorIDP = true
+		case "saml":
+			m.SAML = true
+		case "openid connect":
+			m.OpenIDConnect = true
+		case "chat_vendor_idp":
+			m.ChatVendorIDP = true
+		}
+	}
+	return m
+}
+
+// passwordLoginEnabled reports whether password login is configured.
+func (s *Service) passwordLoginEnabled() bool {
+	return slices.Contains(s.cfg.AuthenticationMethods, "password")
 }
 
 // realmIconURL is the default square logo of an organization: an identicon

@@ -152,9 +152,11 @@ func TestCreateOrg(t *testing.T) {
 		wantNoErr(t, "Orgs", err)
 		diff(t, "Orgs", orgs, []chat.Realm{
 			{ID: res.RealmID, Name: "Test Org", Description: "Hi", Host: "chat.example.com:8443",
-				URL: "http://chat.example.com:8443", DateCreated: t0, DefaultEmailVisibility: chat.EmailVisibleEveryone},
+				URL: "http://chat.example.com:8443", DateCreated: t0, DefaultEmailVisibility: chat.EmailVisibleEveryone,
+				RealmSettings: chat.DefaultRealmSettings()},
 			{ID: res2.RealmID, Name: strings.Repeat("ü", 40), Host: "localhost", URL: "https://chat.example.net",
-				DateCreated: t0.Add(time.Minute), DefaultEmailVisibility: chat.EmailVisibleEveryone},
+				DateCreated: t0.Add(time.Minute), DefaultEmailVisibility: chat.EmailVisibleEveryone,
+				RealmSettings: chat.DefaultRealmSettings()},
 		})
 
 		// The owner is an owner who can log in.

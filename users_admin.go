@@ -128,7 +128,8 @@ type NewUserResult struct {
 }
 
 // provisionUser validates req and stores the account, in the checking order
-// of the reference server (name, address, uniqueness, password).
+// of the reference server (name, address, the organization's address rules,
+// uniqueness, password).
 // With passwordRequired, an empty password is too weak rather than absent.
 func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequired bool) (UserRecord, error) {
 	name, err := checkFullName(req.FullName)
@@ -137,6 +138,12 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 	}
 	if !validEmail(req.Email) {
 		return UserRecord{}, ErrBadEmail
+	}
+	// Bots' addresses are the service's own, not the people's.
+	if req.BotType == BotNone {
+		if err := s.checkEmailAllowed(tx, realm, req.Email); err != nil {
+			return UserRecord{}, err
+		}
 	}
 	if req.Role == 0 {
 		req.Role = RoleMember
@@ -249,6 +256,8 @@ func (s *Service) RequireAdmin(ctx context.Context, actor int64) error {
 //
 // Errors, in the order they are checked: ErrMustBeAdmin; ErrNameTooLong,
 // ErrNameTooShort, ErrNameInvalidChars, ErrNameInvalidFormat; ErrBadEmail;
+// with domains restricted ErrEmailContainsPlus and "Email '{email}' not
+// allowed in this organization", otherwise ErrDisposableEmail;
 // ErrEmailInUse; ErrPasswordTooWeak.
 func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, fullName string) (int64, error) {
 	var id int64

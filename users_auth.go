@@ -144,7 +144,9 @@ type APIKeyResult struct {
 // first login of an account sets its date_joined to the time of the login
 // and clears is_imported_stub. Anyone may call it.
 //
-// Errors (PROTOCOL.md C6.6): ErrInvalidSubdomain, ErrEnterValidEmail,
+// Errors (PROTOCOL.md C6.6): ErrInvalidSubdomain, ErrPasswordAuthDisabled
+// (password login is not among Config.AuthenticationMethods),
+// ErrEnterValidEmail,
 // ErrAuthenticationFailed, ErrLoginUserDeactivated,
 // ErrLoginRealmDeactivated.
 func (s *Service) FetchAPIKey(ctx context.Context, host, username, password string) (APIKeyResult, error) {
@@ -153,6 +155,9 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 		realm, err := s.realmForHost(tx, host)
 		if err != nil {
 			return err
+		}
+		if !s.passwordLoginEnabled() {
+			return ErrPasswordAuthDisabled
 		}
 		if !validEmail(username) {
 			return ErrEnterValidEmail

@@ -49,9 +49,6 @@ func (s *Server) channelRoutes() {
 	s.handle("/user_groups", map[string]endpoint{
 		http.MethodGet: {authenticated, s.getUserGroups},
 	})
-	s.handle("/realm", map[string]endpoint{
-		http.MethodPatch: {adminOnly, s.updateRealmChannels},
-	})
 }
 
 // pathID reads a numeric path segment; anything else is errInvalid.
@@ -337,35 +334,4 @@ func (s *Server) getUserGroups(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"user_groups", groups}}, nil
-}
-
-// PATCH /realm, for the four channel settings only; each changed setting
-// is echoed in the answer with its new value (-1 when cleared).
-func (s *Server) updateRealmChannels(c *call) (fields, error) {
-	var req chat.RealmChannels
-	for _, f := range []struct {
-		name string
-		dst  **int64
-	}{
-		{"new_stream_announcements_stream_id", &req.NewStreamAnnouncementsStreamID},
-		{"signup_announcements_stream_id", &req.SignupAnnouncementsStreamID},
-		{"zulip_update_announcements_stream_id", &req.ZulipUpdateAnnouncementsStreamID},
-		{"moderation_request_channel_id", &req.ModerationRequestChannelID},
-	} {
-		if v, ok := c.p.Int(f.name); ok {
-			*f.dst = &v
-		}
-	}
-	if err := c.p.Err(); err != nil {
-		return nil, err
-	}
-	changes, err := s.svc.SetRealmChannels(c.ctx, c.actor, req)
-	if err != nil {
-		return nil, err
-	}
-	out := make(fields, 0, len(changes))
-	for _, ch := range changes {
-		out = append(out, field{ch.Property, ch.Value})
-	}
-	return out, nil
 }

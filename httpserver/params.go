@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -215,6 +216,18 @@ func (p *params) IntList(name string) []int64 {
 
 func errorf(format string, args ...any) *chat.Error {
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
+}
+
+// RequiredBool returns a JSON boolean parameter that must be present.
+func (p *params) RequiredBool(name string) bool {
+	if p.err != nil {
+		return false
+	}
+	if _, ok := p.lookup(name); !ok {
+		p.fail(chat.MissingArgument(name))
+		return false
+	}
+	return p.Bool(name, false)
 }
 
 // Decode reads a JSON-encoded parameter and passes its text to decode (a
@@ -458,4 +471,55 @@ func (p *params) ProfileData(name string) []chat.ProfileDataEntry {
 		return nil
 	}
 	return entries
+}
+
+// Optional reads an optional parameter into dest, a pointer to a nil-able
+// request field, leaving the field nil when the parameter is absent:
+// **string is a plain string, **bool a JSON boolean, **int64 a JSON
+// integer, and **T for a T whose pointer is a json.Unmarshaler a
+// JSON-encoded value that T decodes ("Invalid {name}" when it refuses).
+func (p *params) Optional(name string, dest any) {
+	if p.err != nil {
+		return
+	}
+	switch d := dest.(type) {
+	case **string:
+		*d = p.OptString(name)
+	case **bool:
+		if _, ok := p.lookup(name); ok {
+			v := p.Bool(name, false)
+			*d = &v
+		}
+	case **int64:
+		v, ok := p.jsonValue(name)
+		if !ok {
+			return
+		}
+		n, isInt := asInt(v)
+		if !isInt {
+			p.fail(errorf("%s is not an integer", name))
+			return
+		}
+		*d = &n
+	default:
+		raw, ok := p.String(name)
+		if !ok {
+			return
+		}
+		if _, err := decodeStrictJSON(raw); err != nil {
+			p.fail(errorf("%s is not valid JSON", name))
+			return
+		}
+		field := reflect.ValueOf(dest).Elem() // the *T field
+		val := reflect.New(field.Type().Elem())
+		u, isUnmarshaler := val.Interface().(json.Unmarshaler)
+		if !isUnmarshaler {
+			panic(fmt.Sprintf("httpserver: parameter %s: unsupported destination %T", name, dest))
+		}
+		if err := u.UnmarshalJSON([]byte(raw)); err != nil {
+			p.fail(errorf("Invalid %s", name))
+			return
+		}
+		field.Set(val)
+	}
 }

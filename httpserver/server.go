@@ -67,6 +67,8 @@ const (
 	// adminOnly endpoints need an administrator's API key; the role is
 	// checked before the parameters are read.
 	adminOnly
+	// ownerOnly endpoints need an owner's API key, checked likewise.
+	ownerOnly
 	// humanOnly endpoints refuse bots, before reading the parameters.
 	humanOnly
 )
@@ -172,6 +174,8 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64,
 	switch a {
 	case adminOnly:
 		err = s.svc.RequireAdmin(r.Context(), actor)
+	case ownerOnly:
+		err = s.svc.RequireOwner(r.Context(), actor)
 	case humanOnly:
 		err = s.svc.RequireHuman(r.Context(), actor)
 	}
@@ -225,6 +229,7 @@ func (s *Server) routes() {
 	s.profileRoutes()
 	s.eventRoutes()
 	s.channelRoutes()
+	s.realmRoutes()
 	s.uploadRoutes()
 	s.pushRoutes()
 }

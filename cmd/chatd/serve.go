@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/teamchat/chat"
@@ -36,15 +38,29 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	jwtSecret := fs.String("jwt-secret", "", "HS256 key of the tokens of POST /jwt/fetch_api_key (JWT login is disabled when empty)")
 	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
 		"requests per minute per user; 0 turns every rate limit off")
+	videoProvider := fs.String("videocall-provider", "", "video-call provider: jitsi, or empty for none")
+	videoURL := fs.String("videocall-url", "", "meeting server URL of the jitsi video-call provider, such as https://meet.example.org")
+	authMethods := fs.String("auth-methods", "password,email", "comma-separated login methods reported by /server_settings; without password, password login is off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-
 	if *maxUploadMiB <= 0 {
 		return fmt.Errorf("invalid --max-upload-mib %d: want a positive number", *maxUploadMiB)
 	}
-	cfg := chat.Config{Logger: logger, MaxUploadMiB: *maxUploadMiB, JWTSecret: []byte(*jwtSecret)}
+	videoCalls, err := videoCallProvider(*videoProvider, *videoURL)
+	if err != nil {
+		return err
+	}
+	methods, err := authenticationMethods(*authMethods)
+	if err != nil {
+		return err
+	}
+	cfg := chat.Config{
+		Logger: logger, JWTSecret: []byte(*jwtSecret),
+		VideoCalls: videoCalls, AuthenticationMethods: methods,
+		MaxUploadMiB: *maxUploadMiB,
+	}
 	if *pushRelayURL != "" {
 		relay, err := pushrelay.New(*pushRelayURL, nil)
 		if err != nil {
@@ -52,7 +68,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.PushRelay = relay
 	}
-	var err error
 	if cfg.Blobs, err = sf.blobs(); err != nil {
 		return err
 	}
@@ -153,4 +168,39 @@ func rateLimits(perUser int) httpserver.RateLimits {
 	rl := httpserver.DefaultRateLimits
 	rl.PerUser = perUser
 	return rl
+}
+
+// videoCallProvider builds the provider that --videocall-provider names.
+func videoCallProvider(name, serverURL string) (chat.VideoCallProvider, error) {
+	switch name {
+	case "":
+		if serverURL != "" {
+			return nil, errors.New("--videocall-url needs --videocall-provider")
+		}
+		return nil, nil
+	case "jitsi":
+		j, err := chat.NewJitsiMeet(serverURL)
+		if err != nil {
+			return nil, fmt.Errorf("--videocall-url: %w", err)
+		}
+		return j, nil
+	}
+	return nil, fmt.Errorf("unknown --videocall-provider %q (want jitsi)", name)
+}
+
+// authenticationMethods parses --auth-methods.
+func authenticationMethods(list string) ([]string, error) {
+	out := []string{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(chat.AuthenticationMethodNames, name) {
+			return nil, fmt.Errorf("unknown --auth-methods entry %q (want some of %s)", name,
+				strings.Join(chat.AuthenticationMethodNames, ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }

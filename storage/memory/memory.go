@@ -49,6 +49,7 @@ type state struct {
 
 	c        channelState
 	profiles profileState
+	admin    realmAdminState
 	uploads  uploadState
 	push     pushState
 }
@@ -64,6 +65,7 @@ func New() *Store {
 		realmUsers:  map[int64][]int64{},
 		c:           newChannelState(),
 		profiles:    newProfileState(),
+		admin:       newRealmAdminState(),
 		uploads:     newUploadState(),
 		push:        newPushState(),
 	}}

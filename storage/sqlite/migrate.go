@@ -11,10 +11,11 @@ import (
 	"strings"
 )
 
-// migrationFiles holds the schema migrations, named NNNN_what.sql and
-// numbered from 1 without gaps. Migration N brings the schema from version
-// N-1 to N; the version is PRAGMA user_version. Never edit a released
-// migration: add the next one.
+// migrationFiles holds the schema migrations, named NNNN_what.sql with
+// strictly increasing numbers from 1. Numbers may have gaps, since areas
+// developed in parallel reserve theirs in advance; migration N brings the
+// schema to version N, and the version is PRAGMA user_version. Never edit
+// a released migration: add the next one.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -32,13 +33,15 @@ func migrations() ([]migration, error) {
 		return nil, err
 	}
 	out := make([]migration, 0, len(names))
-	for i, name := range names { // fs.Glob sorts them
+	last := 0
+	for _, name := range names { // fs.Glob sorts them
 		base := path.Base(name)
 		num, _, _ := strings.Cut(base, "_")
 		v, err := strconv.Atoi(num)
-		if err != nil || v != i+1 {
-			return nil, fmt.Errorf("migration %s: want number %04d", base, i+1)
+		if err != nil || len(num) != 4 || v <= last {
+			return nil, fmt.Errorf("migration %s: want a four-digit number above %04d", base, last)
 		}
+		last = v
 		text, err := fs.ReadFile(migrationFiles, name)
 		if err != nil {
 			return nil, err
@@ -59,10 +62,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
-	if version > len(ms) {
-		return fmt.Errorf("schema version %d is newer than this program's %d", version, len(ms))
+	if latest := ms[len(ms)-1].version; version > latest {
+		return fmt.Errorf("schema version %d is newer than this program's %d", version, latest)
 	}
-	for _, m := range ms[version:] {
+	for _, m := range ms {
+		if m.version <= version {
+			continue
+		}
 		if err := apply(ctx, db, m); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}

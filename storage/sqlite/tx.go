@@ -34,6 +34,10 @@ const (
 	qProfileValuesIDs
 	qRealmEmoji
 	qRealmEmojiByName
+	// Organization administration (realm_admin.go).
+	qLinkifiers
+	qRealmDomains
+	qRealmDomain
 	// Uploads and push.
 	qAttachmentByPath
 	qUploadSpaceUsed
@@ -52,6 +56,13 @@ const (
 	qDeleteProfileValue
 	qCreateRealmEmoji
 	qUpdateRealmEmoji
+	// Organization administration (realm_admin.go).
+	qCreateLinkifier
+	qUpdateLinkifier
+	qDeleteLinkifier
+	qCreateRealmDomain
+	qUpdateRealmDomain
+	qDeleteRealmDomain
 	// Uploads and push.
 	qCreateAttachment
 	qLinkAttachment
@@ -69,7 +80,11 @@ type stmts [numQueries]*sql.Stmt
 const (
 	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility,
 		new_stream_announcements_stream_id, signup_announcements_stream_id,
-		zulip_update_announcements_stream_id, moderation_request_channel_id`
+		zulip_update_announcements_stream_id, moderation_request_channel_id,
+		emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing,
+		message_content_edit_limit_seconds, message_content_delete_limit_seconds, topics_policy,
+		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
+		invite_required, send_channel_events_messages`
 	userColumns = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
 		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
 		email_visibility, can_change_user_emails, presence_enabled, status_text, status_emoji_name,
@@ -110,12 +125,21 @@ var queries = [numQueries]string{
 
 	qCreateRealm: `INSERT INTO realms (name, description, host, url, deactivated, date_created,
 		default_email_visibility, new_stream_announcements_stream_id, signup_announcements_stream_id,
-		zulip_update_announcements_stream_id, moderation_request_channel_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		zulip_update_announcements_stream_id, moderation_request_channel_id,
+		emails_restricted_to_domains, disallow_disposable_email_addresses,
+		allow_message_editing, message_content_edit_limit_seconds, message_content_delete_limit_seconds,
+		topics_policy, default_language, video_chat_provider, enable_spectator_access,
+		waiting_period_threshold, invite_required, send_channel_events_messages)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRealm: `UPDATE realms SET name = ?, description = ?, host = ?, url = ?, deactivated = ?,
 		date_created = ?, default_email_visibility = ?, new_stream_announcements_stream_id = ?,
 		signup_announcements_stream_id = ?, zulip_update_announcements_stream_id = ?,
-		moderation_request_channel_id = ? WHERE id = ?`,
+		moderation_request_channel_id = ?, emails_restricted_to_domains = ?,
+		disallow_disposable_email_addresses = ?, allow_message_editing = ?,
+		message_content_edit_limit_seconds = ?, message_content_delete_limit_seconds = ?,
+		topics_policy = ?, default_language = ?, video_chat_provider = ?, enable_spectator_access = ?,
+		waiting_period_threshold = ?, invite_required = ?, send_channel_events_messages = ?
+		WHERE id = ?`,
 	qCreateUser: `INSERT INTO users (realm_id, email, email_key, full_name, role, is_active, bot_type,
 		bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source, avatar_version,
 		api_key, password_hash, email_visibility, can_change_user_emails, presence_enabled, status_text,
@@ -135,6 +159,19 @@ var queries = [numQueries]string{
 	qDeleteProfileValue: `DELETE FROM profile_values WHERE user_id = ? AND field_id = ?`,
 	qCreateRealmEmoji:   `INSERT INTO realm_emoji (realm_id, name, deactivated, author_id) VALUES (?, ?, ?, ?)`,
 	qUpdateRealmEmoji:   `UPDATE realm_emoji SET name = ?, deactivated = ?, author_id = ? WHERE id = ? AND realm_id = ?`,
+
+	// Organization administration (realm_admin.go).
+	qLinkifiers:   selectLinkifier + `WHERE realm_id = ? ORDER BY sort_order, id`,
+	qRealmDomains: selectRealmDomain + `WHERE realm_id = ? ORDER BY id`,
+	qRealmDomain:  selectRealmDomain + `WHERE realm_id = ? AND domain = ?`,
+	qCreateLinkifier: `INSERT INTO linkifiers (realm_id, pattern, url_template, example_input,
+		reverse_template, alternative_url_templates, sort_order) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateLinkifier: `UPDATE linkifiers SET pattern = ?, url_template = ?, example_input = ?,
+		reverse_template = ?, alternative_url_templates = ?, sort_order = ? WHERE id = ? AND realm_id = ?`,
+	qDeleteLinkifier:   `DELETE FROM linkifiers WHERE realm_id = ? AND id = ?`,
+	qCreateRealmDomain: `INSERT INTO realm_domains (realm_id, domain, allow_subdomains) VALUES (?, ?, ?)`,
+	qUpdateRealmDomain: `UPDATE realm_domains SET allow_subdomains = ? WHERE realm_id = ? AND id = ?`,
+	qDeleteRealmDomain: `DELETE FROM realm_domains WHERE realm_id = ? AND id = ?`,
 	// Uploads and push.
 	qCreateAttachment: `INSERT INTO attachments (realm_id, owner_id, path_id, name, size, content_type,
 		create_time) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -238,13 +275,27 @@ func fromNanos(n int64) time.Time {
 
 func scanRealm(sc scanner) (chat.Realm, error) {
 	var (
-		r                   chat.Realm
-		deactivated         int64
-		created, visibility int64
+		r                                                                    chat.Realm
+		deactivated                                                          int64
+		created, visibility                                                  int64
+		restricted, noDisposable, editing, spectators, invite, channelEvents int64
+		editLimit, deleteLimit                                               int64
+		topicsPolicy                                                         string
 	)
 	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility,
 		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
-		&r.ModerationRequestChannelID)
+		&r.ModerationRequestChannelID,
+		&restricted, &noDisposable, &editing, &editLimit, &deleteLimit, &topicsPolicy, &r.DefaultLanguage,
+		&r.VideoChatProvider, &spectators, &r.WaitingPeriodThreshold, &invite, &channelEvents)
+	r.EmailsRestrictedToDomains = restricted != 0
+	r.DisallowDisposableEmailAddresses = noDisposable != 0
+	r.AllowMessageEditing = editing != 0
+	r.MessageContentEditLimitSeconds = chat.TimeLimit(editLimit)
+	r.MessageContentDeleteLimitSeconds = chat.TimeLimit(deleteLimit)
+	r.TopicsPolicy = chat.TopicsPolicy(topicsPolicy)
+	r.EnableSpectatorAccess = spectators != 0
+	r.InviteRequired = invite != 0
+	r.SendChannelEventsMessages = channelEvents != 0
 	r.Deactivated = deactivated != 0
 	r.DateCreated = fromNanos(created)
 	r.DefaultEmailVisibility = chat.EmailVisibility(visibility)
@@ -286,7 +337,11 @@ func realmArgs(r *chat.Realm) ([]any, error) {
 	}
 	return []any{r.Name, r.Description, r.Host, r.URL, b2i(r.Deactivated), created,
 		int64(r.DefaultEmailVisibility), r.NewStreamAnnouncementsStreamID, r.SignupAnnouncementsStreamID,
-		r.ZulipUpdateAnnouncementsStreamID, r.ModerationRequestChannelID}, nil
+		r.ZulipUpdateAnnouncementsStreamID, r.ModerationRequestChannelID, b2i(r.EmailsRestrictedToDomains),
+		b2i(r.DisallowDisposableEmailAddresses), b2i(r.AllowMessageEditing),
+		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
+		string(r.TopicsPolicy), r.DefaultLanguage, r.VideoChatProvider, b2i(r.EnableSpectatorAccess),
+		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages)}, nil
 }
 
 // userArgs returns the column values of u from email on, in the order of

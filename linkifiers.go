@@ -1,0 +1,624 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/teamchat/chat/internal/uritemplate"
+)
+
+// Linkifier turns text that matches Pattern in messages and topics into a
+// link: the URL is URLTemplate, an RFC 6570 template whose variables are
+// the pattern's named groups.
+type Linkifier struct {
+	ID int64 `json:"id"`
+	// Pattern is a regular expression in the RE2 dialect, with named
+	// groups written (?P<name>...).
+	Pattern     string `json:"pattern"`
+	URLTemplate string `json:"url_template"`
+	// ExampleInput is a text that Pattern matches; needed with
+	// ReverseTemplate.
+	ExampleInput *string `json:"example_input"`
+	// ReverseTemplate rebuilds the linked text from the named groups:
+	// {name} is a group, {{ and }} are literal braces.
+	ReverseTemplate *string `json:"reverse_template"`
+	// AlternativeURLTemplates are further RFC 6570 templates whose URLs
+	// clients turn back into the linked text (reverse linkification).
+	AlternativeURLTemplates []string `json:"alternative_url_templates"`
+}
+
+// LinkifierRecord is a linkifier as stored.
+type LinkifierRecord struct {
+	Linkifier
+	RealmID int64
+	// Order is the linkifier's place in the processing order, ascending.
+	Order int64
+}
+
+// LinkifierTx stores linkifiers.
+type LinkifierTx interface {
+	// CreateLinkifier stores l under a new ID and sets l.ID. It returns
+	// ErrExists when l's realm already has a linkifier with the same
+	// Pattern.
+	CreateLinkifier(l *LinkifierRecord) error
+	// Linkifiers returns the realm's linkifiers by Order, then ID.
+	Linkifiers(realmID int64) ([]LinkifierRecord, error)
+	// UpdateLinkifier replaces the linkifier with l.ID in l.RealmID, or
+	// returns ErrNotFound. ErrExists as for CreateLinkifier.
+	UpdateLinkifier(l LinkifierRecord) error
+	// DeleteLinkifier removes the realm's linkifier with the ID, or
+	// returns ErrNotFound.
+	DeleteLinkifier(realmID, id int64) error
+}
+
+// LinkifierRequest is what POST /realm/filters and PATCH
+// /realm/filters/{id} send. Pattern and URLTemplate are trimmed of
+// surrounding white space; an empty ExampleInput or ReverseTemplate is
+// stored as none.
+type LinkifierRequest struct {
+	Pattern                 string
+	URLTemplate             string
+	ExampleInput            *string
+	ReverseTemplate         *string
+	AlternativeURLTemplates []string
+}
+
+// ErrLinkifierNotFound answers a linkifier ID that the organization does not
+// have.
+var ErrLinkifierNotFound = &Error{Code: CodeBadRequest, Msg: "Linkifier not found."}
+
+// Linkifier validation texts (PROTOCOL.md B2.18).
+const (
+	msgFieldBlank         = "This field cannot be blank."
+	msgInvalidURLTemplate = "Invalid URL template."
+	msgExampleNoMatch     = "Example input does not match the linkifier pattern."
+	msgReverseMismatch    = "Example text does not match auto-conversion field."
+	msgReverseNeedExample = "Example text is required with an auto-conversion field."
+	msgDuplicatePattern   = "Realm filter with this Realm and Pattern already exists."
+	// allField is the key of errors that concern several fields.
+	allField = "__all__"
+)
+
+// validationErrors collects linkifier validation failures by field, as the
+// reference server reports them: the first becomes msg and all are in the
+// "errors" envelope field.
+type validationErrors struct {
+	first  string
+	fields map[string][]string
+}
+
+func (v *validationErrors) add(field, msg string) {
+	if v.fields == nil {
+		v.fields = map[string][]string{}
+		v.first = msg
+	}
+	v.fields[field] = append(v.fields[field], msg)
+}
+
+func (v *validationErrors) err() error {
+	if v.fields == nil {
+		return nil
+	}
+	return &Error{Code: CodeBadRequest, Msg: v.first, Data: map[string]any{"errors": v.fields}}
+}
+
+// compiledLinkifier is a validated linkifier ready to apply.
+type compiledLinkifier struct {
+	re       *regexp.Regexp // the pattern wrapped by wrapPattern
+	actual   int            // index of the group holding the whole match
+	template *uritemplate.Template
+	groups   []string // the pattern's named groups, by index; "" for unnamed
+}
+
+// Names of the groups that wrapPattern adds.
+const (
+	groupBefore = "linkifier_before_match"
+	groupActual = "linkifier_actual_match"
+	groupAfter  = "linkifier_after_match"
+)
+
+// wrapPattern makes a pattern match only after the start of the text, white
+// space or an opening delimiter, and only when no letter or digit follows,
+// as the reference server does, so that "#12" in "abc#12" or "#12a" is not
+// linked.
+func wrapPattern(pattern string) string {
+	return `(?P<` + groupBefore + `>^|\s|['"\(,:<])(?P<` + groupActual + `>` + pattern + `)(?P<` + groupAfter + `>$|[^\pL\pN])`
+}
+
+// wrapForUse is wrapPattern for a search over the text preceded by a
+// newline, which stands for the start of the text (see apply).
+func wrapForUse(pattern string) string {
+	return `(?P<` + groupBefore + `>\s|['"\(,:<])(?P<` + groupActual + `>` + pattern + `)(?P<` + groupAfter + `>$|[^\pL\pN])`
+}
+
+// regexpMessages are RE2's texts for the errors Go's parser reports.
+var regexpMessages = map[syntax.ErrorCode]string{
+	syntax.ErrInvalidCharClass:      "invalid character class",
+	syntax.ErrInvalidCharRange:      "invalid character class range",
+	syntax.ErrInvalidEscape:         "invalid escape sequence",
+	syntax.ErrInvalidNamedCapture:   "invalid named capture group",
+	syntax.ErrInvalidPerlOp:         "invalid perl operator",
+	syntax.ErrInvalidRepeatOp:       "bad repetition operator",
+	syntax.ErrInvalidRepeatSize:     "invalid repetition size",
+	syntax.ErrInvalidUTF8:           "invalid UTF-8",
+	syntax.ErrMissingBracket:        "missing ]",
+	syntax.ErrMissingParen:          "missing )",
+	syntax.ErrMissingRepeatArgument: "no argument for repetition operator",
+	syntax.ErrTrailingBackslash:     "trailing \\",
+	syntax.ErrUnexpectedParen:       "unexpected )",
+	syntax.ErrNestingDepth:          "pattern too large - compile failed",
+	syntax.ErrLarge:                 "pattern too large - compile failed",
+}
+
+// compilePattern compiles a linkifier pattern, wrapped, in RE2 syntax. A
+// failure is "Bad regular expression: {what}: {where}" in RE2's words.
+func compilePattern(pattern string) (*regexp.Regexp, string) {
+	// Parse the pattern alone first, so that the reported fragment is the
+	// user's text and not the wrapping.
+	if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			text, ok := regexpMessages[se.Code]
+			if !ok {
+				text = string(se.Code)
+			}
+			return nil, "Bad regular expression: " + text + ": " + se.Expr
+		}
+		return nil, "Bad regular expression: " + err.Error()
+	}
+	re, err := regexp.Compile(wrapPattern(pattern))
+	if err != nil {
+		return nil, "Bad regular expression: " + err.Error()
+	}
+	return re, ""
+}
+
+// namedGroups returns the distinct names of the pattern's named groups.
+func namedGroups(re *regexp.Regexp) []string {
+	var out []string
+	for _, n := range re.SubexpNames() {
+		if n != "" && n != groupBefore && n != groupActual && n != groupAfter && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// parseURLTemplate parses an RFC 6570 template.
+func parseURLTemplate(s string) (*uritemplate.Template, bool) {
+	t, err := uritemplate.Parse(s)
+	return t, err == nil
+}
+
+// validateLinkifier checks req in the reference server's order: the fields
+// one by one, then how they fit together, then uniqueness.
+func validateLinkifier(req *LinkifierRequest, others []LinkifierRecord) (compiledLinkifier, error) {
+	var v validationErrors
+	var c compiledLinkifier
+	if req.Pattern == "" {
+		v.add("pattern", msgFieldBlank)
+	} else if re, msg := compilePattern(req.Pattern); msg != "" {
+		v.add("pattern", msg)
+	} else {
+		c.re = re
+	}
+	if req.URLTemplate == "" {
+		v.add("url_template", msgFieldBlank)
+	} else if t, ok := parseURLTemplate(req.URLTemplate); !ok {
+		v.add("url_template", msgInvalidURLTemplate)
+	} else {
+		c.template = t
+	}
+	var alternatives []*uritemplate.Template
+	for _, a := range req.AlternativeURLTemplates {
+		t, ok := parseURLTemplate(a)
+		if !ok {
+			v.add("alternative_url_templates", msgInvalidURLTemplate)
+			break
+		}
+		alternatives = append(alternatives, t)
+	}
+	if c.re != nil && c.template != nil {
+		if msg := checkGroups(c.re, c.template, alternatives, req); msg != "" {
+			v.add(allField, msg)
+		}
+	}
+	if c.re != nil && v.fields == nil {
+		for _, o := range others {
+			if o.Pattern == req.Pattern {
+				v.add(allField, msgDuplicatePattern)
+				break
+			}
+		}
+	}
+	if err := v.err(); err != nil {
+		return compiledLinkifier{}, err
+	}
+	c.actual = c.re.SubexpIndex(groupActual)
+	c.groups = c.re.SubexpNames()
+	return c, nil
+}
+
+// checkGroups checks that the templates use exactly the pattern's named
+// groups (the alternatives: only groups of the pattern), and the example
+// and reverse template.
+func checkGroups(re *regexp.Regexp, t *uritemplate.Template, alternatives []*uritemplate.Template, req *LinkifierRequest) string {
+	groups := namedGroups(re)
+	vars := t.Varnames()
+	if missing := minMissing(vars, groups); missing != "" {
+		return "Group '" + missing + "' in URL template is not present in linkifier pattern."
+	}
+	if missing := minMissing(groups, vars); missing != "" {
+		return "Group '" + missing + "' in linkifier pattern is not present in URL template."
+	}
+	for _, a := range alternatives {
+		if missing := minMissing(a.Varnames(), groups); missing != "" {
+			return "Group '" + missing + "' in URL template is not present in linkifier pattern."
+		}
+	}
+	if req.ReverseTemplate != nil && req.ExampleInput == nil {
+		return msgReverseNeedExample
+	}
+	if req.ExampleInput == nil {
+		return ""
+	}
+	// The example is searched with the user's pattern alone, anywhere.
+	plain := regexp.MustCompile(req.Pattern)
+	m := plain.FindStringSubmatchIndex(*req.ExampleInput)
+	if m == nil {
+		return msgExampleNoMatch
+	}
+	if req.ReverseTemplate == nil {
+		return ""
+	}
+	values := map[string]string{}
+	for i, name := range plain.SubexpNames() {
+		if name != "" && m[2*i] >= 0 {
+			values[name] = (*req.ExampleInput)[m[2*i]:m[2*i+1]]
+		}
+	}
+	fields, msg := parseReverseTemplate(*req.ReverseTemplate)
+	if msg != "" {
+		return msg
+	}
+	var b strings.Builder
+	for _, f := range fields {
+		if !f.group {
+			b.WriteString(f.text)
+			continue
+		}
+		if !slices.Contains(groups, f.text) {
+			return "Group '" + f.text + "' in auto-conversion field is not present in linkifier pattern."
+		}
+		b.WriteString(values[f.text])
+	}
+	if b.String() != *req.ExampleInput {
+		return msgReverseMismatch
+	}
+	return ""
+}
+
+// minMissing returns the alphabetically smallest name of names that is not
+// in have, or "".
+func minMissing(names, have []string) string {
+	out := ""
+	for _, n := range names {
+		if !slices.Contains(have, n) && (out == "" || n < out) {
+			out = n
+		}
+	}
+	return out
+}
+
+// reverseField is a piece of a reverse template: literal text or a group.
+type reverseField struct {
+	text  string
+	group bool
+}
+
+// parseReverseTemplate splits a reverse template into literal text and
+// {group} fields; {{ and }} are literal braces.
+func parseReverseTemplate(s string) ([]reverseField, string) {
+	var out []reverseField
+	var lit strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '{' && i+1 < len(s) && s[i+1] == '{':
+			lit.WriteByte('{')
+			i++
+		case c == '}' && i+1 < len(s) && s[i+1] == '}':
+			lit.WriteByte('}')
+			i++
+		case c == '}':
+			return nil, "Invalid auto-conversion field: single '}' encountered."
+		case c == '{':
+			end := strings.IndexByte(s[i+1:], '}')
+			if end < 0 {
+				return nil, "Invalid auto-conversion field: missing '}' character."
+			}
+			name := s[i+1 : i+1+end]
+			if name == "" {
+				return nil, "Invalid auto-conversion field: empty field name."
+			}
+			if lit.Len() > 0 {
+				out = append(out, reverseField{text: lit.String()})
+				lit.Reset()
+			}
+			out = append(out, reverseField{text: name, group: true})
+			i += end + 1
+		default:
+			lit.WriteByte(c)
+		}
+	}
+	if lit.Len() > 0 {
+		out = append(out, reverseField{text: lit.String()})
+	}
+	return out, ""
+}
+
+// normalise trims the request's strings and drops empty optional ones.
+func (req *LinkifierRequest) normalise() {
+	req.Pattern = strings.TrimSpace(req.Pattern)
+	req.URLTemplate = strings.TrimSpace(req.URLTemplate)
+	if req.ExampleInput != nil && *req.ExampleInput == "" {
+		req.ExampleInput = nil
+	}
+	if req.ReverseTemplate != nil && *req.ReverseTemplate == "" {
+		req.ReverseTemplate = nil
+	}
+	if req.AlternativeURLTemplates == nil {
+		req.AlternativeURLTemplates = []string{}
+	}
+}
+
+// requireAdmin reads the actor, who must be an administrator.
+func (s *Service) requireAdmin(tx Tx, actor int64) (UserRecord, Realm, error) {
+	u, realm, err := s.actor(tx, actor)
+	if err == nil && !u.Role.IsAdmin() {
+		err = ErrMustBeAdmin
+	}
+	return u, realm, err
+}
+
+// AddLinkifier adds a linkifier after the organization's others and returns
+// its ID. Administrators may call it; every active user gets a
+// realm_linkifiers event with the new list.
+//
+// Errors: ErrMustBeAdmin; BAD_REQUEST with the first validation message of
+// PROTOCOL.md B2.18 and every message by field in the "errors" data field
+// ("This field cannot be blank.", "Bad regular expression: ...", "Invalid
+// URL template.", the group and example checks, "Realm filter with this
+// Realm and Pattern already exists.").
+func (s *Service) AddLinkifier(ctx context.Context, actor int64, req LinkifierRequest) (int64, error) {
+	req.normalise()
+	var id int64
+	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		_, realm, err := s.requireAdmin(tx, actor)
+		if err != nil {
+			return err
+		}
+		existing, err := tx.Linkifiers(realm.ID)
+		if err != nil {
+			return err
+		}
+		if _, err := validateLinkifier(&req, existing); err != nil {
+			return err
+		}
+		order := int64(0)
+		if n := len(existing); n > 0 {
+			order = existing[n-1].Order + 1
+		}
+		l := LinkifierRecord{Linkifier: req.linkifier(0), RealmID: realm.ID, Order: order}
+		if err := tx.CreateLinkifier(&l); errors.Is(err, ErrExists) {
+			return duplicatePattern()
+		} else if err != nil {
+			return err
+		}
+		id = l.ID
+		return emitLinkifiers(tx, emit, realm.ID)
+	})
+	return id, err
+}
+
+func duplicatePattern() error {
+	var v validationErrors
+	v.add(allField, msgDuplicatePattern)
+	return v.err()
+}
+
+func (req *LinkifierRequest) linkifier(id int64) Linkifier {
+	return Linkifier{
+		ID: id, Pattern: req.Pattern, URLTemplate: req.URLTemplate, ExampleInput: req.ExampleInput,
+		ReverseTemplate: req.ReverseTemplate, AlternativeURLTemplates: slices.Clone(req.AlternativeURLTemplates),
+	}
+}
+
+// UpdateLinkifier replaces every field of a linkifier, keeping its place in
+// the order. Administrators may call it; every active user gets a
+// realm_linkifiers event.
+//
+// Errors: ErrMustBeAdmin; ErrLinkifierNotFound; those of AddLinkifier.
+func (s *Service) UpdateLinkifier(ctx context.Context, actor, id int64, req LinkifierRequest) error {
+	req.normalise()
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		_, realm, err := s.requireAdmin(tx, actor)
+		if err != nil {
+			return err
+		}
+		existing, err := tx.Linkifiers(realm.ID)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(existing, func(l LinkifierRecord) bool { return l.ID == id })
+		if i < 0 {
+			return ErrLinkifierNotFound
+		}
+		l := existing[i]
+		others := slices.Delete(existing, i, i+1)
+		if _, err := validateLinkifier(&req, others); err != nil {
+			return err
+		}
+		l.Linkifier = req.linkifier(l.ID)
+		if err := tx.UpdateLinkifier(l); errors.Is(err, ErrExists) {
+			return duplicatePattern()
+		} else if err != nil {
+			return err
+		}
+		return emitLinkifiers(tx, emit, realm.ID)
+	})
+}
+
+// DeleteLinkifier removes a linkifier. Administrators may call it; every
+// active user gets a realm_linkifiers event.
+//
+// Errors: ErrMustBeAdmin; ErrLinkifierNotFound.
+func (s *Service) DeleteLinkifier(ctx context.Context, actor, id int64) error {
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		_, realm, err := s.requireAdmin(tx, actor)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteLinkifier(realm.ID, id); errors.Is(err, ErrNotFound) {
+			return ErrLinkifierNotFound
+		} else if err != nil {
+			return err
+		}
+		return emitLinkifiers(tx, emit, realm.ID)
+	})
+}
+
+// Linkifiers returns the organization's linkifiers in processing order.
+// Any active user may call it.
+func (s *Service) Linkifiers(ctx context.Context, actor int64) ([]Linkifier, error) {
+	var out []Linkifier
+	err := s.view(ctx, func(tx Tx) error {
+		_, realm, err := s.actor(tx, actor)
+		if err != nil {
+			return err
+		}
+		out, err = realmLinkifiers(tx, realm.ID)
+		return err
+	})
+	return out, err
+}
+
+// realmLinkifiers returns the realm's linkifiers in order, never nil.
+func realmLinkifiers(tx Tx, realmID int64) ([]Linkifier, error) {
+	records, err := tx.Linkifiers(realmID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Linkifier, len(records))
+	for i, r := range records {
+		out[i] = r.Linkifier
+	}
+	return out, nil
+}
+
+// emitLinkifiers sends the realm's linkifier list to its active users.
+func emitLinkifiers(tx Tx, emit func(Event), realmID int64) error {
+	list, err := realmLinkifiers(tx, realmID)
+	if err != nil {
+		return err
+	}
+	return emitToActive(tx, emit, realmID, map[string]any{"type": "realm_linkifiers", "realm_linkifiers": list})
+}
+
+// LinkMatch is a piece of text that a linkifier turns into a link.
+type LinkMatch struct {
+	// Start and End are the byte offsets of the linked text.
+	Start, End int
+	// URL is the link's target, with the group values percent-encoded as
+	// UTF-8.
+	URL string
+	// LinkifierID is the ID of the linkifier that matched.
+	LinkifierID int64
+}
+
+// Linkify finds the pieces of text that the linkifiers turn into links,
+// ordered by position, for rendering messages and topics. Linkifiers apply
+// in their order: a piece that an earlier linkifier links is not matched by
+// a later one, and pieces never overlap. A match counts only at the start
+// of the text or after white space or one of ' " ( , : <, and only when no
+// letter or digit follows it. Linkifiers that fail to compile (none are
+// stored that way) are skipped.
+func Linkify(text string, linkifiers []Linkifier) []LinkMatch {
+	var out []LinkMatch
+	for _, l := range linkifiers {
+		c, ok := compileForUse(l)
+		if !ok {
+			continue
+		}
+		out = c.apply(text, l.ID, out)
+	}
+	slices.SortFunc(out, func(a, b LinkMatch) int { return a.Start - b.Start })
+	return out
+}
+
+// compileForUse compiles a stored linkifier.
+func compileForUse(l Linkifier) (compiledLinkifier, bool) {
+	t, ok := parseURLTemplate(l.URLTemplate)
+	if !ok {
+		return compiledLinkifier{}, false
+	}
+	re, err := regexp.Compile(wrapForUse(l.Pattern))
+	if err != nil {
+		return compiledLinkifier{}, false
+	}
+	return compiledLinkifier{re: re, actual: re.SubexpIndex(groupActual), template: t, groups: re.SubexpNames()}, true
+}
+
+// apply adds to taken the matches of c in text that overlap none of taken.
+func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch) []LinkMatch {
+	// The search runs over "\n" + text, with a pattern whose before-group
+	// has no ^: the newline stands for the start of the text. So a search
+	// can resume anywhere (on the character before the next candidate)
+	// without a false start-of-text there.
+	s := "\n" + text
+	base := 0
+	for base < len(s) {
+		m := c.re.FindStringSubmatchIndex(s[base:])
+		if m == nil {
+			break
+		}
+		matchStart := base + m[0]
+		start, end := base+m[2*c.actual], base+m[2*c.actual+1]
+		if start == end || overlaps(taken, start-1, end-1) {
+			base = nextRune(s, matchStart)
+			continue
+		}
+		values := map[string]string{}
+		for i, name := range c.groups {
+			if name == "" || name == groupBefore || name == groupActual || name == groupAfter || m[2*i] < 0 {
+				continue
+			}
+			values[name] = s[base+m[2*i] : base+m[2*i+1]]
+		}
+		taken = append(taken, LinkMatch{Start: start - 1, End: end - 1, URL: c.template.Expand(values), LinkifierID: id})
+		// Resume on the last character of the link, which the next
+		// match's before-group may take only if it is a delimiter.
+		_, size := utf8.DecodeLastRuneInString(s[:end])
+		base = end - size
+	}
+	return taken
+}
+
+// nextRune returns the offset of the character after the one at i.
+func nextRune(s string, i int) int {
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return i + max(size, 1)
+}
+
+func overlaps(taken []LinkMatch, start, end int) bool {
+	for _, t := range taken {
+		if start < t.End && t.Start < end {
+			return true
+		}
+	}
+	return false
+}

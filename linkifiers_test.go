@@ -1,0 +1,69 @@
+package chat_test
+
+import (
+	"testing"
+
+	"github.com/teamchat/chat"
+)
+
+func TestLinkify(t *testing.T) {
+	issues := chat.Linkifier{ID: 1, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://github.com/zulip/zulip/issues/{id}"}
+	repo := chat.Linkifier{ID: 2, Pattern: `(?P<org>[a-z]+)/(?P<repo>[a-z]+)#(?P<id>[0-9]+)`,
+		URLTemplate: "https://github.com/{org}/{repo}/pull/{id}"}
+	wiki := chat.Linkifier{ID: 3, Pattern: `wiki:(?P<page>\S+)`, URLTemplate: "https://de.wikipedia.org/wiki/{page}"}
+	query := chat.Linkifier{ID: 4, Pattern: `search:(?P<q>\pL+)`, URLTemplate: "https://example.com/s{?q}"}
+	for _, c := range []struct {
+		name  string
+		text  string
+		ls    []chat.Linkifier
+		wants []chat.LinkMatch
+	}{
+		{"named group", "see #123 now", []chat.Linkifier{issues},
+			[]chat.LinkMatch{{Start: 4, End: 8, URL: "https://github.com/zulip/zulip/issues/123", LinkifierID: 1}}},
+		{"start and end of text", "#1", []chat.Linkifier{issues},
+			[]chat.LinkMatch{{Start: 0, End: 2, URL: "https://github.com/zulip/zulip/issues/1", LinkifierID: 1}}},
+		{"adjacent matches share a space", "#1 #2", []chat.Linkifier{issues}, []chat.LinkMatch{
+			{Start: 0, End: 2, URL: "https://github.com/zulip/zulip/issues/1", LinkifierID: 1},
+			{Start: 3, End: 5, URL: "https://github.com/zulip/zulip/issues/2", LinkifierID: 1}}},
+		{"not inside a word", "abc#12 #12a", []chat.Linkifier{issues}, nil},
+		{"after an opening delimiter", "(#7)", []chat.Linkifier{issues},
+			[]chat.LinkMatch{{Start: 1, End: 3, URL: "https://github.com/zulip/zulip/issues/7", LinkifierID: 1}}},
+		{"several groups, earlier linkifier first", "zulip/zulip#42 and #43", []chat.Linkifier{repo, issues}, []chat.LinkMatch{
+			{Start: 0, End: 14, URL: "https://github.com/zulip/zulip/pull/42", LinkifierID: 2},
+			{Start: 19, End: 22, URL: "https://github.com/zulip/zulip/issues/43", LinkifierID: 1}}},
+		{"non-ASCII value is UTF-8 percent-encoded", "lies wiki:Köln_Straße", []chat.Linkifier{wiki},
+			[]chat.LinkMatch{{Start: 5, End: 23, URL: "https://de.wikipedia.org/wiki/K%C3%B6ln_Stra%C3%9Fe", LinkifierID: 3}}},
+		{"non-ASCII around the match", "ü search:日本 ü", []chat.Linkifier{query},
+			[]chat.LinkMatch{{Start: 3, End: 16, URL: "https://example.com/s?q=%E6%97%A5%E6%9C%AC", LinkifierID: 4}}},
+		{"a letter after a non-ASCII match blocks it", "#12é", []chat.Linkifier{issues}, nil},
+		{"no linkifiers", "#1", nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			diff(t, "Linkify", chat.Linkify(c.text, c.ls), c.wants)
+		})
+	}
+}
+
+// TestURLTemplateExamples checks expansion against examples of RFC 6570
+// (section 1.2, levels 1 to 4) through Linkify, so that the template
+// library's behaviour that linkifiers depend on is pinned.
+func TestURLTemplateExamples(t *testing.T) {
+	// Each pattern captures var="value" and hello="Hello World!" from the
+	// text "value Hello World!" and path="/foo/bar".
+	pattern := `(?P<var>value) (?P<hello>Hello World!) (?P<path>/foo/bar)`
+	text := "value Hello World! /foo/bar"
+	for _, c := range []struct{ template, want string }{
+		{"http://x/{var}/{hello}/{path}", "http://x/value/Hello%20World%21/%2Ffoo%2Fbar"},
+		{"http://x/{+path}/here?{var}{hello}", "http://x//foo/bar/here?valueHello%20World%21"},
+		{"http://x/{+var}{+hello}{path}", "http://x/valueHello%20World!%2Ffoo%2Fbar"},
+		{"http://x/{#hello}{path}{var}", "http://x/#Hello%20World!%2Ffoo%2Fbarvalue"},
+		{"http://x{/var,hello}{path}", "http://x/value/Hello%20World%21%2Ffoo%2Fbar"},
+		{"http://x/{.var}{;hello}{?path}", "http://x/.value;hello=Hello%20World%21?path=%2Ffoo%2Fbar"},
+		{"http://x/{var:3}{&hello}{path}", "http://x/val&hello=Hello%20World%21%2Ffoo%2Fbar"},
+	} {
+		got := chat.Linkify(text, []chat.Linkifier{{ID: 1, Pattern: pattern, URLTemplate: c.template}})
+		if len(got) != 1 || got[0].URL != c.want {
+			t.Errorf("%s: got %+v, want URL %s", c.template, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package memory
+
+import (
+	"slices"
+
+	"github.com/teamchat/chat"
+)
+
+// realmAdminState holds linkifiers and allowed email domains.
+type realmAdminState struct {
+	lastLinkifierID int64
+	// linkifiers lists each realm's linkifiers by Order, then ID.
+	linkifiers map[int64][]chat.LinkifierRecord
+
+	lastDomainID int64
+	// domains lists each realm's allowed domains by ID.
+	domains map[int64][]chat.RealmDomain
+}
+
+func newRealmAdminState() realmAdminState {
+	return realmAdminState{
+		linkifiers: map[int64][]chat.LinkifierRecord{},
+		domains:    map[int64][]chat.RealmDomain{},
+	}
+}
+
+// setLinkifiers replaces a realm's list and logs the undo. Lists are never
+// changed in place, so the old one stays valid for the undo and for
+// copies handed out earlier.
+func (t *tx) setLinkifiers(realmID int64, list []chat.LinkifierRecord) {
+	old, had := t.s.admin.linkifiers[realmID]
+	t.s.admin.linkifiers[realmID] = list
+	t.undo = append(t.undo, func() {
+		if had {
+			t.s.admin.linkifiers[realmID] = old
+		} else {
+			delete(t.s.admin.linkifiers, realmID)
+		}
+	})
+}
+
+func cloneLinkifier(l chat.LinkifierRecord) chat.LinkifierRecord {
+	if l.ExampleInput != nil {
+		v := *l.ExampleInput
+		l.ExampleInput = &v
+	}
+	if l.ReverseTemplate != nil {
+		v := *l.ReverseTemplate
+		l.ReverseTemplate = &v
+	}
+	l.AlternativeURLTemplates = slices.Clone(l.AlternativeURLTemplates)
+	if l.AlternativeURLTemplates == nil {
+		l.AlternativeURLTemplates = []string{}
+	}
+	return l
+}
+
+func sortLinkifiers(list []chat.LinkifierRecord) {
+	slices.SortStableFunc(list, func(a, b chat.LinkifierRecord) int {
+		if a.Order != b.Order {
+			if a.Order < b.Order {
+				return -1
+			}
+			return 1
+		}
+		if a.ID < b.ID {
+			return -1
+		} else if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+}
+
+func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, ok := t.s.realms[l.RealmID]; !ok {
+		return chat.ErrNotFound
+	}
+	list := t.s.admin.linkifiers[l.RealmID]
+	for _, o := range list {
+		if o.Pattern == l.Pattern {
+			return chat.ErrExists
+		}
+	}
+	t.s.admin.lastLinkifierID++
+	l.ID = t.s.admin.lastLinkifierID
+	t.undo = append(t.undo, func() { t.s.admin.lastLinkifierID-- })
+	next := append(slices.Clone(list), cloneLinkifier(*l))
+	sortLinkifiers(next)
+	t.setLinkifiers(l.RealmID, next)
+	return nil
+}
+
+func (t *tx) Linkifiers(realmID int64) ([]chat.LinkifierRecord, error) {
+	list := t.s.admin.linkifiers[realmID]
+	out := make([]chat.LinkifierRecord, len(list))
+	for i, l := range list {
+		out[i] = cloneLinkifier(l)
+	}
+	return out, nil
+}
+
+func (t *tx) UpdateLinkifier(l chat.LinkifierRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	list := t.s.admin.linkifiers[l.RealmID]
+	i := slices.IndexFunc(list, func(o chat.LinkifierRecord) bool { return o.ID == l.ID })
+	if i < 0 {
+		return chat.ErrNotFound
+	}
+	for _, o := range list {
+		if o.ID != l.ID && o.Pattern == l.Pattern {
+			return chat.ErrExists
+		}
+	}
+	next := slices.Clone(list)
+	next[i] = cloneLinkifier(l)
+	sortLinkifiers(next)
+	t.setLinkifiers(l.RealmID, next)
+	return nil
+}
+
+func (t *tx) DeleteLinkifier(realmID, id int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	list := t.s.admin.linkifiers[realmID]
+	i := slices.IndexFunc(list, func(o chat.LinkifierRecord) bool { return o.ID == id })
+	if i < 0 {
+		return chat.ErrNotFound
+	}
+	t.setLinkifiers(realmID, slices.Delete(slices.Clone(list), i, i+1))
+	return nil
+}
+
+// setDomains replaces a realm's domain list and logs the undo; lists are
+// never changed in place.
+func (t *tx) setDomains(realmID int64, list []chat.RealmDomain) {
+	old, had := t.s.admin.domains[realmID]
+	t.s.admin.domains[realmID] = list
+	t.undo = append(t.undo, func() {
+		if had {
+			t.s.admin.domains[realmID] = old
+		} else {
+			delete(t.s.admin.domains, realmID)
+		}
+	})
+}
+
+func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, ok := t.s.realms[d.RealmID]; !ok {
+		return chat.ErrNotFound
+	}
+	list := t.s.admin.domains[d.RealmID]
+	for _, o := range list {
+		if o.Domain == d.Domain {
+			return chat.ErrExists
+		}
+	}
+	t.s.admin.lastDomainID++
+	d.ID = t.s.admin.lastDomainID
+	t.undo = append(t.undo, func() { t.s.admin.lastDomainID-- })
+	t.setDomains(d.RealmID, append(slices.Clone(list), *d))
+	return nil
+}
+
+func (t *tx) RealmDomains(realmID int64) ([]chat.RealmDomain, error) {
+	out := slices.Clone(t.s.admin.domains[realmID])
+	if out == nil {
+		out = []chat.RealmDomain{}
+	}
+	return out, nil
+}
+
+func (t *tx) RealmDomain(realmID int64, domain string) (chat.RealmDomain, error) {
+	for _, d := range t.s.admin.domains[realmID] {
+		if d.Domain == domain {
+			return d, nil
+		}
+	}
+	return chat.RealmDomain{}, chat.ErrNotFound
+}
+
+func (t *tx) UpdateRealmDomain(d chat.RealmDomain) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	list := t.s.admin.domains[d.RealmID]
+	i := slices.IndexFunc(list, func(o chat.RealmDomain) bool { return o.ID == d.ID })
+	if i < 0 {
+		return chat.ErrNotFound
+	}
+	next := slices.Clone(list)
+	next[i].AllowSubdomains = d.AllowSubdomains
+	t.setDomains(d.RealmID, next)
+	return nil
+}
+
+func (t *tx) DeleteRealmDomain(realmID, id int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	list := t.s.admin.domains[realmID]
+	i := slices.IndexFunc(list, func(o chat.RealmDomain) bool { return o.ID == id })
+	if i < 0 {
+		return chat.ErrNotFound
+	}
+	t.setDomains(realmID, slices.Delete(slices.Clone(list), i, i+1))
+	return nil
+}

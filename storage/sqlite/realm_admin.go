@@ -1,0 +1,191 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+
+	"github.com/teamchat/chat"
+)
+
+// Linkifiers and allowed email domains.
+
+const (
+	selectLinkifier = `SELECT id, realm_id, pattern, url_template, example_input, reverse_template,
+		alternative_url_templates, sort_order FROM linkifiers `
+	selectRealmDomain = `SELECT id, realm_id, domain, allow_subdomains FROM realm_domains `
+)
+
+func scanLinkifier(sc scanner) (chat.LinkifierRecord, error) {
+	var (
+		l                chat.LinkifierRecord
+		example, reverse sql.NullString
+		alternatives     string
+	)
+	if err := sc.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &example, &reverse, &alternatives,
+		&l.Order); err != nil {
+		return l, err
+	}
+	if example.Valid {
+		l.ExampleInput = &example.String
+	}
+	if reverse.Valid {
+		l.ReverseTemplate = &reverse.String
+	}
+	l.AlternativeURLTemplates = []string{}
+	err := json.Unmarshal([]byte(alternatives), &l.AlternativeURLTemplates)
+	return l, err
+}
+
+// linkifierArgs returns the column values of l from pattern to sort_order.
+func linkifierArgs(l *chat.LinkifierRecord) ([]any, error) {
+	alternatives := l.AlternativeURLTemplates
+	if alternatives == nil {
+		alternatives = []string{}
+	}
+	text, err := json.Marshal(alternatives)
+	if err != nil {
+		return nil, err
+	}
+	return []any{l.Pattern, l.URLTemplate, nullString(l.ExampleInput), nullString(l.ReverseTemplate),
+		string(text), l.Order}, nil
+}
+
+func nullString(s *string) sql.NullString {
+	if s == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: *s, Valid: true}
+}
+
+func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := linkifierArgs(l)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateLinkifier).ExecContext(t.ctx, append([]any{l.RealmID}, args...)...)
+	if err != nil {
+		return t.check("CreateLinkifier", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateLinkifier", err)
+	}
+	l.ID = id
+	return nil
+}
+
+func (t *tx) Linkifiers(realmID int64) ([]chat.LinkifierRecord, error) {
+	rows, err := t.stmt(qLinkifiers).QueryContext(t.ctx, realmID)
+	if err != nil {
+		return nil, t.check("Linkifiers", err)
+	}
+	defer rows.Close()
+	out := []chat.LinkifierRecord{}
+	for rows.Next() {
+		l, err := scanLinkifier(rows)
+		if err != nil {
+			return nil, t.check("Linkifiers", err)
+		}
+		out = append(out, l)
+	}
+	return out, t.check("Linkifiers", rows.Err())
+}
+
+func (t *tx) UpdateLinkifier(l chat.LinkifierRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := linkifierArgs(&l)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qUpdateLinkifier).ExecContext(t.ctx, append(args, l.ID, l.RealmID)...)
+	if err != nil {
+		return t.check("UpdateLinkifier", err)
+	}
+	return t.affected("UpdateLinkifier", res)
+}
+
+func (t *tx) DeleteLinkifier(realmID, id int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	res, err := t.stmt(qDeleteLinkifier).ExecContext(t.ctx, realmID, id)
+	if err != nil {
+		return t.check("DeleteLinkifier", err)
+	}
+	return t.affected("DeleteLinkifier", res)
+}
+
+func scanRealmDomain(sc scanner) (chat.RealmDomain, error) {
+	var (
+		d     chat.RealmDomain
+		allow int64
+	)
+	err := sc.Scan(&d.ID, &d.RealmID, &d.Domain, &allow)
+	d.AllowSubdomains = allow != 0
+	return d, err
+}
+
+func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateRealmDomain).ExecContext(t.ctx, d.RealmID, d.Domain, b2i(d.AllowSubdomains))
+	if err != nil {
+		return t.check("CreateRealmDomain", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateRealmDomain", err)
+	}
+	d.ID = id
+	return nil
+}
+
+func (t *tx) RealmDomains(realmID int64) ([]chat.RealmDomain, error) {
+	rows, err := t.stmt(qRealmDomains).QueryContext(t.ctx, realmID)
+	if err != nil {
+		return nil, t.check("RealmDomains", err)
+	}
+	defer rows.Close()
+	out := []chat.RealmDomain{}
+	for rows.Next() {
+		d, err := scanRealmDomain(rows)
+		if err != nil {
+			return nil, t.check("RealmDomains", err)
+		}
+		out = append(out, d)
+	}
+	return out, t.check("RealmDomains", rows.Err())
+}
+
+func (t *tx) RealmDomain(realmID int64, domain string) (chat.RealmDomain, error) {
+	d, err := scanRealmDomain(t.stmt(qRealmDomain).QueryRowContext(t.ctx, realmID, domain))
+	return d, t.check("RealmDomain", err)
+}
+
+func (t *tx) UpdateRealmDomain(d chat.RealmDomain) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	res, err := t.stmt(qUpdateRealmDomain).ExecContext(t.ctx, b2i(d.AllowSubdomains), d.RealmID, d.ID)
+	if err != nil {
+		return t.check("UpdateRealmDomain", err)
+	}
+	return t.affected("UpdateRealmDomain", res)
+}
+
+func (t *tx) DeleteRealmDomain(realmID, id int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	res, err := t.stmt(qDeleteRealmDomain).ExecContext(t.ctx, realmID, id)
+	if err != nil {
+		return t.check("DeleteRealmDomain", err)
+	}
+	return t.affected("DeleteRealmDomain", res)
+}

@@ -376,6 +376,24 @@ func (p *params) PairList(name string) [][2]string {
 	return out
 }
 
+// Uint32 returns a JSON integer parameter in the range of an unsigned
+// 32-bit integer; nil when it is absent.
+func (p *params) Uint32(name string) *uint32 {
+	n, ok := p.Int(name)
+	switch {
+	case !ok:
+		return nil
+	case n < 0:
+		p.fail(errorf("%s is too small", name))
+		return nil
+	case n > 1<<32-1:
+		p.fail(errorf("%s is too large", name))
+		return nil
+	}
+	u := uint32(n)
+	return &u
+}
+
 // OptString returns a plain string parameter, or nil when it is absent.
 func (p *params) OptString(name string) *string {
 	v, ok := p.String(name)

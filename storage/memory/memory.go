@@ -50,6 +50,8 @@ type state struct {
 	c        channelState
 	profiles profileState
 	admin    realmAdminState
+	uploads  uploadState
+	push     pushState
 }
 
 // New returns an empty store.
@@ -64,6 +66,8 @@ func New() *Store {
 		c:           newChannelState(),
 		profiles:    newProfileState(),
 		admin:       newRealmAdminState(),
+		uploads:     newUploadState(),
+		push:        newPushState(),
 	}}
 }
 

@@ -10,7 +10,11 @@ type Event struct {
 	RealmID int64
 	// UserIDs are the users who receive the event.
 	UserIDs []int64
-	Payload map[string]any
+	// AllUsers sends the event to every user of the realm instead of
+	// UserIDs; with it, an organization-wide change costs one event per
+	// client connected, not a list of every user.
+	AllUsers bool
+	Payload  map[string]any
 }
 
 // EventSink receives the events of committed operations, in commit order.

@@ -45,12 +45,13 @@ type HubOptions struct {
 type Hub struct {
 	opts HubOptions
 
-	mu     sync.Mutex
-	queues map[string]*queue
-	byUser map[int64]map[*queue]struct{}
-	closed bool
-	stop   chan struct{}
-	done   chan struct{}
+	mu      sync.Mutex
+	queues  map[string]*queue
+	byUser  map[int64]map[*queue]struct{}
+	byRealm map[int64]map[*queue]struct{}
+	closed  bool
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // queue is one client's event queue.
@@ -142,11 +143,12 @@ func NewHub(opts HubOptions) *Hub {
 		opts.GCInterval = time.Minute
 	}
 	h := &Hub{
-		opts:   opts,
-		queues: map[string]*queue{},
-		byUser: map[int64]map[*queue]struct{}{},
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		opts:    opts,
+		queues:  map[string]*queue{},
+		byUser:  map[int64]map[*queue]struct{}{},
+		byRealm: map[int64]map[*queue]struct{}{},
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	go h.collect()
 	return h
@@ -199,14 +201,36 @@ func (h *Hub) expired(q *queue, now time.Time) bool {
 // dropLocked removes q and answers its long-poll, if any.
 func (h *Hub) dropLocked(q *queue) {
 	delete(h.queues, q.id)
-	if qs := h.byUser[q.userID]; qs != nil {
-		delete(qs, q)
-		if len(qs) == 0 {
-			delete(h.byUser, q.userID)
-		}
-	}
+	removeFromIndex(h.byUser, q.userID, q)
+	removeFromIndex(h.byRealm, q.realmID, q)
 	close(q.wake)
 	q.wake = make(chan struct{})
+}
+
+func addToIndex(index map[int64]map[*queue]struct{}, key int64, q *queue) {
+	if index[key] == nil {
+		index[key] = map[*queue]struct{}{}
+	}
+	index[key][q] = struct{}{}
+}
+
+func removeFromIndex(index map[int64]map[*queue]struct{}, key int64, q *queue) {
+	if qs := index[key]; qs != nil {
+		delete(qs, q)
+		if len(qs) == 0 {
+			delete(index, key)
+		}
+	}
+}
+
+// DropUserQueues removes every queue of the user, as when the account is
+// deactivated: its long-polls return and its client must register again.
+func (h *Hub) DropUserQueues(userID int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for q := range h.byUser[userID] {
+		h.dropLocked(q)
+	}
 }
 
 // Publish delivers each event to the queues of its recipients that accept
@@ -218,6 +242,14 @@ func (h *Hub) Publish(_ context.Context, events []Event) {
 	for _, e := range events {
 		data, typ, err := encodePayload(e.Payload)
 		if err != nil {
+			continue
+		}
+		if e.AllUsers {
+			for q := range h.byRealm[e.RealmID] {
+				if q.accepts(typ, e.Payload) {
+					h.pushLocked(q, typ, data)
+				}
+			}
 			continue
 		}
 		for _, userID := range e.UserIDs {
@@ -308,10 +340,8 @@ func (h *Hub) NewQueue(o QueueOptions) (string, error) {
 		return "", fmt.Errorf("chat: event hub is closed")
 	}
 	h.queues[id] = q
-	if h.byUser[o.UserID] == nil {
-		h.byUser[o.UserID] = map[*queue]struct{}{}
-	}
-	h.byUser[o.UserID][q] = struct{}{}
+	addToIndex(h.byUser, o.UserID, q)
+	addToIndex(h.byRealm, o.RealmID, q)
 	return id, nil
 }
 

@@ -63,6 +63,8 @@ type queue struct {
 	// streamTyping says the client handles typing events of channels.
 	streamTyping bool
 	lifespan     time.Duration
+	// info is what the form of per-queue events depends on.
+	info QueueInfo
 
 	pending []QueuedEvent
 	nextID  int64
@@ -216,14 +218,25 @@ func (h *Hub) Publish(_ context.Context, events []Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range events {
-		data, typ, err := encodePayload(e.Payload)
-		if err != nil {
-			continue
+		var data json.RawMessage
+		typ, _ := e.Payload["type"].(string)
+		if e.PerQueue == nil {
+			var err error
+			if data, typ, err = encodePayload(e.Payload); err != nil {
+				continue
+			}
 		}
 		for _, userID := range e.UserIDs {
 			for q := range h.byUser[userID] {
-				if q.realmID == e.RealmID && q.accepts(typ, e.Payload) {
+				if q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
+					continue
+				}
+				if e.PerQueue == nil {
 					h.pushLocked(q, typ, data)
+				} else {
+					for _, d := range e.PerQueue(q.info) {
+						h.pushLocked(q, typ, d)
+					}
 				}
 			}
 		}
@@ -275,6 +288,17 @@ type QueueOptions struct {
 	// Lifespan is how long the queue lives without a client; zero means
 	// HubOptions.IdleTimeout. It is capped at HubOptions.MaxIdleTimeout.
 	Lifespan time.Duration
+	// MessageFormat is how message events give message objects.
+	MessageFormat MessageFormat
+	// EmptyTopicName keeps empty topics "" in events; otherwise they are
+	// shown as "general chat".
+	EmptyTopicName bool
+	// BulkMessageDeletion delivers one delete_message event per deletion
+	// rather than one per message.
+	BulkMessageDeletion bool
+	// Narrow restricts the message events (PROTOCOL.md C1.4); the caller
+	// has validated it.
+	Narrow []NarrowTerm
 }
 
 // NewQueue creates a queue and returns its ID: a random UUID, as the
@@ -288,6 +312,8 @@ func (h *Hub) NewQueue(o QueueOptions) (string, error) {
 		id: id, userID: o.UserID, realmID: o.RealmID,
 		streamTyping: o.StreamTypingNotifications,
 		lifespan:     o.Lifespan,
+		info: QueueInfo{ID: id, UserID: o.UserID, Format: o.MessageFormat, EmptyTopicName: o.EmptyTopicName,
+			BulkMessageDeletion: o.BulkMessageDeletion, Narrow: o.Narrow},
 		newestPruned: -1,
 		lastActive:   h.opts.Now(),
 		wake:         make(chan struct{}),

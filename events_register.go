@@ -38,6 +38,9 @@ type RegisterRequest struct {
 	// ClientGravatar lets avatar URLs be null where the client computes
 	// them (the HTTP default is true).
 	ClientGravatar bool
+	// ApplyMarkdown gives message events HTML content rather than the
+	// Markdown source.
+	ApplyMarkdown bool
 	// Narrow restricts the message events of the queue (PROTOCOL.md C1.4).
 	Narrow []NarrowTerm
 	// QueueLifespan is how long the queue outlives its last request; zero
@@ -58,6 +61,7 @@ type stateBlock func(s *Service, tx Tx, v *viewer, req *RegisterRequest, state R
 var stateBlocks = map[string]stateBlock{
 	"realm":      realmState,
 	"realm_user": realmUserState,
+	"message":    messageState,
 }
 
 // Register creates an event queue for the actor and returns it with the
@@ -82,6 +86,11 @@ func (s *Service) Register(ctx context.Context, actor int64, req RegisterRequest
 			UserID: actor, RealmID: v.realm.ID, EventTypes: req.EventTypes,
 			StreamTypingNotifications: req.ClientCapabilities.StreamTypingNotifications,
 			Lifespan:                  req.QueueLifespan,
+			MessageFormat: MessageFormat{ApplyMarkdown: req.ApplyMarkdown, ClientGravatar: req.ClientGravatar,
+				AllowEmptyTopicName: req.ClientCapabilities.EmptyTopicName},
+			EmptyTopicName:      req.ClientCapabilities.EmptyTopicName,
+			BulkMessageDeletion: req.ClientCapabilities.BulkMessageDeletion,
+			Narrow:              req.Narrow,
 		})
 		if err != nil {
 			return err

@@ -99,8 +99,8 @@ func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelCont
 		slices.Sort(to)
 	}
 	sorted := slices.Sorted(slices.Values(ids))
-	emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{"type": "delete_message",
-		"message_ids": sorted, "message_type": "stream", "stream_id": c.ID, "topic": topic}})
+	emit(deleteMessageEvent(cc.realm.ID, to, map[string]any{"type": "delete_message",
+		"message_ids": sorted, "message_type": "stream", "stream_id": c.ID, "topic": topic}))
 	if firstChanged {
 		all, err := tx.Users(cc.realm.ID, nil)
 		if err != nil {

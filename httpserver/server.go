@@ -223,4 +223,5 @@ func (s *Server) routes() {
 	s.eventRoutes()
 	s.channelRoutes()
 	s.realmRoutes()
+	s.messageRoutes()
 }

@@ -117,4 +117,3 @@ func TestEditDeleteReportTyping(t *testing.T) {
 	e.expect(e.call(http.MethodPost, "/typing", &e.member, form("type", "channel", "op", "stop", "stream_id", "1", "topic", "general chat")),
 		200, success())
 }
-

@@ -64,6 +64,8 @@ type queue struct {
 	// streamTyping says the client handles typing events of channels.
 	streamTyping bool
 	lifespan     time.Duration
+	// info is what the form of per-queue events depends on.
+	info QueueInfo
 
 	pending []QueuedEvent
 	nextID  int64
@@ -240,23 +242,35 @@ func (h *Hub) Publish(_ context.Context, events []Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range events {
-		data, typ, err := encodePayload(e.Payload)
-		if err != nil {
-			continue
+		var data json.RawMessage
+		typ, _ := e.Payload["type"].(string)
+		if e.PerQueue == nil {
+			var err error
+			if data, typ, err = encodePayload(e.Payload); err != nil {
+				continue
+			}
+		}
+		deliver := func(q *queue) {
+			if q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
+				return
+			}
+			if e.PerQueue == nil {
+				h.pushLocked(q, typ, data)
+				return
+			}
+			for _, d := range e.PerQueue(q.info) {
+				h.pushLocked(q, typ, d)
+			}
 		}
 		if e.AllUsers {
 			for q := range h.byRealm[e.RealmID] {
-				if q.accepts(typ, e.Payload) {
-					h.pushLocked(q, typ, data)
-				}
+				deliver(q)
 			}
 			continue
 		}
 		for _, userID := range e.UserIDs {
 			for q := range h.byUser[userID] {
-				if q.realmID == e.RealmID && q.accepts(typ, e.Payload) {
-					h.pushLocked(q, typ, data)
-				}
+				deliver(q)
 			}
 		}
 	}
@@ -307,6 +321,17 @@ type QueueOptions struct {
 	// Lifespan is how long the queue lives without a client; zero means
 	// HubOptions.IdleTimeout. It is capped at HubOptions.MaxIdleTimeout.
 	Lifespan time.Duration
+	// MessageFormat is how message events give message objects.
+	MessageFormat MessageFormat
+	// EmptyTopicName keeps empty topics "" in events; otherwise they are
+	// shown as "general chat".
+	EmptyTopicName bool
+	// BulkMessageDeletion delivers one delete_message event per deletion
+	// rather than one per message.
+	BulkMessageDeletion bool
+	// Narrow restricts the message events (PROTOCOL.md C1.4); the caller
+	// has validated it.
+	Narrow []NarrowTerm
 }
 
 // NewQueue creates a queue and returns its ID: a random UUID, as the
@@ -320,6 +345,8 @@ func (h *Hub) NewQueue(o QueueOptions) (string, error) {
 		id: id, userID: o.UserID, realmID: o.RealmID,
 		streamTyping: o.StreamTypingNotifications,
 		lifespan:     o.Lifespan,
+		info: QueueInfo{ID: id, UserID: o.UserID, Format: o.MessageFormat, EmptyTopicName: o.EmptyTopicName,
+			BulkMessageDeletion: o.BulkMessageDeletion, Narrow: o.Narrow},
 		newestPruned: -1,
 		lastActive:   h.opts.Now(),
 		wake:         make(chan struct{}),

@@ -112,8 +112,7 @@ type Service struct {
 	// ownHub says the hub was made by New, so Close closes it.
 	ownHub bool
 	// readMessage decides whether a user can read a message, for access to
-	// the files messages link. The messages code sets it; while it is nil,
-	// a file is readable by its uploader only.
+	// the files messages link (canReadMessage; tests may replace it).
 	readMessage MessageReadChecker
 	// tusLocks serialises the writes to each resumable upload.
 	tusLocks keyedMutex
@@ -174,6 +173,7 @@ func New(store Store, cfg Config) *Service {
 		cfg.Events = s.hub
 	}
 	s.cfg = cfg
+	s.readMessage = s.canReadMessage
 	return s
 }
 

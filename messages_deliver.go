@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 )
@@ -45,6 +46,9 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 		info[i] = rendered{rc.mentioned, rc.streamWildcard, rc.topicWildcard}
 	}
 	if err := tx.CreateMessages(ms); err != nil {
+		return err
+	}
+	if err := s.linkMessageAttachments(tx, ms); err != nil {
 		return err
 	}
 
@@ -274,4 +278,45 @@ func perQueuePayload(realmID int64, to []int64, payload map[string]any, adjust f
 		}
 		return out
 	}}
+}
+
+// linkMessageAttachments links the files each new message's content points
+// to (the sender's own uploads only), so that whoever can read the message
+// can download them. The notification bot uploads nothing.
+func (s *Service) linkMessageAttachments(tx Tx, ms []*MessageRecord) error {
+	senders := map[int64]*UserRecord{}
+	for _, m := range ms {
+		if m.SenderID == NotificationBotID || !strings.Contains(m.Content, "/user_uploads/") {
+			continue
+		}
+		sender, ok := senders[m.SenderID]
+		if !ok {
+			u, err := tx.User(m.SenderID)
+			if err != nil {
+				return err
+			}
+			sender = &u
+			senders[m.SenderID] = sender
+		}
+		if err := s.linkAttachments(tx, sender, m.ID, m.Content); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// canReadMessage is the Service's MessageReadChecker: the user may read
+// the message when it is theirs to read (received, or in the history of a
+// channel open to them).
+func (s *Service) canReadMessage(tx Tx, user *UserRecord, messageID int64) (bool, error) {
+	cc, err := s.channelContext(tx, user.ID)
+	if err != nil {
+		return false, err
+	}
+	if _, _, err := readableMessage(tx, cc, messageID); errors.Is(err, ErrInvalidMessage) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return true, nil
 }

@@ -78,6 +78,9 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 		if err := tx.UpdateMessage(m); err != nil {
 			return err
 		}
+		if err := s.linkAttachments(tx, &cc.actor, m.ID, m.Content); err != nil {
+			return err
+		}
 		rows, err := tx.MessageRecipients(m.ID)
 		if err != nil {
 			return err

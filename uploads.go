@@ -360,9 +360,8 @@ func SanitizeFilename(name string, strict bool) string {
 const maxStoredNameBytes = 200
 
 // canReadAttachment applies the download rule: the uploader always; anyone
-// else only when they can read a message that links the file, as decided by
-// the messages code through s.readMessage. Without that checker (messages
-// not wired) only the uploader can read a file.
+// else only when they can read a message that links the file
+// (s.readMessage, the messages' own access rule).
 func (s *Service) canReadAttachment(tx Tx, user *UserRecord, a *Attachment) (bool, error) {
 	if a.OwnerID == user.ID {
 		return true, nil

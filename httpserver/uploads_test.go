@@ -405,3 +405,52 @@ func TestUploadRoutesAreRateLimited(t *testing.T) {
 		t.Errorf("tus over the limit: %d", w.Code)
 	}
 }
+
+// TestDownloadThroughMessages: a file linked in a message is readable by
+// whoever can read the message, and by nobody else.
+func TestDownloadThroughMessages(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	ok := func(res response) {
+		t.Helper()
+		if res.status != http.StatusOK {
+			t.Fatalf("%s", res.raw)
+		}
+	}
+	ok(e.call(http.MethodPost, "/users/me/subscriptions", &e.member, form(
+		"subscriptions", `[{"name":"secret"}]`, "invite_only", "true",
+		"principals", "["+itoa(e.member.id)+","+itoa(e.moderator.id)+"]")))
+	private := e.upload(&e.member, "private.txt", []byte("for the channel"))
+	direct := e.upload(&e.member, "direct.txt", []byte("for the guest"))
+	unlinked := e.upload(&e.member, "unlinked.txt", []byte("nobody else"))
+	ok(e.call(http.MethodPost, "/messages", &e.member, form(
+		"type", "stream", "to", "secret", "topic", "files", "content", "[private.txt]("+private+")")))
+	ok(e.call(http.MethodPost, "/messages", &e.member, form(
+		"type", "direct", "to", "["+itoa(e.guest.id)+"]", "content", "[direct.txt]("+direct+")")))
+
+	for _, c := range []struct {
+		url     string
+		as      *account
+		allowed bool
+	}{
+		{private, &e.moderator, true},
+		{private, &e.guest, false},
+		{private, &e.owner, false}, // not subscribed to the private channel
+		{direct, &e.guest, true},
+		{direct, &e.moderator, false},
+		{unlinked, &e.moderator, false},
+		{unlinked, &e.member, true},
+	} {
+		w := e.fetch(c.url, c.as)
+		if c.allowed && w.Code != http.StatusOK {
+			t.Errorf("%s as %s: %d, want the file", c.url, c.as.email, w.Code)
+		}
+		if !c.allowed {
+			e.expectNotFound(w, c.as.email+" "+c.url)
+		}
+	}
+	// Someone else's upload linked in a message stays theirs alone.
+	theirs := e.upload(&e.admin, "theirs.txt", []byte("admin's"))
+	ok(e.call(http.MethodPost, "/messages", &e.member, form(
+		"type", "stream", "to", "secret", "topic", "files", "content", "[theirs]("+theirs+")")))
+	e.expectNotFound(e.fetch(theirs, &e.moderator), "linked by someone else")
+}

@@ -144,11 +144,11 @@ func TestImportSlack(t *testing.T) {
 		users, err := svc.Users(ctx, aliceID, chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		type userSummary struct {
-			Name                      string
-			Email                     string
-			Role                      chat.Role
-			Active, Bot, Stub         bool
-			Joined, Timezone          string
+			Name              string
+			Email             string
+			Role              chat.Role
+			Active, Bot, Stub bool
+			Joined, Timezone  string
 		}
 		var got []userSummary
 		byName := map[string]int64{}

@@ -184,6 +184,9 @@ func (im *slackImport) importMessages() error {
 			return err
 		}
 		im.res.Messages += len(batch)
+		// Clear before reuse so that the batch's messages can be freed.
+		clear(batch)
+		clear(pending)
 		batch, pending = batch[:0], pending[:0]
 		im.progress("messages")
 		return im.ctx.Err()

@@ -232,5 +232,6 @@ func (s *Server) routes() {
 	s.realmRoutes()
 	s.uploadRoutes()
 	s.pushRoutes()
+	s.messageRoutes()
 	s.openAPIRoutes()
 }

@@ -93,7 +93,17 @@ describe('channels', () => {
 
   test('POST /streams/{id}/delete_topic (SPEC 14, administrators)', async () => {
     const id = await streamId(z.member, 'design');
+    // Messages in the topic and beside it, through zulip.messages.send.
+    for (const [topic, content] of [['logos', 'first logo'], ['logos', 'second logo'], ['fonts', 'a font']]) {
+      ok(await z.member.messages.send({ type: 'stream', to: id, topic, content }));
+    }
+    const topics = async () => ok(await z.member.messages.retrieve({
+      anchor: 'newest', num_before: 100, num_after: 0, apply_markdown: 'false',
+      narrow: [{ operator: 'channel', operand: id }],
+    })).messages.filter((m) => m.sender_id === a.member.user_id).map((m) => [m.subject, m.content]);
+    assert.deepEqual(await topics(), [['logos', 'first logo'], ['logos', 'second logo'], ['fonts', 'a font']]);
     assert.deepEqual(ok(await z.admin.callEndpoint(`/streams/${id}/delete_topic`, 'POST', { topic_name: 'logos' })).complete, true);
+    assert.deepEqual(await topics(), [['fonts', 'a font']]);
     assert.deepEqual(await z.member.callEndpoint(`/streams/${id}/delete_topic`, 'POST', { topic_name: 'logos' }),
       { result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
   });

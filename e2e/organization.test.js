@@ -45,7 +45,8 @@ describe('server', () => {
     assert.equal(res.status, 200);
     const doc = await res.json();
     assert.equal(doc.openapi, '3.1.0');
-    for (const p of ['/users/me/subscriptions', '/server_settings', '/realm/filters', '/user_uploads']) {
+    for (const p of ['/users/me/subscriptions', '/server_settings', '/realm/filters', '/user_uploads', '/messages',
+      '/messages/matches_narrow', '/messages/{message_id}/reactions', '/messages/{message_id}/report', '/messages/{message_id}/typing']) {
       assert.ok(doc.paths[p], `${p} is described`);
     }
   });

@@ -82,7 +82,7 @@ func newEnvWith(t *testing.T, store chat.Store, configure func(*chat.Config)) *e
 	}
 	svc := chat.New(store, cfg)
 	t.Cleanup(func() { svc.Close() })
-	e := &env{t: t, svc: svc, h: httpserver.New(svc, httpserver.Options{Logger: logger}), log: logs}
+	e := &env{t: t, svc: svc, h: validated(t, httpserver.New(svc, httpserver.Options{Logger: logger})), log: logs}
 	ctx := context.Background()
 	org, err := svc.CreateOrg(ctx, chat.NewOrg{
 		Name: "Test Org", Host: host, URL: "http://" + host,
@@ -299,7 +299,7 @@ func httpserverNew(t *testing.T, store chat.Store, e *env) http.Handler {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(e.log, nil))
 	svc := chat.New(store, chat.Config{Logger: logger, PasswordCost: bcrypt.MinCost})
-	return httpserver.New(svc, httpserver.Options{Logger: logger})
+	return validated(t, httpserver.New(svc, httpserver.Options{Logger: logger}))
 }
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }

@@ -233,4 +233,5 @@ func (s *Server) routes() {
 	s.uploadRoutes()
 	s.pushRoutes()
 	s.messageRoutes()
+	s.openAPIRoutes()
 }

@@ -105,7 +105,7 @@ func required(fs *flag.FlagSet, names ...string) error {
 
 // withService opens the store, runs fn with a service over it and closes it.
 func withService(sf storeFlags, fn func(*chat.Service) error) error {
-	store, err := sf.open()
+	store, err := sf.open(context.Background())
 	if err != nil {
 		return err
 	}

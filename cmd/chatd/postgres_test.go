@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -80,6 +82,17 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	keyRes := call(t, b, http.MethodPost, "/fetch_api_key", "", "", url.Values{
 		"username": {"second@example.com"}, "password": {"long-enough-password"}})
 	userKey := keyRes["api_key"].(string)
+
+	// An admin command works on the live database.
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"create-user", "--store", "postgres", "--email", "third@example.com",
+		"--name", "Third"}, &out, io.Discard); err != nil {
+		t.Fatalf("create-user: %v", err)
+	}
+	users := call(t, b, http.MethodGet, "/users", owner, ownerKey, nil)
+	if n := len(users["members"].([]any)); n != 3 {
+		t.Errorf("GET /users through B after create-user: %d members, want 3", n)
+	}
 
 	// A subscription made through A is visible through B.
 	call(t, a, http.MethodPost, "/users/me/subscriptions", owner, ownerKey, url.Values{

@@ -41,6 +41,9 @@ type RegisterRequest struct {
 	// ClientGravatar lets avatar URLs be null where the client computes
 	// them (the HTTP default is true).
 	ClientGravatar bool
+	// ApplyMarkdown gives message events HTML content rather than the
+	// Markdown source.
+	ApplyMarkdown bool
 	// Narrow restricts the message events of the queue (PROTOCOL.md C1.4).
 	Narrow []NarrowTerm
 	// QueueLifespan is how long the queue outlives its last request; zero
@@ -76,6 +79,7 @@ var stateBlocks = map[string]stateBlock{
 	"muted_topics":                 mutedTopicState,
 	"default_streams":              defaultStreamState,
 	"video_calls":                  videoCallState,
+	"message":                      messageState,
 }
 
 // Register creates an event queue for the actor and returns it with the
@@ -101,6 +105,11 @@ func (s *Service) Register(ctx context.Context, actor int64, req RegisterRequest
 		UserID: actor, RealmID: realmID, EventTypes: req.EventTypes,
 		StreamTypingNotifications: req.ClientCapabilities.StreamTypingNotifications,
 		Lifespan:                  req.QueueLifespan,
+		MessageFormat: MessageFormat{ApplyMarkdown: req.ApplyMarkdown, ClientGravatar: req.ClientGravatar,
+			AllowEmptyTopicName: req.ClientCapabilities.EmptyTopicName},
+		EmptyTopicName:      req.ClientCapabilities.EmptyTopicName,
+		BulkMessageDeletion: req.ClientCapabilities.BulkMessageDeletion,
+		Narrow:              req.Narrow,
 	})
 	if err != nil {
 		return nil, err

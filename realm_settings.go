@@ -418,13 +418,9 @@ func (s *Service) UpdateRealm(ctx context.Context, actor int64, req RealmUpdate)
 
 // emitRealmUpdates emits one realm/update event per changed setting to the
 // realm's active users.
-func emitRealmUpdates(tx Tx, emit func(Event), realmID int64, changes []RealmSettingChange) error {
-	recipients, err := activeUserIDs(tx, realmID)
-	if err != nil {
-		return err
-	}
+func emitRealmUpdates(_ Tx, emit func(Event), realmID int64, changes []RealmSettingChange) error {
 	for _, c := range changes {
-		emit(Event{RealmID: realmID, UserIDs: recipients, Payload: map[string]any{
+		emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 			"type": "realm", "op": "update", "property": c.Name, "value": c.Value,
 		}})
 	}

@@ -523,3 +523,24 @@ func (p *params) Optional(name string, dest any) {
 		field.Set(val)
 	}
 }
+
+// AliasedString returns the plain string parameter sent under name or
+// under its alias, or nil when neither was sent. Both sent is
+// REQUEST_CONFUSING_VAR.
+func (p *params) AliasedString(name, alias string) *string {
+	a, okA := p.String(name)
+	b, okB := p.String(alias)
+	switch {
+	case p.err != nil:
+		return nil
+	case okA && okB:
+		p.fail(&chat.Error{Code: chat.CodeRequestConfusingVar,
+			Msg: fmt.Sprintf("Can't decide between '%s' and '%s' arguments", name, alias)})
+		return nil
+	case okA:
+		return &a
+	case okB:
+		return &b
+	}
+	return nil
+}

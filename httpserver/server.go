@@ -232,4 +232,5 @@ func (s *Server) routes() {
 	s.realmRoutes()
 	s.uploadRoutes()
 	s.pushRoutes()
+	s.messageRoutes()
 }

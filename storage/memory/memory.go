@@ -48,6 +48,7 @@ type state struct {
 	realmUsers map[int64][]int64
 
 	c        channelState
+	msgs     messageState
 	profiles profileState
 	admin    realmAdminState
 	uploads  uploadState
@@ -64,6 +65,7 @@ func New() *Store {
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
 		c:           newChannelState(),
+		msgs:        newMessageState(),
 		profiles:    newProfileState(),
 		admin:       newRealmAdminState(),
 		uploads:     newUploadState(),

@@ -6,10 +6,10 @@ import (
 	"github.com/teamchat/chat"
 )
 
-// Groups, channels, subscriptions, folders, users' topic policies and
-// messages. Writes of many rows go in one round trip: a pgx.Batch of
-// single-row INSERTs when each row's new ID is needed, one INSERT ...
-// SELECT FROM unnest of column arrays otherwise.
+// Groups, channels, subscriptions, folders and users' topic policies
+// (messages are in messages.go). Writes of many rows go in one round trip:
+// a pgx.Batch of single-row INSERTs when each row's new ID is needed, one
+// INSERT ... SELECT FROM unnest of column arrays otherwise.
 
 // insertIDs runs an INSERT ... RETURNING id once per row of args, in one
 // round trip, guarded so that a unique violation stores none of the rows
@@ -18,22 +18,30 @@ func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) 
 	if len(args) == 0 {
 		return t.writable()
 	}
-	return t.guarded(op, func() error {
-		b := &pgx.Batch{}
-		for _, a := range args {
-			b.Queue(sql, a...)
+	return t.guarded(op, func() error { return t.batchIDs(op, sql, args, set) })
+}
+
+// batchIDs is insertIDs without the savepoint, for tables without a
+// uniqueness rule a row could break: any failure there breaks the
+// transaction, which the savepoint's two round trips would not change.
+func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
+	if err := t.writable(); err != nil || len(args) == 0 {
+		return err
+	}
+	b := &pgx.Batch{}
+	for _, a := range args {
+		b.Queue(sql, a...)
+	}
+	res := t.tx.SendBatch(t.ctx, b)
+	for i := range args {
+		var id int64
+		if err := res.QueryRow().Scan(&id); err != nil {
+			res.Close()
+			return t.check(op, err)
 		}
-		res := t.tx.SendBatch(t.ctx, b)
-		for i := range args {
-			var id int64
-			if err := res.QueryRow().Scan(&id); err != nil {
-				res.Close()
-				return t.check(op, err)
-			}
-			set(i, id)
-		}
-		return t.check(op, res.Close())
-	})
+		set(i, id)
+	}
+	return t.check(op, res.Close())
 }
 
 // Groups.
@@ -347,61 +355,6 @@ func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopi
 		WHERE channel_id = $1 AND topic_key = $2
 		RETURNING user_id, channel_id, topic, visibility_policy, last_updated)
 		SELECT * FROM gone ORDER BY user_id`, scanUserTopic, channelID, key)
-}
-
-// Messages.
-
-func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
-	args := make([][]any, len(ms))
-	for i, m := range ms {
-		sent, err := toNanos(m.DateSent)
-		if err != nil {
-			return err
-		}
-		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, orEmpty(m.DirectUserIDs),
-			m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, sent}
-	}
-	return t.insertIDs("CreateMessages", `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
-		direct_user_ids, topic, topic_key, content, rendered_content, date_sent)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`, args,
-		func(i int, id int64) { ms[i].ID = id })
-}
-
-func (t *tx) Message(id int64) (chat.MessageRecord, error) {
-	return one(t, "Message", `SELECT id, realm_id, sender_id, recipient_type, channel_id, direct_user_ids,
-		topic, content, rendered_content, date_sent FROM messages WHERE id = $1`,
-		func(row pgx.Row) (chat.MessageRecord, error) {
-			var (
-				m        chat.MessageRecord
-				rt, sent int64
-				users    []int64
-			)
-			err := row.Scan(&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
-				&m.RenderedContent, &sent)
-			m.RecipientType, m.DateSent = int(rt), fromNanos(sent)
-			if len(users) > 0 {
-				m.DirectUserIDs = users
-			}
-			return m, err
-		}, id)
-}
-
-func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {
-	return list(t, "TopicMessageIDs", `SELECT id FROM messages WHERE channel_id = $1 AND topic_key = $2
-		AND recipient_type = 1 ORDER BY id DESC LIMIT $3`, scanID, channelID, key, int64(limit))
-}
-
-func (t *tx) DeleteMessages(ids []int64) error {
-	if len(ids) == 0 {
-		return t.writable()
-	}
-	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id = ANY($1)`, ids)
-	return err
-}
-
-func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
-	return one(t, "OldestChannelMessageID", `SELECT coalesce(min(id), 0) FROM messages
-		WHERE channel_id = $1 AND recipient_type = 1`, scanID, channelID)
 }
 
 func scanID(row pgx.Row) (int64, error) {

@@ -3,6 +3,8 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,18 +63,31 @@ type EventsOptions struct {
 //
 // The channel is named after the connection's current schema, so that
 // deployments in different schemas of one database do not hear each other.
+//
+// Events whose form is computed per event queue (chat.Event.PerQueue:
+// message events, channel typing, message edits and deletions) carry Go
+// code, which cannot travel: the publishing process keeps its batches
+// until its own notification comes back and delivers them whole, in the
+// same order as everything else, while other processes receive the batch
+// without those events. So far only clients connected to the process that
+// served the request receive them (see the README).
 type Events struct {
 	pool    *pgxpool.Pool
 	local   chat.EventSink
 	opts    EventsOptions
 	channel string
+	// origin names this Events in the batches it publishes.
+	origin string
 
 	cancel context.CancelFunc
 	done   chan struct{}
 	// mu guards listening: whether the listener is connected, so Publish
-	// knows whether its own batches will come back.
+	// knows whether its own batches will come back; and the batches
+	// published and not yet come back, by sequence number.
 	mu        sync.Mutex
 	listening bool
+	seq       uint64
+	pending   map[uint64][]chat.Event
 }
 
 // NewEvents starts listening for the events published on the store's
@@ -86,7 +101,10 @@ func NewEvents(ctx context.Context, s *Store, local chat.EventSink, opts EventsO
 	if opts.ReconnectDelay <= 0 {
 		opts.ReconnectDelay = 5 * time.Second
 	}
-	e := &Events{pool: s.pool, local: local, opts: opts, done: make(chan struct{})}
+	var origin [8]byte
+	rand.Read(origin[:])
+	e := &Events{pool: s.pool, local: local, opts: opts, done: make(chan struct{}),
+		origin: hex.EncodeToString(origin[:]), pending: map[uint64][]chat.Event{}}
 	var schema string
 	if err := s.pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		return nil, fmt.Errorf("postgres: events: %w", err)
@@ -133,9 +151,15 @@ func (e *Events) listen(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// setListening records whether the listener is connected. Batches
+// published before a loss may never come back, so they are forgotten:
+// Lost tells the server that events were missed.
 func (e *Events) setListening(v bool) {
 	e.mu.Lock()
 	e.listening = v
+	if !v {
+		clear(e.pending)
+	}
 	e.mu.Unlock()
 }
 
@@ -240,31 +264,49 @@ func (e *Events) deliver(ctx context.Context, payload string) {
 		e.opts.Logger.Error("postgres: unknown event notification", "payload", payload)
 		return
 	}
-	events, err := decodeBatch([]byte(data))
+	origin, seq, events, err := decodeBatch([]byte(data))
 	if err != nil {
 		e.opts.Logger.Error("postgres: decoding an event batch", "err", err)
 		return
 	}
-	e.local.Publish(ctx, events)
+	if origin == e.origin {
+		// One of ours: deliver the events as published.
+		e.mu.Lock()
+		own, ok := e.pending[seq]
+		delete(e.pending, seq)
+		e.mu.Unlock()
+		if !ok {
+			return // published while not listening: delivered already
+		}
+		events = own
+	}
+	if len(events) > 0 {
+		e.local.Publish(ctx, events)
+	}
 }
 
 // Publish sends the batch to every listening process, this one included,
-// with one statement. When that fails, or this process is not listening
-// (its connection was lost), the batch is delivered to the local sink
-// directly, so that at least this process's clients get it.
+// with one statement; this process delivers it, events computed per queue
+// included, when its notification comes back. When sending fails, or this
+// process is not listening (its connection was lost), the batch is
+// delivered to the local sink directly, so that at least this process's
+// clients get it.
 func (e *Events) Publish(ctx context.Context, events []chat.Event) {
 	if len(events) == 0 {
 		return
 	}
-	batch, err := encodeBatch(events)
-	if err != nil {
-		e.opts.Logger.Error("postgres: encoding an event batch", "err", err)
-		return
-	}
 	e.mu.Lock()
 	listening := e.listening
+	e.seq++
+	seq := e.seq
+	if listening {
+		e.pending[seq] = events
+	}
 	e.mu.Unlock()
-	if len(batch)+1 <= maxNotifyPayload {
+	batch, err := encodeBatch(e.origin, seq, events)
+	if err != nil {
+		e.opts.Logger.Error("postgres: encoding an event batch", "err", err)
+	} else if len(batch)+1 <= maxNotifyPayload {
 		_, err = e.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, e.channel, string(kindInline)+string(batch))
 	} else {
 		// The notification goes out when the INSERT commits, so listeners
@@ -274,31 +316,58 @@ func (e *Events) Publish(ctx context.Context, events []chat.Event) {
 	}
 	if err != nil {
 		e.opts.Logger.Error("postgres: publishing events; delivering them to this process only", "err", err)
+		if listening {
+			// Unless the batch came back after all, or the listener was
+			// lost (and the server dropped its queues), deliver it here.
+			e.mu.Lock()
+			_, listening = e.pending[seq]
+			delete(e.pending, seq)
+			e.mu.Unlock()
+			if !listening {
+				return
+			}
+		}
+		e.local.Publish(ctx, events)
+		return
 	}
-	if err != nil || !listening {
+	if !listening {
 		e.local.Publish(ctx, events)
 	}
 }
 
-// wireEvent is an event as it travels between processes.
-type wireEvent struct {
-	RealmID int64           `json:"r"`
-	UserIDs []int64         `json:"u"`
-	Payload json.RawMessage `json:"p"`
+// wireBatch is a batch of events as it travels between processes: the
+// publisher's origin and sequence number, and its events but those
+// computed per queue.
+type wireBatch struct {
+	Origin string      `json:"o"`
+	Seq    uint64      `json:"s"`
+	Events []wireEvent `json:"e"`
 }
 
-// encodeBatch writes the events as a JSON array, their payloads encoded as
-// the hub encodes them (no HTML escaping).
-func encodeBatch(events []chat.Event) ([]byte, error) {
-	wire := make([]wireEvent, len(events))
-	for i, ev := range events {
+// wireEvent is an event as it travels between processes.
+type wireEvent struct {
+	RealmID  int64           `json:"r"`
+	UserIDs  []int64         `json:"u"`
+	AllUsers bool            `json:"a,omitempty"`
+	Payload  json.RawMessage `json:"p"`
+}
+
+// encodeBatch writes the batch as JSON, the payloads encoded as the hub
+// encodes them (no HTML escaping).
+func encodeBatch(origin string, seq uint64, events []chat.Event) ([]byte, error) {
+	wire := wireBatch{Origin: origin, Seq: seq, Events: make([]wireEvent, 0, len(events))}
+	for _, ev := range events {
+		if ev.PerQueue != nil {
+			continue
+		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(ev.Payload); err != nil {
 			return nil, err
 		}
-		wire[i] = wireEvent{RealmID: ev.RealmID, UserIDs: ev.UserIDs, Payload: bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})}
+		wire.Events = append(wire.Events, wireEvent{RealmID: ev.RealmID, UserIDs: ev.UserIDs, AllUsers: ev.AllUsers,
+			Payload: bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -314,28 +383,28 @@ func encodeBatch(events []chat.Event) ([]byte, error) {
 // filters can read (numbers as json.Number, exact); objects and arrays
 // stay raw JSON, so that the hub encodes every payload to the bytes the
 // publishing process would have written itself.
-func decodeBatch(data []byte) ([]chat.Event, error) {
-	var wire []wireEvent
+func decodeBatch(data []byte) (origin string, seq uint64, events []chat.Event, err error) {
+	var wire wireBatch
 	if err := json.Unmarshal(data, &wire); err != nil {
-		return nil, err
+		return "", 0, nil, err
 	}
-	events := make([]chat.Event, len(wire))
-	for i, w := range wire {
+	events = make([]chat.Event, len(wire.Events))
+	for i, w := range wire.Events {
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(w.Payload, &fields); err != nil {
-			return nil, err
+			return "", 0, nil, err
 		}
 		payload := make(map[string]any, len(fields))
 		for k, raw := range fields {
 			v, err := decodeValue(raw)
 			if err != nil {
-				return nil, err
+				return "", 0, nil, err
 			}
 			payload[k] = v
 		}
-		events[i] = chat.Event{RealmID: w.RealmID, UserIDs: w.UserIDs, Payload: payload}
+		events[i] = chat.Event{RealmID: w.RealmID, UserIDs: w.UserIDs, AllUsers: w.AllUsers, Payload: payload}
 	}
-	return events, nil
+	return wire.Origin, wire.Seq, events, nil
 }
 
 func decodeValue(raw json.RawMessage) (any, error) {

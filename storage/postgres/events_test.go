@@ -87,6 +87,7 @@ func TestEventsAcrossProcesses(t *testing.T) {
 	big := []chat.Event{
 		{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{"type": "x", "text": strings.Repeat("é<>&", 3000)}},
 		{RealmID: 2, UserIDs: []int64{9}, Payload: map[string]any{"type": "y", "n": int64(1) << 60}},
+		{RealmID: 2, AllUsers: true, Payload: map[string]any{"type": "realm"}},
 	}
 	evA.Publish(context.Background(), small)
 	evB.Publish(context.Background(), big)
@@ -104,13 +105,72 @@ func TestEventsAcrossProcesses(t *testing.T) {
 	}
 }
 
+// batchJSON writes what travels of the events; PerQueue, a function,
+// cannot be written.
 func batchJSON(t *testing.T, events []chat.Event) string {
 	t.Helper()
-	b, err := json.Marshal(events)
+	type plain struct {
+		RealmID  int64
+		UserIDs  []int64
+		AllUsers bool
+		Payload  map[string]any
+	}
+	out := make([]plain, len(events))
+	for i, ev := range events {
+		out[i] = plain{ev.RealmID, ev.UserIDs, ev.AllUsers, ev.Payload}
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Events computed per queue reach the publishing process as published, in
+// order with the others, and stay there: their form is Go code.
+func TestEventsPerQueueStayLocal(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	stA, stB := open(t, dsn), open(t, dsn)
+	defer stA.Close()
+	defer stB.Close()
+	recA, recB := newRecorder(), newRecorder()
+	evA := newEvents(t, stA, recA, postgres.EventsOptions{})
+	newEvents(t, stB, recB, postgres.EventsOptions{})
+
+	perQueue := func(q chat.QueueInfo) []json.RawMessage {
+		return []json.RawMessage{json.RawMessage(`{"type":"message","queue":"` + q.ID + `"}`)}
+	}
+	plain := chat.Event{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{"type": "typing", "op": "stop"}}
+	evA.Publish(context.Background(), []chat.Event{plain,
+		{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{"type": "message"}, PerQueue: perQueue}})
+	evA.Publish(context.Background(), []chat.Event{
+		{RealmID: 1, UserIDs: []int64{8}, Payload: map[string]any{"type": "message"}, PerQueue: perQueue}})
+	evA.Publish(context.Background(), []chat.Event{plain})
+
+	gotA := recA.wait(t, 3)
+	recA.quiet(t, 3)
+	if len(gotA[0]) != 2 || len(gotA[1]) != 1 || len(gotA[2]) != 1 {
+		t.Fatalf("process A got batches of %d, %d, %d events, want 2, 1, 1", len(gotA[0]), len(gotA[1]), len(gotA[2]))
+	}
+	for _, ev := range []chat.Event{gotA[0][1], gotA[1][0]} {
+		if ev.PerQueue == nil {
+			t.Fatalf("process A got %v without its PerQueue", ev)
+		}
+		if got := string(ev.PerQueue(chat.QueueInfo{ID: "q1"})[0]); got != `{"type":"message","queue":"q1"}` {
+			t.Errorf("PerQueue on A = %s", got)
+		}
+	}
+	if g, w := batchJSON(t, gotA[2]), batchJSON(t, []chat.Event{plain}); g != w {
+		t.Errorf("process A, last batch:\n got %s\nwant %s", g, w)
+	}
+	// B gets the plain events only, still in order.
+	gotB := recB.wait(t, 2)
+	recB.quiet(t, 2)
+	for i, batch := range gotB {
+		if g, w := batchJSON(t, batch), batchJSON(t, []chat.Event{plain}); g != w {
+			t.Errorf("process B, batch %d:\n got %s\nwant %s", i, g, w)
+		}
+	}
 }
 
 // A hub fed through PostgreSQL gives clients the same bytes as a hub fed

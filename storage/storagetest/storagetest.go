@@ -96,6 +96,8 @@ func RunWith(t *testing.T, open func(t *testing.T) chat.Store, opts Options) {
 		{"Attachments", s.testAttachments},
 		{"PushTokens", s.testPushTokens},
 		{"Devices", s.testDevices},
+		{"Messages", s.testMessages},
+		{"Reactions", s.testReactions},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

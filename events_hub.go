@@ -514,3 +514,15 @@ func (h *Hub) QueueCount() int {
 	defer h.mu.Unlock()
 	return len(h.queues)
 }
+
+// DropQueues removes every queue and answers their long-polls, as if they
+// had expired: their clients get BAD_EVENT_QUEUE_ID and register again,
+// reloading the state. A server whose event feed was interrupted calls it,
+// since its queues may have missed events.
+func (h *Hub) DropQueues() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, q := range h.queues {
+		h.dropLocked(q)
+	}
+}

@@ -215,16 +215,24 @@ func (h *Hub) dropLocked(q *queue) {
 func (h *Hub) Publish(_ context.Context, events []Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+events:
 	for _, e := range events {
-		data, typ, err := encodePayload(e.Payload)
-		if err != nil {
-			continue
-		}
+		// Encoded on the first queue that takes it: most events of a bulk
+		// operation go to users without a queue, and some payloads are large.
+		typ, _ := e.Payload["type"].(string)
+		var data json.RawMessage
 		for _, userID := range e.UserIDs {
 			for q := range h.byUser[userID] {
-				if q.realmID == e.RealmID && q.accepts(typ, e.Payload) {
-					h.pushLocked(q, typ, data)
+				if q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
+					continue
 				}
+				if data == nil {
+					var err error
+					if data, _, err = encodePayload(e.Payload); err != nil {
+						continue events // as before: an unencodable event is dropped
+					}
+				}
+				h.pushLocked(q, typ, data)
 			}
 		}
 	}

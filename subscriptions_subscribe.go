@@ -643,11 +643,12 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 	}
 	// Who can see a channel: everyone but guests for public channels,
 	// subscribers and administrators for private ones.
+	// exclude is sorted.
 	viewers := func(c *Channel, exclude []int64) []int64 {
 		var ids []int64
 		for i := range all {
 			u := &all[i]
-			if !u.IsActive || slices.Contains(exclude, u.ID) {
+			if _, excluded := slices.BinarySearch(exclude, u.ID); !u.IsActive || excluded {
 				continue
 			}
 			_, sub := slices.BinarySearch(after[c.ID], u.ID)
@@ -684,10 +685,11 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 		if len(added[c.ID]) == 0 {
 			continue
 		}
-		if ids := viewers(c, added[c.ID]); len(ids) > 0 {
+		newcomers := slices.Sorted(slices.Values(added[c.ID]))
+		if ids := viewers(c, newcomers); len(ids) > 0 {
 			emit(Event{RealmID: realm.ID, UserIDs: ids, Payload: map[string]any{
 				"type": "subscription", "op": "peer_add", "stream_ids": []int64{c.ID},
-				"user_ids": slices.Sorted(slices.Values(added[c.ID]))}})
+				"user_ids": newcomers}})
 		}
 	}
 	return nil

@@ -64,6 +64,9 @@ const (
 	public access = iota
 	// authenticated endpoints need a valid API key.
 	authenticated
+	// nonGuest endpoints need the API key of a user who is not a guest
+	// (bots included); the role is checked before the parameters are read.
+	nonGuest
 	// adminOnly endpoints need an administrator's API key; the role is
 	// checked before the parameters are read.
 	adminOnly
@@ -151,6 +154,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		}
 		c.actor = actor
 		switch ep.access {
+		case nonGuest:
+			err = s.svc.RequireNonGuest(c.ctx, actor)
 		case adminOnly:
 			err = s.svc.RequireAdmin(c.ctx, actor)
 		case ownerOnly:

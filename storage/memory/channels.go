@@ -63,7 +63,13 @@ func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
 		return err
 	}
 	c := &t.s.c
+	seen := map[nameKey]bool{}
 	for _, g := range gs {
+		k := nameKey{g.RealmID, g.Name}
+		if seen[k] {
+			return chat.ErrExists
+		}
+		seen[k] = true
 		for _, old := range c.groups {
 			if old.RealmID == g.RealmID && old.Name == g.Name {
 				return chat.ErrExists

@@ -72,6 +72,15 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Realm/Settings", s.testRealmSettings},
 		{"Linkifiers", s.testLinkifiers},
 		{"RealmDomains", s.testRealmDomains},
+		{"UserGroups", s.testUserGroups},
+		{"Channels", s.testChannels},
+		{"Subscriptions", s.testSubscriptions},
+		{"Subscriptions/Bulk", s.testSubscriptionsBulk},
+		{"ChannelFolders", s.testChannelFolders},
+		{"UserTopics", s.testUserTopics},
+		{"Messages", s.testMessages},
+		{"Channels/Rollback", s.testChannelsRollback},
+		{"Channels/ReadOnly", s.testChannelsReadOnly},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

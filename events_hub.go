@@ -254,6 +254,11 @@ func (q *queue) accepts(typ string, payload map[string]any) bool {
 	if q.types != nil && !q.types[typ] {
 		return false
 	}
+	// The legacy muted_topics event is for clients that do not know
+	// user_topic (PROTOCOL.md C3).
+	if typ == "muted_topics" && q.types["user_topic"] {
+		return false
+	}
 	if typ == "typing" && payload["message_type"] == "stream" && !q.streamTyping {
 		return false
 	}

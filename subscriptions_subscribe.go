@@ -420,7 +420,7 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *Subscri
 		}
 		c := template.Clone()
 		c.Name, c.Description = w.name, w.description
-		c.RenderedDescription = renderPlainText(w.description)
+		c.RenderedDescription = renderMarkdown(w.description)
 		toCreate = append(toCreate, &c)
 	}
 

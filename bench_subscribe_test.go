@@ -48,7 +48,8 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 		}
 		ids = append(ids, res.UserID)
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	// The raw side's connection has the store's pragmas.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,270 @@
+package httpserver_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/teamchat/chat"
+)
+
+// role is one of the env's accounts with its name, for tables by role.
+type role struct {
+	name string
+	a    *account
+}
+
+func (e *env) roles() []role {
+	return []role{{"owner", &e.owner}, {"admin", &e.admin}, {"moderator", &e.moderator},
+		{"member", &e.member}, {"guest", &e.guest}, {"bot", &e.bot}}
+}
+
+// TestSubscribeByRole: everyone but guests may create and join public and
+// private channels; guests are refused before the parameters are read
+// (B2.1), so even a request without them gets the guest error.
+func TestSubscribeByRole(t *testing.T) {
+	e := newEnv(t)
+	for _, r := range e.roles() {
+		t.Run(r.name, func(t *testing.T) {
+			e.t = t
+			for _, f := range [][]string{nil, {"subscriptions", "["}, {"subscriptions", `[{"name":"g"}]`, "principals", `[999]`}} {
+				res := e.call(http.MethodPost, "/users/me/subscriptions", r.a, form(f...))
+				if r.name == "guest" {
+					e.expectError(res, 400, chat.CodeBadRequest, "Not allowed for guest users")
+				} else if res.status != 400 || res.body["msg"] == "Not allowed for guest users" {
+					t.Errorf("%v: %s", f, res.raw)
+				}
+			}
+			if r.name == "guest" {
+				return
+			}
+			id := itoa(r.a.id)
+			res := e.call(http.MethodPost, "/users/me/subscriptions", r.a,
+				form("subscriptions", `[{"name":"public-`+r.name+`"}]`))
+			e.expect(res, 200, success("subscribed", map[string]any{id: []any{"public-" + r.name}},
+				"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+			res = e.call(http.MethodPost, "/users/me/subscriptions", r.a,
+				form("subscriptions", `[{"name":"private-`+r.name+`"}]`, "invite_only", "true"))
+			e.expect(res, 200, success("subscribed", map[string]any{id: []any{"private-" + r.name}},
+				"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+			// Default channels need an administrator.
+			res = e.call(http.MethodPost, "/users/me/subscriptions", r.a,
+				form("subscriptions", `[{"name":"default-`+r.name+`"}]`, "is_default_stream", "true"))
+			if r.name == "owner" || r.name == "admin" {
+				e.expect(res, 200, success("subscribed", map[string]any{id: []any{"default-" + r.name}},
+					"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+			} else {
+				e.expectError(res, 400, chat.CodeBadRequest, "Insufficient permission")
+			}
+			// An explicit retention period needs an owner.
+			res = e.call(http.MethodPost, "/users/me/subscriptions", r.a,
+				form("subscriptions", `[{"name":"kept-`+r.name+`"}]`, "message_retention_days", `"unlimited"`))
+			if r.name == "owner" {
+				e.expect(res, 200, success("subscribed", map[string]any{id: []any{"kept-" + r.name}},
+					"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+			} else {
+				e.expectError(res, 400, chat.CodeUnauthorizedPrincipal, "Must be an organization owner")
+			}
+		})
+	}
+}
+
+// TestSubscribeOthersByRole: anyone who may join a public channel may add
+// others to it; a private channel needs a subscriber or an administrator.
+func TestSubscribeOthersByRole(t *testing.T) {
+	e := newEnv(t)
+	e.subscribeAs(&e.owner, "open")
+	e.subscribeAs(&e.owner, "closed", "invite_only", "true")
+	target := e.membersOnly
+	for _, r := range e.roles() {
+		if r.name == "guest" {
+			continue
+		}
+		t.Run(r.name, func(t *testing.T) {
+			e.t = t
+			principals := "[" + itoa(target.id) + "]"
+			res := e.call(http.MethodPost, "/users/me/subscriptions", r.a, form("subscriptions", `[{"name":"open"}]`, "principals", principals))
+			if res.status != 200 {
+				t.Errorf("adding to a public channel: %s", res.raw)
+			}
+			res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.owner, form("subscriptions", `["open"]`, "principals", principals))
+			e.expect(res, 200, success("removed", []any{"open"}, "not_removed", []any{}))
+			res = e.call(http.MethodPost, "/users/me/subscriptions", r.a, form("subscriptions", `[{"name":"closed"}]`, "principals", principals))
+			switch r.name {
+			case "owner":
+				// Already subscribed as the creator: others may be added.
+				e.expect(res, 200, success("subscribed", map[string]any{itoa(target.id): []any{"closed"}},
+					"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+			case "admin":
+				e.expect(res, 200, success("subscribed", map[string]any{}, "already_subscribed",
+					map[string]any{itoa(target.id): []any{"closed"}}, "new_subscription_messages_sent", true))
+			default:
+				e.expectError(res, 400, chat.CodeBadRequest, "Unable to access channel (closed).")
+			}
+		})
+	}
+}
+
+// TestChannelReadsByRole: GET /streams, GET /streams/{id}, GET
+// /users/me/subscriptions, GET /user_groups and GET /channel_folders for
+// every role (C7, C9.2, C11).
+func TestChannelReadsByRole(t *testing.T) {
+	e := newEnv(t)
+	open := e.subscribeAs(&e.owner, "open")
+	closed := e.subscribeAs(&e.owner, "closed", "invite_only", "true")
+	guestOnly := e.subscribeAs(&e.admin, "guests", "invite_only", "true", "principals", "["+itoa(e.admin.id)+","+itoa(e.guest.id)+"]")
+	res := e.call(http.MethodPost, "/channel_folders/create", &e.admin, form("name", "F", "description", ""))
+	e.expect(res, 200, success("channel_folder_id", float64(1)))
+	folder := map[string]any{"id": float64(1), "name": "F", "order": float64(1), "description": "", "rendered_description": "",
+		"creator_id": float64(e.admin.id), "date_created": float64(joined.Unix()), "is_archived": false}
+	objects := map[int64]map[string]any{open: e.streamObject(open), closed: e.streamObject(closed), guestOnly: e.streamObject(guestOnly)}
+	streams := func(ids ...int64) []any {
+		out := []any{}
+		for _, id := range ids {
+			out = append(out, objects[id])
+		}
+		return out
+	}
+	for _, c := range []struct {
+		r role
+		// Default GET /streams (public + subscribed), include_all (both
+		// sorted by name), and the channels GET /streams/{id} answers.
+		def, all, visible []int64
+	}{
+		{role{"owner", &e.owner}, []int64{closed, open}, []int64{closed, guestOnly, open}, []int64{open, closed, guestOnly}},
+		{role{"admin", &e.admin}, []int64{guestOnly, open}, []int64{closed, guestOnly, open}, []int64{open, closed, guestOnly}},
+		{role{"moderator", &e.moderator}, []int64{open}, []int64{open}, []int64{open}},
+		{role{"member", &e.member}, []int64{open}, []int64{open}, []int64{open}},
+		{role{"guest", &e.guest}, []int64{guestOnly}, []int64{guestOnly}, []int64{guestOnly}},
+		{role{"bot", &e.bot}, []int64{open}, []int64{open}, []int64{open}},
+	} {
+		t.Run(c.r.name, func(t *testing.T) {
+			e.t = t
+			e.expect(e.call(http.MethodGet, "/streams", c.r.a, nil), 200, success("streams", streams(c.def...)))
+			e.expect(e.call(http.MethodGet, "/streams", c.r.a, form("include_all", "true")), 200, success("streams", streams(c.all...)))
+			for _, id := range []int64{open, closed, guestOnly} {
+				res := e.call(http.MethodGet, "/streams/"+itoa(id), c.r.a, nil)
+				if slicesContains(c.visible, id) {
+					e.expect(res, 200, success("stream", objects[id]))
+				} else {
+					e.expectError(res, 400, chat.CodeBadRequest, "Invalid channel ID")
+				}
+			}
+			e.expect(e.call(http.MethodGet, "/channel_folders", c.r.a, nil), 200, success("channel_folders", []any{folder}))
+			res := e.call(http.MethodGet, "/user_groups", c.r.a, nil)
+			if groups, _ := res.body["user_groups"].([]any); res.status != 200 || len(groups) != 8 {
+				t.Errorf("user_groups: %s", res.raw)
+			}
+		})
+	}
+}
+
+func slicesContains(ids []int64, id int64) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSubscriptionSettingsByRole: every role may change its own
+// subscriptions' settings (B2.2, B2.3) and mute topics of channels it can
+// access (B2.4, C7.5); a guest cannot reach a public channel it is not in.
+func TestSubscriptionSettingsByRole(t *testing.T) {
+	e := newEnv(t)
+	open := e.subscribeAs(&e.owner, "open")
+	all := "["
+	for i, r := range e.roles() {
+		if i > 0 {
+			all += ","
+		}
+		all += itoa(r.a.id)
+	}
+	e.subscribeAs(&e.owner, "everyone", "invite_only", "true", "principals", all+"]")
+	everyone := e.subscribeAs(&e.owner, "everyone")
+	for _, r := range e.roles() {
+		t.Run(r.name, func(t *testing.T) {
+			e.t = t
+			sid := itoa(everyone)
+			res := e.call(http.MethodPost, "/users/me/subscriptions/properties", r.a, form("subscription_data",
+				`[{"stream_id":`+sid+`,"property":"is_muted","value":true},{"stream_id":`+sid+`,"property":"color","value":"#123"}]`))
+			e.expect(res, 200, success())
+			res = e.call(http.MethodPatch, "/users/me/subscriptions/"+sid, r.a, form("property", "pin_to_top", "value", "true"))
+			e.expect(res, 200, success())
+			sub := e.subscriptionObject(r.a, everyone)
+			if sub["is_muted"] != true || sub["in_home_view"] != false || sub["color"] != "#123" || sub["pin_to_top"] != true {
+				t.Errorf("subscription after changes: %v", sub)
+			}
+			res = e.call(http.MethodPatch, "/users/me/subscriptions/"+itoa(open), r.a, form("property", "pin_to_top", "value", "true"))
+			if r.name == "owner" {
+				e.expect(res, 200, success())
+			} else if r.name == "guest" {
+				e.expectError(res, 400, chat.CodeBadRequest, "Invalid channel ID")
+			} else {
+				e.expectError(res, 400, chat.CodeBadRequest, "Not subscribed to channel ID "+itoa(open))
+			}
+			res = e.call(http.MethodPatch, "/users/me/subscriptions/muted_topics", r.a, form("stream_id", itoa(open), "topic", "t", "op", "add"))
+			if r.name == "guest" {
+				e.expectError(res, 400, chat.CodeBadRequest, "Invalid channel ID")
+			} else {
+				e.expect(res, 200, success())
+			}
+			res = e.call(http.MethodPost, "/user_topics", r.a, form("stream_id", itoa(open), "topic", "t", "visibility_policy", "0"))
+			e.expect(res, 200, success()) // inherit needs only the channel to exist
+			res = e.call(http.MethodPost, "/user_topics", r.a, form("stream_id", sid, "topic", "t", "visibility_policy", "3"))
+			e.expect(res, 200, success())
+		})
+	}
+}
+
+// TestAdminOnlyChannelRoutesByRole: channel folders (B2.12, C9.1) and
+// delete_topic (B2.14) refuse non-administrators before reading the
+// parameters.
+func TestAdminOnlyChannelRoutesByRole(t *testing.T) {
+	e := newEnv(t)
+	id := e.subscribeAs(&e.owner, "t")
+	e.subscribeAs(&e.admin, "t")
+	for _, r := range e.roles() {
+		t.Run(r.name, func(t *testing.T) {
+			e.t = t
+			admin := r.name == "owner" || r.name == "admin"
+			for _, c := range []struct {
+				method, path string
+				f            []string
+			}{
+				{http.MethodPost, "/channel_folders/create", nil},
+				{http.MethodPatch, "/channel_folders/999", []string{"is_archived", "maybe"}},
+				{http.MethodPost, "/streams/" + itoa(id) + "/delete_topic", nil},
+			} {
+				res := e.call(c.method, c.path, r.a, form(c.f...))
+				if admin {
+					if res.status != 400 || res.body["code"] == string(chat.CodeUnauthorizedPrincipal) {
+						t.Errorf("%s %s: %s", c.method, c.path, res.raw)
+					}
+					continue
+				}
+				e.expectError(res, 400, chat.CodeUnauthorizedPrincipal, "Must be an organization administrator")
+			}
+			if !admin {
+				return
+			}
+			res := e.call(http.MethodPost, "/channel_folders/create", r.a, form("name", "by "+r.name, "description", ""))
+			if res.status != 200 {
+				t.Fatal(res.raw)
+			}
+			folder := itoa(int64(res.body["channel_folder_id"].(float64)))
+			e.expect(e.call(http.MethodPatch, "/channel_folders/"+folder, r.a, form("is_archived", "true")), 200, success())
+			e.expect(e.call(http.MethodPatch, "/channel_folders/"+folder, r.a, form("is_archived", "false")), 200, success())
+			res = e.call(http.MethodPatch, "/channel_folders/"+folder, r.a, form("is_archived", "maybe"))
+			e.expectError(res, 400, chat.CodeBadRequest, "is_archived is not valid JSON")
+			res = e.call(http.MethodPatch, "/channel_folders/"+folder, r.a, form("is_archived", "1"))
+			e.expectError(res, 400, chat.CodeBadRequest, "is_archived is not a boolean")
+			res = e.call(http.MethodPost, "/streams/"+itoa(id)+"/delete_topic", r.a, nil)
+			e.expectError(res, 400, chat.CodeRequestVariableMissing, "Missing 'topic_name' argument", "var_name", "topic_name")
+			res = e.call(http.MethodPost, "/streams/"+itoa(id)+"/delete_topic", r.a, form("topic_name", "channel events"))
+			e.expect(res, 200, success("complete", true))
+			res = e.call(http.MethodPost, "/streams/999/delete_topic", r.a, form("topic_name", "x"))
+			e.expectError(res, 400, chat.CodeBadRequest, "Invalid channel ID")
+		})
+	}
+}

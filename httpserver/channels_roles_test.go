@@ -1,10 +1,15 @@
 package httpserver_test
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage/memory"
 )
 
 // role is one of the env's accounts with its name, for tables by role.
@@ -266,5 +271,136 @@ func TestAdminOnlyChannelRoutesByRole(t *testing.T) {
 			res = e.call(http.MethodPost, "/streams/999/delete_topic", r.a, form("topic_name", "x"))
 			e.expectError(res, 400, chat.CodeBadRequest, "Invalid channel ID")
 		})
+	}
+}
+
+// botMessages returns the content of every stored message after the ID
+// after, as "channel/topic: content" or "dm to N: content".
+func botMessages(t *testing.T, st chat.Store, after int64) []string {
+	t.Helper()
+	var out []string
+	err := st.View(t.Context(), func(tx chat.Tx) error {
+		for id := after + 1; ; id++ {
+			m, err := tx.Message(id)
+			if errors.Is(err, chat.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if m.SenderID != chat.NotificationBotID {
+				t.Errorf("message %d sent by %d", id, m.SenderID)
+			}
+			if m.RecipientType == chat.RecipientChannel {
+				c, err := tx.Channel(m.ChannelID)
+				if err != nil {
+					return err
+				}
+				out = append(out, c.Name+"/"+m.Topic+": "+m.Content)
+			} else {
+				out = append(out, fmt.Sprintf("dm to %v: %s", m.DirectUserIDs, m.Content))
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSubscribeBotMessages checks the notification bot's messages of B2.1:
+// the channel-created message, the announcement and the direct messages to
+// users subscribed by someone else to existing channels.
+func TestSubscribeBotMessages(t *testing.T) {
+	st := memory.New()
+	e := newEnvWithStore(t, st)
+	news := e.subscribeAs(&e.admin, "news")
+	res := e.call(http.MethodPatch, "/realm", &e.admin, form("new_stream_announcements_stream_id", itoa(news)))
+	e.expect(res, 200, success("new_stream_announcements_stream_id", float64(news)))
+	e.subscribeAs(&e.admin, "quiet", "invite_only", "true", "history_public_to_subscribers", "true")
+	e.subscribeAs(&e.admin, "secret", "invite_only", "true")
+	created := botMessages(t, st, 0)
+	adam := "@_**Adam Admin|" + itoa(e.admin.id) + "**"
+	want := []string{
+		"news/channel events: **Public** channel created by " + adam + ". **Description:**\n```` quote\n*No description.*\n````",
+		"quiet/channel events: **Private, shared history** channel created by " + adam + ". **Description:**\n```` quote\n*No description.*\n````",
+		"secret/channel events: **Private, protected history** channel created by " + adam + ". **Description:**\n```` quote\n*No description.*\n````",
+	}
+	if diff := cmp.Diff(want, created); diff != "" {
+		t.Fatalf("channel-created messages (-want +got):\n%s", diff)
+	}
+	last := int64(len(created))
+
+	// Two new channels announced; the member and the bot are added, and
+	// only the member is told, once, about the existing channels.
+	mel := "@_**Mel Member|" + itoa(e.member.id) + "**"
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.member, form("subscriptions",
+		`[{"name":"b-new","description":"B"},{"name":"a-new"}]`, "announce", "true"))
+	if res.status != 200 {
+		t.Fatal(res.raw)
+	}
+	got := botMessages(t, st, last)
+	want = []string{
+		"b-new/channel events: **Public** channel created by " + mel + ". **Description:**\n```` quote\nB\n````",
+		"a-new/channel events: **Public** channel created by " + mel + ". **Description:**\n```` quote\n*No description.*\n````",
+		"news/new channels: " + mel + " created the following channels: #**b-new**, #**a-new**.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("announce (-want +got):\n%s", diff)
+	}
+	last += int64(len(got))
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.admin, form("subscriptions",
+		`[{"name":"secret"},{"name":"quiet"}]`, "principals", "["+itoa(e.member.id)+","+itoa(e.bot.id)+","+itoa(e.admin.id)+"]"))
+	if res.status != 200 {
+		t.Fatal(res.raw)
+	}
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.admin, form("subscriptions",
+		`[{"name":"news"}]`, "principals", "["+itoa(e.moderator.id)+"]"))
+	e.expect(res, 200, success("subscribed", map[string]any{itoa(e.moderator.id): []any{"news"}},
+		"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+	got = botMessages(t, st, last)
+	admin := "@**Adam Admin|" + itoa(e.admin.id) + "**"
+	want = []string{
+		fmt.Sprintf("dm to [%d]: %s subscribed you to the following channels:\n\n* #**quiet**\n* #**secret**", e.member.id, admin),
+		fmt.Sprintf("dm to [%d]: %s subscribed you to the channel #**news**.", e.moderator.id, admin),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("direct messages (-want +got):\n%s", diff)
+	}
+	last += int64(len(got))
+	// send_new_subscription_messages=false sends none and leaves the field
+	// out.
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.admin, form("subscriptions",
+		`[{"name":"news"}]`, "principals", "["+itoa(e.guest.id)+"]", "send_new_subscription_messages", "false"))
+	e.expect(res, 200, success("subscribed", map[string]any{itoa(e.guest.id): []any{"news"}}, "already_subscribed", map[string]any{}))
+	if got := botMessages(t, st, last); len(got) != 0 {
+		t.Errorf("messages with send_new_subscription_messages=false: %q", got)
+	}
+}
+
+// TestSubscribeManyNewSubscribers: more than 100 newly subscribed users
+// get no direct messages, and the answer says so.
+func TestSubscribeManyNewSubscribers(t *testing.T) {
+	st := memory.New()
+	e := newEnvWithStore(t, st)
+	e.subscribeAs(&e.admin, "big")
+	before := len(botMessages(t, st, 0))
+	ids := "["
+	for i := range 101 {
+		res, err := e.svc.ProvisionUser(t.Context(), 1, chat.NewUser{Email: fmt.Sprintf("many%d@example.com", i), FullName: fmt.Sprintf("Many %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			ids += ","
+		}
+		ids += itoa(res.UserID)
+	}
+	res := e.call(http.MethodPost, "/users/me/subscriptions", &e.admin, form("subscriptions", `[{"name":"big"}]`, "principals", ids+"]"))
+	if res.status != 200 || res.body["new_subscription_messages_sent"] != false || len(res.body["subscribed"].(map[string]any)) != 101 {
+		t.Errorf("answer: %s", res.raw)
+	}
+	if got := botMessages(t, st, int64(before)); len(got) != 0 {
+		t.Errorf("%d messages sent, want none", len(got))
 	}
 }

@@ -404,3 +404,86 @@ func TestSubscribeManyNewSubscribers(t *testing.T) {
 		t.Errorf("%d messages sent, want none", len(got))
 	}
 }
+
+// TestChannelFolderRules covers the rest of B2.12 and C9.1: lengths,
+// characters, archived names, no-op renames and unarchiving.
+func TestChannelFolderRules(t *testing.T) {
+	e := newEnv(t)
+	long := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'x'
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		f   []string
+		msg string
+	}{
+		{[]string{"name", long(61), "description", ""}, "name is too long (limit: 60 characters)"},
+		{[]string{"name", "ok", "description", long(1025)}, "description is too long (limit: 1024 characters)"},
+		{[]string{"name", "a\u0007b", "description", ""}, "Invalid character in channel folder name, at position 2."},
+	} {
+		e.expectError(e.call(http.MethodPost, "/channel_folders/create", &e.owner, form(c.f...)), 400, chat.CodeBadRequest, c.msg)
+	}
+	e.expect(e.call(http.MethodPost, "/channel_folders/create", &e.owner, form("name", long(60), "description", long(1024))),
+		200, success("channel_folder_id", float64(1)))
+	e.expect(e.call(http.MethodPost, "/channel_folders/create", &e.owner, form("name", "Old", "description", "")),
+		200, success("channel_folder_id", float64(2)))
+	e.expect(e.call(http.MethodPatch, "/channel_folders/2", &e.owner, form("is_archived", "true")), 200, success())
+	// An archived folder's name is still taken.
+	e.expectError(e.call(http.MethodPost, "/channel_folders/create", &e.owner, form("name", "OLD", "description", "")),
+		400, chat.CodeBadRequest, "Channel folder 'OLD' already exists")
+	e.expectError(e.call(http.MethodPatch, "/channel_folders/1", &e.owner, form("name", "old")),
+		400, chat.CodeBadRequest, "Channel folder 'old' already exists")
+	for _, c := range []struct {
+		f   []string
+		msg string
+	}{
+		{[]string{"name", " "}, "Channel folder name can't be empty."},
+		{[]string{"name", long(61)}, "name is too long (limit: 60 characters)"},
+		{[]string{"name", "\u0000"}, "Invalid character in channel folder name, at position 1."},
+		{[]string{"description", long(1025)}, "description is too long (limit: 1024 characters)"},
+	} {
+		e.expectError(e.call(http.MethodPatch, "/channel_folders/2", &e.owner, form(c.f...)), 400, chat.CodeBadRequest, c.msg)
+	}
+	// The same name is no change, not a conflict; unarchiving works.
+	e.expect(e.call(http.MethodPatch, "/channel_folders/2", &e.owner, form("name", "Old", "is_archived", "false")), 200, success())
+	res := e.call(http.MethodGet, "/channel_folders", &e.member, form("include_archived", "false"))
+	if got := len(res.body["channel_folders"].([]any)); got != 2 {
+		t.Errorf("%d folders listed, want 2: %s", got, res.raw)
+	}
+	e.expect(e.call(http.MethodPatch, "/channel_folders/1", &e.owner, form("is_archived", "true")), 200, success())
+	res = e.call(http.MethodGet, "/channel_folders", &e.member, nil)
+	if got := len(res.body["channel_folders"].([]any)); got != 1 {
+		t.Errorf("%d folders without archived ones, want 1: %s", got, res.raw)
+	}
+	res = e.call(http.MethodGet, "/channel_folders", &e.member, form("include_archived", "true"))
+	if got := len(res.body["channel_folders"].([]any)); got != 2 {
+		t.Errorf("%d folders with archived ones, want 2: %s", got, res.raw)
+	}
+	// An archived folder takes no new channels.
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.owner, form("subscriptions", `[{"name":"x"}]`, "folder_id", "1"))
+	e.expectError(res, 400, chat.CodeBadRequest, "Invalid channel folder ID")
+}
+
+// TestSubscriptionPropertiesAllOrNothing: shape errors anywhere change
+// nothing, and neither does a channel error: unlike the reference server,
+// which commits element by element (B2.2), the request is one transaction.
+func TestSubscriptionPropertiesAllOrNothing(t *testing.T) {
+	e := newEnv(t)
+	id := e.subscribeAs(&e.member, "props")
+	sid := itoa(id)
+	res := e.call(http.MethodPost, "/users/me/subscriptions/properties", &e.member, form("subscription_data",
+		`[{"stream_id":`+sid+`,"property":"pin_to_top","value":true},{"stream_id":`+sid+`,"property":"nope","value":true}]`))
+	e.expectError(res, 400, chat.CodeBadRequest, "Unknown subscription property: nope")
+	if e.subscriptionObject(&e.member, id)["pin_to_top"] != false {
+		t.Error("a shape error applied an element")
+	}
+	res = e.call(http.MethodPost, "/users/me/subscriptions/properties", &e.member, form("subscription_data",
+		`[{"stream_id":`+sid+`,"property":"pin_to_top","value":true},{"stream_id":999,"property":"is_muted","value":true}]`))
+	e.expectError(res, 400, chat.CodeBadRequest, "Invalid channel ID")
+	if e.subscriptionObject(&e.member, id)["pin_to_top"] != false {
+		t.Error("the element before the channel error was applied")
+	}
+}

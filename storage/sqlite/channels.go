@@ -356,30 +356,39 @@ func appendSubArgs(args []any, s *chat.Subscription) []any {
 }
 
 // CreateSubscriptions inserts subBatch rows per statement, then the rest
-// one by one, inside a savepoint so that a duplicate stores none.
+// one by one. A failed statement undoes itself; when one fails, the rows
+// of the statements before it are deleted again, so that the call stores
+// none. (A savepoint would do the same, but SQLite then journals every
+// statement into one growing journal, which costs far more on the path that
+// matters.)
 func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
-	if len(subs) == 0 {
-		return t.writable()
+	if err := t.writable(); err != nil || len(subs) == 0 {
+		return err
 	}
-	return t.savepoint("CreateSubscriptions", len(subs)/subBatch+len(subs)%subBatch, func() error {
-		args := make([]any, 0, 10*subBatch)
-		for len(subs) >= subBatch {
-			args = args[:0]
-			for i := range subBatch {
-				args = appendSubArgs(args, &subs[i])
-			}
-			if _, err := t.execQ("CreateSubscriptions", qCreateSubscriptions, args...); err != nil {
-				return err
-			}
-			subs = subs[subBatch:]
+	args := make([]any, 0, 10*subBatch)
+	done := 0
+	var err error
+	for err == nil && done < len(subs) {
+		args = args[:0]
+		q, n := qCreateSubscriptions, subBatch
+		if len(subs)-done < subBatch {
+			q, n = qCreateSubscription, 1
 		}
-		for i := range subs {
-			if _, err := t.execQ("CreateSubscriptions", qCreateSubscription, appendSubArgs(args[:0], &subs[i])...); err != nil {
-				return err
+		for i := range n {
+			args = appendSubArgs(args, &subs[done+i])
+		}
+		if _, err = t.execQ("CreateSubscriptions", q, args...); err == nil {
+			done += n
+		}
+	}
+	if err != nil && t.failed == nil {
+		for i := range done {
+			if _, delErr := t.execQ("CreateSubscriptions", qDeleteSubscription, subs[i].UserID, subs[i].ChannelID); delErr != nil {
+				return delErr
 			}
 		}
-		return nil
-	})
+	}
+	return err
 }
 
 func (t *tx) Subscription(userID, channelID int64) (chat.Subscription, error) {

@@ -487,3 +487,19 @@ func TestSubscriptionPropertiesAllOrNothing(t *testing.T) {
 		t.Error("the element before the channel error was applied")
 	}
 }
+
+// TestUnsubscribeNames: names are stripped and matched without regard to
+// case; several unknown names are listed together (C7.4); channels the
+// user cannot see count as unknown.
+func TestUnsubscribeNames(t *testing.T) {
+	e := newEnv(t)
+	e.subscribeAs(&e.member, "Denmark")
+	e.subscribeAs(&e.admin, "Rome")
+	res := e.call(http.MethodDelete, "/users/me/subscriptions", &e.member, form("subscriptions", `["x","Denmark","y"]`))
+	e.expectError(res, 400, chat.CodeBadRequest, "Channel(s) (x, y) do not exist")
+	res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.member, form("subscriptions", `[" denmark ","ROME"]`))
+	e.expect(res, 200, success("removed", []any{"Denmark"}, "not_removed", []any{"Rome"}))
+	// A guest does not learn of public channels it is not in.
+	res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.guest, form("subscriptions", `["Rome"]`))
+	e.expectError(res, 400, chat.CodeBadRequest, "Channel(s) (Rome) do not exist")
+}

@@ -664,22 +664,25 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 				"type": "stream", "op": "create", "streams": []ChannelView{viewChannel(c, len(after[c.ID]))}}})
 		}
 	}
-	channels := make(map[int64]*Channel, len(targets))
+	// One subscription/add event per user with all their new
+	// subscriptions. newSubs holds each user's rows together; the channel
+	// objects and subscriber lists are built once per channel.
+	views := make(map[int64]SubscriptionView, len(targets))
 	for _, c := range targets {
-		channels[c.ID] = c
+		views[c.ID] = viewSubscription(c, &Subscription{}, after[c.ID], true)
 	}
-	byUser := map[int64][]SubscriptionView{}
-	var order []int64
+	subViews := make([]SubscriptionView, len(newSubs))
 	for i := range newSubs {
-		sub := &newSubs[i]
-		if byUser[sub.UserID] == nil {
-			order = append(order, sub.UserID)
-		}
-		byUser[sub.UserID] = append(byUser[sub.UserID], viewSubscription(channels[sub.ChannelID], sub, after[sub.ChannelID], true))
+		subViews[i] = views[newSubs[i].ChannelID].withSettings(&newSubs[i])
 	}
-	for _, id := range order {
-		emit(Event{RealmID: realm.ID, UserIDs: []int64{id}, Payload: map[string]any{
-			"type": "subscription", "op": "add", "subscriptions": byUser[id]}})
+	for start := 0; start < len(newSubs); {
+		end := start + 1
+		for end < len(newSubs) && newSubs[end].UserID == newSubs[start].UserID {
+			end++
+		}
+		emit(Event{RealmID: realm.ID, UserIDs: []int64{newSubs[start].UserID}, Payload: map[string]any{
+			"type": "subscription", "op": "add", "subscriptions": subViews[start:end:end]}})
+		start = end
 	}
 	for _, c := range targets {
 		if len(added[c.ID]) == 0 {

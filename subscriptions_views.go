@@ -93,23 +93,21 @@ func viewChannel(c *Channel, subscribers int) ChannelView {
 
 // viewSubscription builds the subscription object of sub to c.
 func viewSubscription(c *Channel, sub *Subscription, subscribers []int64, withSubscribers bool) SubscriptionView {
-	v := SubscriptionView{
-		ChannelView:            viewChannel(c, len(subscribers)),
-		Color:                  sub.Color,
-		IsMuted:                sub.IsMuted,
-		InHomeView:             !sub.IsMuted,
-		PinToTop:               sub.PinToTop,
-		DesktopNotifications:   sub.DesktopNotifications,
-		AudibleNotifications:   sub.AudibleNotifications,
-		PushNotifications:      sub.PushNotifications,
-		EmailNotifications:     sub.EmailNotifications,
-		WildcardMentionsNotify: sub.WildcardMentionsNotify,
-	}
+	v := SubscriptionView{ChannelView: viewChannel(c, len(subscribers))}.withSettings(sub)
 	if withSubscribers {
 		if subscribers == nil {
 			subscribers = []int64{}
 		}
 		v.Subscribers = &subscribers
 	}
+	return v
+}
+
+// withSettings returns v with the settings of sub.
+func (v SubscriptionView) withSettings(sub *Subscription) SubscriptionView {
+	v.Color, v.IsMuted, v.InHomeView, v.PinToTop = sub.Color, sub.IsMuted, !sub.IsMuted, sub.PinToTop
+	v.DesktopNotifications, v.AudibleNotifications = sub.DesktopNotifications, sub.AudibleNotifications
+	v.PushNotifications, v.EmailNotifications = sub.PushNotifications, sub.EmailNotifications
+	v.WildcardMentionsNotify = sub.WildcardMentionsNotify
 	return v
 }

@@ -510,16 +510,16 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *Subscri
 	for i := range users {
 		userIDs[i] = users[i].ID
 	}
-	theirs, err := tx.SubscriptionsOfUsers(userIDs)
+	colors, err := tx.SubscriptionColors(userIDs)
 	if err != nil {
 		return out, err
 	}
 	used := make(map[int64]map[string]bool, len(users))
-	for _, sub := range theirs {
-		if used[sub.UserID] == nil {
-			used[sub.UserID] = map[string]bool{}
+	for id, list := range colors {
+		used[id] = make(map[string]bool, len(list))
+		for _, c := range list {
+			used[id][c] = true
 		}
-		used[sub.UserID][sub.Color] = true
 	}
 
 	out.Subscribed = map[string][]string{}

@@ -271,6 +271,22 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) 
 	return out, nil
 }
 
+func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	for _, u := range userIDs {
+		if _, done := out[u]; done || len(t.s.c.subs[u]) == 0 {
+			continue
+		}
+		var colors []string
+		for _, s := range t.s.c.subs[u] {
+			colors = append(colors, s.Color)
+		}
+		slices.Sort(colors)
+		out[u] = slices.Compact(colors)
+	}
+	return out, nil
+}
+
 func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
 	ids := slices.Clone(channelIDs)
 	slices.Sort(ids)

@@ -409,6 +409,23 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) 
 	return t.subs("SubscriptionsOfUsers", qSubscriptionsOfUsers, idsJSON(userIDs))
 }
 
+func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	err := t.queryQ("SubscriptionColors", qSubscriptionColors, func(sc scanner) error {
+		var (
+			id    int64
+			color string
+		)
+		err := sc.Scan(&id, &color)
+		out[id] = append(out[id], color)
+		return err
+	}, idsJSON(userIDs))
+	return out, err
+}
+
 func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
 	if len(channelIDs) == 0 {
 		return []chat.Subscription{}, nil

@@ -45,6 +45,7 @@ const (
 	qChannels
 	qSubscription
 	qSubscriptionsOfUsers
+	qSubscriptionColors
 	qChannelSubscriptions
 	qChannelFolder
 	qChannelFolders
@@ -185,6 +186,8 @@ var queries = [numQueries]string{
 	qChannels:             selectChannel + `WHERE realm_id = ? ORDER BY id`,
 	qSubscription:         selectSub + `WHERE user_id = ? AND channel_id = ?`,
 	qSubscriptionsOfUsers: selectSub + `WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`,
+	qSubscriptionColors: `SELECT DISTINCT user_id, color FROM subscriptions
+		WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, color`,
 	qChannelSubscriptions: selectSub + `WHERE channel_id IN (SELECT value FROM json_each(?)) ORDER BY channel_id, user_id`,
 	qChannelFolder:        selectFolder + `WHERE id = ?`,
 	qChannelFolders:       selectFolder + `WHERE realm_id = ? ORDER BY ord, id`,

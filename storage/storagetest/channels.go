@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -295,6 +296,15 @@ func (s *suite) testSubscriptions(t *testing.T) {
 		if err != nil || len(got2) != 0 {
 			t.Errorf("SubscriptionsOfUsers(nil) = %v, %v", got2, err)
 		}
+		colors, err := tx.SubscriptionColors([]int64{u1, u0, 999, u1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "SubscriptionColors", colors, map[int64][]string{u0: {"#000", "#fff"}, u1: {"#a1B2c3", "#abc"}})
+		colors, err = tx.SubscriptionColors(nil)
+		if err != nil || len(colors) != 0 {
+			t.Errorf("SubscriptionColors(nil) = %v, %v", colors, err)
+		}
 		got2, err = tx.ChannelSubscriptions([]int64{ch2, ch0, ch2})
 		if err != nil {
 			t.Fatal(err)
@@ -365,6 +375,23 @@ func (s *suite) testSubscriptionsBulk(t *testing.T) {
 					want = append(want, s)
 				}
 			}
+		}
+	})
+	update(t, st, func(tx chat.Tx) {
+		// Two subscriptions of one colour give it once.
+		for _, s := range want[:2] {
+			s.Color = "#dup"
+			if err := tx.UpdateSubscription(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want[0].Color, want[1].Color = "#dup", "#dup"
+		colors, err := tx.SubscriptionColors([]int64{f.users[0].ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := colors[f.users[0].ID]; len(got) != 69 || got[68] != "#dup" || !slices.IsSorted(got) {
+			t.Errorf("SubscriptionColors = %q, want 69 sorted colours ending with #dup", got)
 		}
 	})
 	view(t, st, func(tx chat.Tx) {

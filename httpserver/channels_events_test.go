@@ -249,3 +249,43 @@ func sortedIDs(ids ...int64) []any {
 	}
 	return out
 }
+
+// TestDeleteTopicEvents: delete_message per batch to the subscribers and
+// the deleting administrator, the stream update of first_message_id when
+// the oldest message goes, and the reset of users' policies (B2.14).
+func TestDeleteTopicEvents(t *testing.T) {
+	e, _, _ := newEventsEnv(t)
+	id := e.subscribeAs(&e.member, "del")
+	first := e.streamObject(id)["first_message_id"].(float64)
+	// The channel-created message is the first; delete its topic.
+	var ids []any
+	for i := range 3 {
+		mid, err := e.svc.PostChannelMessage(t.Context(), e.member.id, id, "Channel Events", "m"+itoa(int64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, float64(mid))
+	}
+	keep, err := e.svc.PostChannelMessage(t.Context(), e.member.id, id, "other", "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.call(http.MethodPost, "/user_topics", &e.member, form("stream_id", itoa(id), "topic", "channel events", "visibility_policy", "3"))
+	e.expect(res, 200, success())
+	types := `["delete_message","stream","user_topic"]`
+	member, admin, moderator := e.queue(&e.member, "event_types", types), e.queue(&e.admin, "event_types", types), e.queue(&e.moderator, "event_types", types)
+	res = e.call(http.MethodPost, "/streams/"+itoa(id)+"/delete_topic", &e.admin, form("topic_name", "CHANNEL EVENTS"))
+	e.expect(res, 200, success("complete", true))
+	del := map[string]any{"type": "delete_message", "message_ids": append([]any{first}, ids...), "message_type": "stream",
+		"stream_id": float64(id), "topic": "CHANNEL EVENTS"}
+	upd := map[string]any{"type": "stream", "op": "update", "stream_id": float64(id), "name": "del",
+		"property": "first_message_id", "value": float64(keep)}
+	e.expectEvents(member, del, upd, map[string]any{"type": "user_topic", "stream_id": float64(id), "topic_name": "channel events",
+		"last_updated": float64(joined.Unix()), "visibility_policy": float64(0)})
+	e.expectEvents(admin, del, upd)
+	// The moderator is not subscribed: only the channel's update.
+	e.expectEvents(moderator, upd)
+	if got := e.streamObject(id)["first_message_id"]; got != float64(keep) {
+		t.Errorf("first_message_id = %v, want %d", got, keep)
+	}
+}

@@ -280,7 +280,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 			return err
 		}
 		for _, c := range channels {
-			gone := removedBy[c.ID]
+			gone := slices.Sorted(slices.Values(removedBy[c.ID]))
 			if len(gone) == 0 {
 				continue
 			}
@@ -292,7 +292,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 			var to []int64
 			for i := range all {
 				u := &all[i]
-				if !u.IsActive || slices.Contains(gone, u.ID) {
+				if _, removed := slices.BinarySearch(gone, u.ID); !u.IsActive || removed {
 					continue
 				}
 				_, sub := slices.BinarySearch(left, u.ID)
@@ -303,7 +303,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 			if len(to) > 0 {
 				emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{
 					"type": "subscription", "op": "peer_remove", "stream_ids": []int64{c.ID},
-					"user_ids": slices.Sorted(slices.Values(gone))}})
+					"user_ids": gone}})
 			}
 		}
 		return nil

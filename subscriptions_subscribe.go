@@ -667,13 +667,15 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 	// One subscription/add event per user with all their new
 	// subscriptions. newSubs holds each user's rows together; the channel
 	// objects and subscriber lists are built once per channel.
-	views := make(map[int64]SubscriptionView, len(targets))
+	views := make(map[int64]*SubscriptionView, len(targets))
 	for _, c := range targets {
-		views[c.ID] = viewSubscription(c, &Subscription{}, after[c.ID], true)
+		v := viewSubscription(c, &Subscription{}, after[c.ID], true)
+		views[c.ID] = &v
 	}
 	subViews := make([]SubscriptionView, len(newSubs))
 	for i := range newSubs {
-		subViews[i] = views[newSubs[i].ChannelID].withSettings(&newSubs[i])
+		subViews[i] = *views[newSubs[i].ChannelID]
+		subViews[i].setSettings(&newSubs[i])
 	}
 	for start := 0; start < len(newSubs); {
 		end := start + 1

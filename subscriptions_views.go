@@ -93,7 +93,8 @@ func viewChannel(c *Channel, subscribers int) ChannelView {
 
 // viewSubscription builds the subscription object of sub to c.
 func viewSubscription(c *Channel, sub *Subscription, subscribers []int64, withSubscribers bool) SubscriptionView {
-	v := SubscriptionView{ChannelView: viewChannel(c, len(subscribers))}.withSettings(sub)
+	v := SubscriptionView{ChannelView: viewChannel(c, len(subscribers))}
+	v.setSettings(sub)
 	if withSubscribers {
 		if subscribers == nil {
 			subscribers = []int64{}
@@ -103,11 +104,10 @@ func viewSubscription(c *Channel, sub *Subscription, subscribers []int64, withSu
 	return v
 }
 
-// withSettings returns v with the settings of sub.
-func (v SubscriptionView) withSettings(sub *Subscription) SubscriptionView {
+// setSettings sets the fields of v that hold the settings of sub.
+func (v *SubscriptionView) setSettings(sub *Subscription) {
 	v.Color, v.IsMuted, v.InHomeView, v.PinToTop = sub.Color, sub.IsMuted, !sub.IsMuted, sub.PinToTop
 	v.DesktopNotifications, v.AudibleNotifications = sub.DesktopNotifications, sub.AudibleNotifications
 	v.PushNotifications, v.EmailNotifications = sub.PushNotifications, sub.EmailNotifications
 	v.WildcardMentionsNotify = sub.WildcardMentionsNotify
-	return v
 }

@@ -377,6 +377,29 @@ func (s *suite) testSubscriptionsBulk(t *testing.T) {
 			}
 		}
 	})
+	// A duplicate late in a large call stores none of the call's rows.
+	update(t, st, func(tx chat.Tx) {
+		var cs []chat.Channel
+		for i := range 70 {
+			cs = append(cs, channelN(f.r1.ID, 100+i))
+		}
+		cs = createChannels(t, tx, cs...)
+		var subs []chat.Subscription
+		for _, c := range cs {
+			for _, u := range f.users[:2] {
+				subs = append(subs, chat.Subscription{UserID: u.ID, ChannelID: c.ID, Color: "#fff"})
+			}
+		}
+		subs = append(subs[:130], append([]chat.Subscription{want[0]}, subs[130:]...)...)
+		checkErr(t, "CreateSubscriptions with a duplicate at row 130", tx.CreateSubscriptions(subs), chat.ErrExists)
+		ids := make([]int64, len(cs))
+		for i := range cs {
+			ids[i] = cs[i].ID
+		}
+		if got, err := tx.ChannelSubscriptions(ids); err != nil || len(got) != 0 {
+			t.Errorf("after the failed call: %d rows, %v; want none", len(got), err)
+		}
+	})
 	update(t, st, func(tx chat.Tx) {
 		// Two subscriptions of one colour give it once.
 		for _, s := range want[:2] {

@@ -503,3 +503,37 @@ func TestUnsubscribeNames(t *testing.T) {
 	res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.guest, form("subscriptions", `["Rome"]`))
 	e.expectError(res, 400, chat.CodeBadRequest, "Channel(s) (Rome) do not exist")
 }
+
+// TestUserGroupsByRole: every role gets the same system groups (C11),
+// with the members of each role, and deactivated groups only on request.
+func TestUserGroupsByRole(t *testing.T) {
+	e := newEnv(t)
+	members := sortedIDs(e.member.id, e.bot.id, e.webhook.id, e.membersOnly.id, e.adminsOnly.id, e.modsOnly.id, e.nobody.id)
+	group := func(id int, name, desc string, members []any, sub ...any) any {
+		if sub == nil {
+			sub = []any{}
+		}
+		return map[string]any{"id": float64(id), "name": name, "description": desc, "members": members,
+			"direct_subgroup_ids": sub, "is_system_group": true, "creator_id": nil,
+			"date_created": float64(joined.Unix()), "deactivated": false, "can_add_members_group": float64(1),
+			"can_join_group": float64(1), "can_leave_group": float64(1), "can_manage_group": float64(1),
+			"can_mention_group": float64(1), "can_remove_members_group": float64(1)}
+	}
+	want := success("user_groups", []any{
+		group(1, "role:nobody", "Nobody", []any{}),
+		group(2, "role:owners", "Owners of this organization", sortedIDs(e.owner.id)),
+		group(3, "role:administrators", "Administrators of this organization, including owners", sortedIDs(e.admin.id), float64(2)),
+		group(4, "role:moderators", "Moderators of this organization, including administrators", sortedIDs(e.moderator.id), float64(3)),
+		group(5, "role:fullmembers", "Members of this organization, not including new accounts and guests", members, float64(4)),
+		group(6, "role:members", "Members of this organization, not including guests", members, float64(5)),
+		group(7, "role:everyone", "Everyone in this organization, including guests", sortedIDs(e.guest.id), float64(6)),
+		group(8, "role:internet", "Everyone on the Internet", []any{}, float64(7)),
+	})
+	for _, r := range e.roles() {
+		t.Run(r.name, func(t *testing.T) {
+			e.t = t
+			e.expect(e.call(http.MethodGet, "/user_groups", r.a, nil), 200, want)
+			e.expect(e.call(http.MethodGet, "/user_groups", r.a, form("include_deactivated_groups", "true")), 200, want)
+		})
+	}
+}

@@ -68,7 +68,8 @@ type Config struct {
 	// means 100.
 	MaxUploadMiB int
 	// WebPublicChannels lets organization owners create web-public
-	// channels. False means "Web-public channels are not enabled."
+	// channels in organizations with spectator access. False means
+	// "Web-public channels are not enabled."
 	WebPublicChannels bool
 	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
 	// deleting batches before it answers complete: false. Zero means 50

@@ -200,7 +200,8 @@ func (s *Service) channelTemplate(tx Tx, g *groups, actor *UserRecord, realm Rea
 	c := Channel{RealmID: realm.ID, DateCreated: s.now(), CreatorID: actor.ID, InviteOnly: req.InviteOnly,
 		IsWebPublic: req.IsWebPublic, IsDefault: req.IsDefaultStream, TopicsPolicy: TopicsInherit}
 	if req.IsWebPublic {
-		if !s.cfg.WebPublicChannels {
+		// The server's setting and the organization's spectator access.
+		if !s.cfg.WebPublicChannels || !realm.EnableSpectatorAccess {
 			return c, ErrWebPublicDisabled
 		}
 		if actor.Role != RoleOwner {

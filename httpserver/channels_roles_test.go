@@ -537,3 +537,29 @@ func TestUserGroupsByRole(t *testing.T) {
 		})
 	}
 }
+
+// TestWebPublicChannels: creating one needs the server's setting, the
+// organization's spectator access and an owner; everyone then sees it,
+// guests included (B2.1 step 3).
+func TestWebPublicChannels(t *testing.T) {
+	e := newEnvWith(t, memory.New(), func(c *chat.Config) { c.WebPublicChannels = true })
+	req := form("subscriptions", `[{"name":"web"}]`, "is_web_public", "true", "invite_only", "true")
+	e.expectError(e.call(http.MethodPost, "/users/me/subscriptions", &e.owner, req), 400, chat.CodeBadRequest, "Web-public channels are not enabled.")
+	e.expect(e.call(http.MethodPatch, "/realm", &e.owner, form("enable_spectator_access", "true")), 200, success("enable_spectator_access", true))
+	for _, a := range []*account{&e.admin, &e.member} {
+		e.expectError(e.call(http.MethodPost, "/users/me/subscriptions", a, req), 400, chat.CodeBadRequest, "Insufficient permission")
+	}
+	res := e.call(http.MethodPost, "/users/me/subscriptions", &e.owner, req)
+	e.expect(res, 200, success("subscribed", map[string]any{itoa(e.owner.id): []any{"web"}},
+		"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+	id := e.subscribeAs(&e.owner, "web")
+	stream := e.streamObject(id)
+	if stream["is_web_public"] != true || stream["invite_only"] != false || stream["history_public_to_subscribers"] != true {
+		t.Errorf("web-public channel: %v", stream)
+	}
+	e.expect(e.call(http.MethodGet, "/streams/"+itoa(id), &e.guest, nil), 200, success("stream", stream))
+	e.expect(e.call(http.MethodGet, "/streams", &e.guest, form("include_web_public", "true")), 200, success("streams", []any{stream}))
+	// A guest may mute its topics without being subscribed.
+	res = e.call(http.MethodPatch, "/users/me/subscriptions/muted_topics", &e.guest, form("stream_id", itoa(id), "topic", "t", "op", "add"))
+	e.expect(res, 200, success())
+}

@@ -563,3 +563,48 @@ func TestWebPublicChannels(t *testing.T) {
 	res = e.call(http.MethodPatch, "/users/me/subscriptions/muted_topics", &e.guest, form("stream_id", itoa(id), "topic", "t", "op", "add"))
 	e.expect(res, 200, success())
 }
+
+// TestChannelGroupPermissions: the channel's group settings, with direct
+// members and nested subgroups, grant adding and removing subscribers and
+// administering (SPEC.md operation 1).
+func TestChannelGroupPermissions(t *testing.T) {
+	e := newEnv(t)
+	only := func(ids ...int64) string {
+		s := `{"direct_members":[`
+		for i, id := range ids {
+			if i > 0 {
+				s += ","
+			}
+			s += itoa(id)
+		}
+		return s + `],"direct_subgroups":[]}`
+	}
+	// Moderators (4) include administrators and owners through subgroups.
+	id := e.subscribeAs(&e.owner, "club", "invite_only", "true",
+		"can_add_subscribers_group", only(e.member.id),
+		"can_remove_subscribers_group", "4",
+		"can_administer_channel_group", `{"direct_members":[],"direct_subgroups":[4]}`)
+	// The member may add others, and itself, without being subscribed.
+	res := e.call(http.MethodPost, "/users/me/subscriptions", &e.member, form("subscriptions", `[{"name":"club"}]`, "principals", "["+itoa(e.nobody.id)+"]"))
+	e.expect(res, 200, success("subscribed", map[string]any{itoa(e.nobody.id): []any{"club"}}, "already_subscribed", map[string]any{},
+		"new_subscription_messages_sent", true))
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.member, form("subscriptions", `[{"name":"club"}]`))
+	e.expect(res, 200, success("subscribed", map[string]any{itoa(e.member.id): []any{"club"}}, "already_subscribed", map[string]any{},
+		"new_subscription_messages_sent", true))
+	// Another member may not.
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.membersOnly, form("subscriptions", `[{"name":"club"}]`))
+	e.expectError(res, 400, chat.CodeBadRequest, "Unable to access channel (club).")
+	// The moderator administers the channel through the nested group: it
+	// sees it and may add and remove subscribers.
+	e.expect(e.call(http.MethodGet, "/streams/"+itoa(id), &e.moderator, nil), 200, success("stream", e.streamObject(id)))
+	res = e.call(http.MethodPost, "/users/me/subscriptions", &e.moderator, form("subscriptions", `[{"name":"club"}]`, "principals", "["+itoa(e.adminsOnly.id)+"]"))
+	e.expect(res, 200, success("subscribed", map[string]any{itoa(e.adminsOnly.id): []any{"club"}}, "already_subscribed", map[string]any{},
+		"new_subscription_messages_sent", true))
+	res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.member, form("subscriptions", `["club"]`, "principals", "["+itoa(e.nobody.id)+"]"))
+	e.expectError(res, 400, chat.CodeBadRequest, "Insufficient permission")
+	res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.moderator, form("subscriptions", `["club"]`, "principals", "["+itoa(e.nobody.id)+"]"))
+	e.expect(res, 200, success("removed", []any{"club"}, "not_removed", []any{}))
+	// Anyone may leave.
+	res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.member, form("subscriptions", `["club"]`))
+	e.expect(res, 200, success("removed", []any{"club"}, "not_removed", []any{}))
+}

@@ -608,3 +608,54 @@ func TestChannelGroupPermissions(t *testing.T) {
 	res = e.call(http.MethodDelete, "/users/me/subscriptions", &e.member, form("subscriptions", `["club"]`))
 	e.expect(res, 200, success("removed", []any{"club"}, "not_removed", []any{}))
 }
+
+// TestSubscribeCreationSettings: retention values, the empty anonymous
+// group stored as role:nobody, and the remaining parameter errors of B2.1.
+func TestSubscribeCreationSettings(t *testing.T) {
+	e := newEnv(t)
+	long := "x"
+	for len(long) < 1025 {
+		long += "x"
+	}
+	for _, c := range []struct {
+		f   []string
+		msg string
+	}{
+		{[]string{"subscriptions", `[{"name":"a"},{"name":"b","description":"` + long + `"}]`}, `subscriptions[1]["description"] is too long (limit: 1024 characters)`},
+		{[]string{"subscriptions", `[{"name":"a"}]`, "can_remove_subscribers_group", `{"direct_members":[],"direct_subgroups":[99]}`}, "Invalid user group ID: 99"},
+		{[]string{"subscriptions", `[{"name":"a"}]`, "can_remove_subscribers_group", `{"direct_members":[999],"direct_subgroups":[]}`}, "Invalid user ID: 999"},
+		{[]string{"subscriptions", `[{"name":"a"}]`, "message_retention_days", `"forever"`}, "Bad value for 'message_retention_days': forever"},
+	} {
+		res := e.call(http.MethodPost, "/users/me/subscriptions", &e.owner, form(c.f...))
+		code := chat.CodeBadRequest
+		if c.f[len(c.f)-2] == "message_retention_days" {
+			code = chat.CodeRequestVariableInvalid
+		}
+		e.expectError(res, 400, code, c.msg)
+	}
+	for i, c := range []struct {
+		value string
+		want  any
+	}{{`"unlimited"`, float64(-1)}, {`"realm_default"`, nil}, {`30`, float64(30)}} {
+		id := e.subscribeAs(&e.owner, "kept "+itoa(int64(i)), "message_retention_days", c.value)
+		if got := e.streamObject(id)["message_retention_days"]; got != c.want {
+			t.Errorf("message_retention_days %s: %v, want %v", c.value, got, c.want)
+		}
+	}
+	id := e.subscribeAs(&e.owner, "nobody", "can_remove_subscribers_group", `{"direct_members":[],"direct_subgroups":[]}`,
+		"can_add_subscribers_group", `{"direct_members":[`+itoa(e.member.id)+`],"direct_subgroups":[4]}`)
+	stream := e.streamObject(id)
+	if stream["can_remove_subscribers_group"] != float64(1) {
+		t.Errorf("empty anonymous group stored as %v, want role:nobody (1)", stream["can_remove_subscribers_group"])
+	}
+	e.expect(response{status: 200, body: map[string]any{"v": stream["can_add_subscribers_group"]}}, 200,
+		map[string]any{"v": map[string]any{"direct_members": []any{float64(e.member.id)}, "direct_subgroups": []any{float64(4)}}})
+	// Settings of existing channels are not changed by a later request.
+	res := e.call(http.MethodPost, "/users/me/subscriptions", &e.admin, form("subscriptions", `[{"name":"NOBODY","description":"new"}]`,
+		"invite_only", "true", "can_remove_subscribers_group", "3"))
+	e.expect(res, 200, success("subscribed", map[string]any{itoa(e.admin.id): []any{"nobody"}}, "already_subscribed", map[string]any{},
+		"new_subscription_messages_sent", true))
+	after := e.streamObject(id)
+	after["subscriber_count"] = stream["subscriber_count"]
+	e.expect(response{status: 200, body: after}, 200, stream)
+}

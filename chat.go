@@ -28,8 +28,9 @@ const ServiceVersion = "0.1.0"
 
 // FeatureLevel is the service_feature_level reported to clients: the highest
 // level of SPEC.md's versioning list up to which every listed change is
-// implemented. It rises as the operations of later levels land.
-const FeatureLevel = 0
+// implemented (PROTOCOL.md A1). Every change the list names, from 9
+// (principals as integers) to 490 (is_deleted), is in place.
+const FeatureLevel = 490
 
 // Config holds the settings of a Service. Every field has a working zero
 // value, described with the field.
@@ -64,9 +65,22 @@ type Config struct {
 	// JWTAlgorithms are the accepted signing algorithms of those tokens.
 	// Empty means HS256 only.
 	JWTAlgorithms []string
-	// MaxUploadMiB is the largest file a user may upload, in MiB. Zero
-	// means 100.
+	// MaxUploadMiB is the largest file, in mebibytes, that an upload may
+	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
 	MaxUploadMiB int
+	// Blobs stores the bytes of uploaded files. Nil means in memory, lost
+	// when the program ends; servers use the storage/blobfs package.
+	Blobs BlobStore
+	// UploadURLKey signs the temporary download URLs of uploads. Empty
+	// means a random key, so URLs from before a restart stop working
+	// (they only last TemporaryURLValidity anyway); set it when several
+	// processes serve the same uploads.
+	UploadURLKey []byte
+	// PushRelay sends push notifications to mobile devices. Nil disables
+	// push: server_settings reports push_notifications_enabled false and
+	// devices cannot register for end-to-end-encrypted push. The
+	// pushrelay package provides the HTTP client.
+	PushRelay PushRelay
 	// WebPublicChannels lets organization owners create web-public
 	// channels in organizations with spectator access. False means
 	// "Web-public channels are not enabled."
@@ -99,6 +113,11 @@ type Service struct {
 	hub   *Hub
 	// ownHub says the hub was made by New, so Close closes it.
 	ownHub bool
+	// readMessage decides whether a user can read a message, for access to
+	// the files messages link (canReadMessage; tests may replace it).
+	readMessage MessageReadChecker
+	// tusLocks serialises the writes to each resumable upload.
+	tusLocks keyedMutex
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -122,8 +141,15 @@ func New(store Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.MaxUploadMiB == 0 {
-		cfg.MaxUploadMiB = 100
+	if cfg.MaxUploadMiB <= 0 {
+		cfg.MaxUploadMiB = DefaultMaxUploadMiB
+	}
+	if cfg.Blobs == nil {
+		cfg.Blobs = newMemBlobs(cfg.Now)
+	}
+	if len(cfg.UploadURLKey) == 0 {
+		cfg.UploadURLKey = make([]byte, 32)
+		rand.Read(cfg.UploadURLKey) // never fails
 	}
 	if cfg.DeleteTopicTimeBudget == 0 {
 		cfg.DeleteTopicTimeBudget = 50 * time.Second
@@ -149,6 +175,7 @@ func New(store Store, cfg Config) *Service {
 		cfg.Events = s.hub
 	}
 	s.cfg = cfg
+	s.readMessage = s.canReadMessage
 	return s
 }
 
@@ -214,6 +241,8 @@ type Tx interface {
 	RealmEmojiTx
 	LinkifierTx
 	RealmDomainTx
+	AttachmentTx
+	PushTx
 }
 
 // RealmTx stores organizations.

@@ -272,8 +272,8 @@ func TestDeleteTopicEvents(t *testing.T) {
 	}
 	res := e.call(http.MethodPost, "/user_topics", &e.member, form("stream_id", itoa(id), "topic", "channel events", "visibility_policy", "3"))
 	e.expect(res, 200, success())
-	types := `["delete_message","stream","user_topic"]`
-	member, admin, moderator := e.queue(&e.member, "event_types", types), e.queue(&e.admin, "event_types", types), e.queue(&e.moderator, "event_types", types)
+	kv := []string{"event_types", `["delete_message","stream","user_topic"]`, "client_capabilities", `{"bulk_message_deletion":true}`}
+	member, admin, moderator := e.queue(&e.member, kv...), e.queue(&e.admin, kv...), e.queue(&e.moderator, kv...)
 	res = e.call(http.MethodPost, "/streams/"+itoa(id)+"/delete_topic", &e.admin, form("topic_name", "CHANNEL EVENTS"))
 	e.expect(res, 200, success("complete", true))
 	del := map[string]any{"type": "delete_message", "message_ids": append([]any{first}, ids...), "message_type": "stream",

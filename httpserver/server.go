@@ -72,6 +72,8 @@ const (
 	adminOnly
 	// ownerOnly endpoints need an owner's API key, checked likewise.
 	ownerOnly
+	// humanOnly endpoints refuse bots, before reading the parameters.
+	humanOnly
 )
 
 // call is one request being served.
@@ -132,40 +134,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		}
 	}()
 	c := &call{ctx: r.Context(), r: r, w: w}
-	if ep.access == public {
-		if err := charge(s.limits.ip, clientIP(r), w); err != nil {
-			writeError(w, s.log, err)
-			return
-		}
-	} else {
-		actor, err := s.authenticate(r)
-		if err != nil {
-			// Failed authentications spend the address's budget, which
-			// bounds how fast keys can be guessed.
-			if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
-				err = limitErr
-			}
-			writeError(w, s.log, err)
-			return
-		}
-		if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
-			writeError(w, s.log, err)
-			return
-		}
-		c.actor = actor
-		switch ep.access {
-		case nonGuest:
-			err = s.svc.RequireNonGuest(c.ctx, actor)
-		case adminOnly:
-			err = s.svc.RequireAdmin(c.ctx, actor)
-		case ownerOnly:
-			err = s.svc.RequireOwner(c.ctx, actor)
-		}
-		if err != nil {
-			writeError(w, s.log, err)
-			return
-		}
+	actor, err := s.admit(w, r, ep.access)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
 	}
+	c.actor = actor
 	p, err := parseParams(r)
 	if err != nil {
 		writeError(w, s.log, err)
@@ -178,6 +152,39 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		return
 	}
 	writeSuccess(w, s.log, data, p.Ignored())
+}
+
+// admit authenticates r as the access level requires, charges the rate
+// limits and checks the role; it returns the actor (0 for public access).
+// Every route goes through it, those with their own body handling
+// (uploads, tus) included.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64, error) {
+	if a == public {
+		return 0, charge(s.limits.ip, clientIP(r), w)
+	}
+	actor, err := s.authenticate(r)
+	if err != nil {
+		// Failed authentications spend the address's budget, which
+		// bounds how fast keys can be guessed.
+		if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
+			err = limitErr
+		}
+		return 0, err
+	}
+	if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
+		return 0, err
+	}
+	switch a {
+	case nonGuest:
+		err = s.svc.RequireNonGuest(r.Context(), actor)
+	case adminOnly:
+		err = s.svc.RequireAdmin(r.Context(), actor)
+	case ownerOnly:
+		err = s.svc.RequireOwner(r.Context(), actor)
+	case humanOnly:
+		err = s.svc.RequireHuman(r.Context(), actor)
+	}
+	return actor, err
 }
 
 // authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4).
@@ -228,4 +235,7 @@ func (s *Server) routes() {
 	s.eventRoutes()
 	s.channelRoutes()
 	s.realmRoutes()
+	s.uploadRoutes()
+	s.pushRoutes()
+	s.messageRoutes()
 }

@@ -81,6 +81,9 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Messages", s.testMessages},
 		{"Channels/Rollback", s.testChannelsRollback},
 		{"Channels/ReadOnly", s.testChannelsReadOnly},
+		{"Attachments", s.testAttachments},
+		{"PushTokens", s.testPushTokens},
+		{"Devices", s.testDevices},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

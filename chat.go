@@ -82,7 +82,8 @@ type Config struct {
 	// pushrelay package provides the HTTP client.
 	PushRelay PushRelay
 	// WebPublicChannels lets organization owners create web-public
-	// channels. False means "Web-public channels are not enabled."
+	// channels in organizations with spectator access. False means
+	// "Web-public channels are not enabled."
 	WebPublicChannels bool
 	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
 	// deleting batches before it answers complete: false. Zero means 50

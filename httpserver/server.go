@@ -64,6 +64,9 @@ const (
 	public access = iota
 	// authenticated endpoints need a valid API key.
 	authenticated
+	// nonGuest endpoints need the API key of a user who is not a guest
+	// (bots included); the role is checked before the parameters are read.
+	nonGuest
 	// adminOnly endpoints need an administrator's API key; the role is
 	// checked before the parameters are read.
 	adminOnly
@@ -172,6 +175,8 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64,
 		return 0, err
 	}
 	switch a {
+	case nonGuest:
+		err = s.svc.RequireNonGuest(r.Context(), actor)
 	case adminOnly:
 		err = s.svc.RequireAdmin(r.Context(), actor)
 	case ownerOnly:

@@ -233,6 +233,28 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) 
 		scanSub, userIDs)
 }
 
+func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	rows, err := list(t, "SubscriptionColors", `SELECT DISTINCT user_id, color FROM subscriptions
+		WHERE user_id = ANY($1) ORDER BY user_id, color`, func(row pgx.Row) (userColor, error) {
+		var uc userColor
+		err := row.Scan(&uc.userID, &uc.color)
+		return uc, err
+	}, userIDs)
+	for _, uc := range rows {
+		out[uc.userID] = append(out[uc.userID], uc.color)
+	}
+	return out, err
+}
+
+type userColor struct {
+	userID int64
+	color  string
+}
+
 func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
 	if len(channelIDs) == 0 {
 		return []chat.Subscription{}, nil

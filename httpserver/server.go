@@ -38,6 +38,15 @@ type Server struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 	limits rateLimiters
+	// registered lists every method and path given to handle, so that
+	// tests can check that each one is covered (export_test.go).
+	registered []registeredRoute
+}
+
+// registeredRoute is one method of a path registered with handle.
+type registeredRoute struct {
+	method, path string
+	access       access
 }
 
 // New returns a Server for svc.
@@ -90,8 +99,9 @@ type endpoint struct {
 // method. GET endpoints also answer HEAD; other methods get a JSON 405.
 func (s *Server) handle(path string, methods map[string]endpoint) {
 	allowed := make([]string, 0, len(methods)+1)
-	for m := range methods {
+	for m, ep := range methods {
 		allowed = append(allowed, m)
+		s.registered = append(s.registered, registeredRoute{m, path, ep.access})
 	}
 	if _, ok := methods[http.MethodGet]; ok {
 		allowed = append(allowed, http.MethodHead)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -62,8 +63,10 @@ func (p *process) kill() {
 }
 
 // TestCrashConsistency kills chatd with SIGKILL again and again while
-// clients create users over SQLite, restarts it on the same data, and
-// checks that every acknowledged write is there and that nothing else is.
+// clients create users and channels (subscribe) over SQLite, restarts it
+// on the same data, and checks that every acknowledged write is there,
+// that nothing else is, and that nothing is half-written: every user has
+// its name, every channel its creator's subscription.
 func TestCrashConsistency(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "chatd")
@@ -87,6 +90,8 @@ func TestCrashConsistency(t *testing.T) {
 		mu        sync.Mutex
 		acked     = map[string]bool{} // addresses whose creation was answered 200
 		attempted = map[string]bool{} // every address a client sent
+		// The same for channels, created by subscribing the owner.
+		ackedChannels, attemptedChannels = map[string]bool{}, map[string]bool{}
 	)
 	const rounds = 8
 	n := 0
@@ -103,12 +108,25 @@ func TestCrashConsistency(t *testing.T) {
 						return
 					default:
 					}
-					addr := fmt.Sprintf("r%d-w%d-%d@example.com", round, w, i)
-					mu.Lock()
-					attempted[addr] = true
-					mu.Unlock()
-					form := url.Values{"email": {addr}, "password": {"long-enough"}, "full_name": {"Crash Test"}}
-					req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users", strings.NewReader(form.Encode()))
+					var req *http.Request
+					var record func()
+					if i%2 == 0 {
+						addr := fmt.Sprintf("r%d-w%d-%d@example.com", round, w, i)
+						mu.Lock()
+						attempted[addr] = true
+						mu.Unlock()
+						form := url.Values{"email": {addr}, "password": {"long-enough"}, "full_name": {"Crash Test"}}
+						req, _ = http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users", strings.NewReader(form.Encode()))
+						record = func() { acked[addr] = true }
+					} else {
+						name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
+						mu.Lock()
+						attemptedChannels[name] = true
+						mu.Unlock()
+						form := url.Values{"subscriptions": {`[{"name":"` + name + `","description":"crash"}]`}}
+						req, _ = http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users/me/subscriptions", strings.NewReader(form.Encode()))
+						record = func() { ackedChannels[name] = true }
+					}
 					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 					req.SetBasicAuth(email, key)
 					res, err := client.Do(req)
@@ -119,22 +137,22 @@ func TestCrashConsistency(t *testing.T) {
 					res.Body.Close()
 					if res.StatusCode == http.StatusOK {
 						mu.Lock()
-						acked[addr] = true
+						record()
 						mu.Unlock()
 					}
 				}
 			}()
 		}
-		// Kill once this round has had some acknowledged writes (however
+		// Kill once this round has had acknowledged writes of both kinds (however
 		// slow the machine), at a moment that varies from round to round.
 		mu.Lock()
-		target := len(acked) + 2
+		users, chans := len(acked)+1, len(ackedChannels)+1
 		mu.Unlock()
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 			mu.Lock()
-			n := len(acked)
+			done := len(acked) >= users && len(ackedChannels) >= chans
 			mu.Unlock()
-			if n >= target {
+			if done {
 				break
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -170,11 +188,67 @@ func TestCrashConsistency(t *testing.T) {
 			t.Errorf("user %s was never sent", addr)
 		}
 	}
-	if len(acked) < 2*rounds {
+	if len(acked) < rounds {
 		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not exercise much", len(acked), rounds)
 	}
-	t.Logf("%d crashes, %d acknowledged creations, %d users present", n, len(acked), len(present)-1)
+	checkChannels(t, p.addr, email, key, ackedChannels, attemptedChannels)
+	t.Logf("%d crashes; %d acknowledged user creations, %d users present; %d acknowledged channel creations",
+		n, len(acked), len(present)-1, len(ackedChannels))
 	if strings.Contains(p.out, "First start") {
 		t.Errorf("a restart after a crash created a new organization")
+	}
+}
+
+// checkChannels checks the channels after the crashes: every acknowledged
+// one is there, none was never sent, and each has its description and its
+// creator's subscription.
+func checkChannels(t *testing.T, addr, email, key string, acked, attempted map[string]bool) {
+	t.Helper()
+	get := func(path string) map[string]any {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1"+path, nil)
+		req.SetBasicAuth(email, key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&body); err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
+		}
+		return body
+	}
+	channels := map[string]map[string]any{}
+	for _, s := range get("/streams?include_all=true")["streams"].([]any) {
+		s := s.(map[string]any)
+		channels[s["name"].(string)] = s
+	}
+	subscribed := map[string]bool{}
+	for _, s := range get("/users/me/subscriptions")["subscriptions"].([]any) {
+		subscribed[s.(map[string]any)["name"].(string)] = true
+	}
+	for name, c := range channels {
+		if !attempted[name] {
+			continue // a channel of the first start
+		}
+		if c["description"] != "crash" {
+			t.Errorf("half-written channel %s: %v", name, c)
+		}
+		if !subscribed[name] {
+			t.Errorf("channel %s exists without its creator's subscription", name)
+		}
+	}
+	for name := range acked {
+		if channels[name] == nil {
+			t.Errorf("acknowledged channel %s is missing after the crashes", name)
+		}
+	}
+	for name := range subscribed {
+		if channels[name] == nil {
+			t.Errorf("subscription to %s, a channel that does not exist", name)
+		}
+	}
+	if len(acked) < 8 {
+		t.Errorf("only %d channel creations were acknowledged: the test did not exercise much", len(acked))
 	}
 }

@@ -71,13 +71,9 @@ func TestJSONNestingLimit(t *testing.T) {
 	e.expectError(e.call(http.MethodGet, "/users", &e.member, form("user_ids", nested(32, "[]"))),
 		http.StatusBadRequest, chat.CodeBadRequest, "user_ids[0] is not an integer")
 
-	// A megabyte of brackets costs one pass, not a stack of decoders.
-	start := time.Now()
-	e.expectError(e.call(http.MethodGet, "/users", &e.member, form("user_ids", strings.Repeat("[", 1<<20))),
-		http.StatusBadRequest, chat.CodeBadRequest, "user_ids is nested too deeply (limit: 32 levels)")
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("refusing 1 MiB of brackets took %v", d)
-	}
+	// A megabyte of brackets is refused before any decoder recurses.
+	e.expectError(e.call(http.MethodPost, "/users/me/subscriptions", &e.member, form("subscriptions", strings.Repeat("[", 1<<20))),
+		http.StatusBadRequest, chat.CodeBadRequest, "subscriptions is nested too deeply (limit: 32 levels)")
 }
 
 // intList returns a JSON array of n copies of v.

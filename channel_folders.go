@@ -97,12 +97,8 @@ func (s *Service) folderAdmin(tx Tx, actor int64) (UserRecord, Realm, error) {
 }
 
 // activeUserEvent emits an event to every active user of the realm.
-func (s *Service) activeUserEvent(tx Tx, emit func(Event), realmID int64, payload map[string]any) error {
-	ids, err := activeUserIDs(tx, realmID)
-	if err != nil || len(ids) == 0 {
-		return err
-	}
-	emit(Event{RealmID: realmID, UserIDs: ids, Payload: payload})
+func (s *Service) activeUserEvent(_ Tx, emit func(Event), realmID int64, payload map[string]any) error {
+	emit(Event{RealmID: realmID, AllUsers: true, Payload: payload})
 	return nil
 }
 

@@ -64,9 +64,22 @@ type Config struct {
 	// JWTAlgorithms are the accepted signing algorithms of those tokens.
 	// Empty means HS256 only.
 	JWTAlgorithms []string
-	// MaxUploadMiB is the largest file a user may upload, in MiB. Zero
-	// means 100.
+	// MaxUploadMiB is the largest file, in mebibytes, that an upload may
+	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
 	MaxUploadMiB int
+	// Blobs stores the bytes of uploaded files. Nil means in memory, lost
+	// when the program ends; servers use the storage/blobfs package.
+	Blobs BlobStore
+	// UploadURLKey signs the temporary download URLs of uploads. Empty
+	// means a random key, so URLs from before a restart stop working
+	// (they only last TemporaryURLValidity anyway); set it when several
+	// processes serve the same uploads.
+	UploadURLKey []byte
+	// PushRelay sends push notifications to mobile devices. Nil disables
+	// push: server_settings reports push_notifications_enabled false and
+	// devices cannot register for end-to-end-encrypted push. The
+	// pushrelay package provides the HTTP client.
+	PushRelay PushRelay
 	// WebPublicChannels lets organization owners create web-public
 	// channels. False means "Web-public channels are not enabled."
 	WebPublicChannels bool
@@ -98,6 +111,12 @@ type Service struct {
 	hub   *Hub
 	// ownHub says the hub was made by New, so Close closes it.
 	ownHub bool
+	// readMessage decides whether a user can read a message, for access to
+	// the files messages link. The messages code sets it; while it is nil,
+	// a file is readable by its uploader only.
+	readMessage MessageReadChecker
+	// tusLocks serialises the writes to each resumable upload.
+	tusLocks keyedMutex
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -121,8 +140,15 @@ func New(store Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.MaxUploadMiB == 0 {
-		cfg.MaxUploadMiB = 100
+	if cfg.MaxUploadMiB <= 0 {
+		cfg.MaxUploadMiB = DefaultMaxUploadMiB
+	}
+	if cfg.Blobs == nil {
+		cfg.Blobs = newMemBlobs(cfg.Now)
+	}
+	if len(cfg.UploadURLKey) == 0 {
+		cfg.UploadURLKey = make([]byte, 32)
+		rand.Read(cfg.UploadURLKey) // never fails
 	}
 	if cfg.DeleteTopicTimeBudget == 0 {
 		cfg.DeleteTopicTimeBudget = 50 * time.Second
@@ -213,6 +239,8 @@ type Tx interface {
 	RealmEmojiTx
 	LinkifierTx
 	RealmDomainTx
+	AttachmentTx
+	PushTx
 }
 
 // RealmTx stores organizations.

@@ -40,6 +40,7 @@ const (
 	CodeRealmUploadQuota              Code = "REALM_UPLOAD_QUOTA"
 	CodeInvalidVideoCallProviderToken Code = "INVALID_VIDEO_CALL_PROVIDER_TOKEN"
 	CodeBadEventQueueID               Code = "BAD_EVENT_QUEUE_ID"
+	CodePushServiceNotConfigured      Code = "PUSH_SERVICE_NOT_CONFIGURED"
 
 	// CodeNotFound answers a path that names no route. The reference server
 	// answers such paths with an HTML page; we answer JSON everywhere.

@@ -1,6 +1,9 @@
 package chat
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Event is one real-time event for a set of users, such as a subscription
 // property change or a typing notification. Payload is the event's JSON
@@ -10,7 +13,34 @@ type Event struct {
 	RealmID int64
 	// UserIDs are the users who receive the event.
 	UserIDs []int64
-	Payload map[string]any
+	// AllUsers sends the event to every user of the realm instead of
+	// UserIDs; with it, an organization-wide change costs one event per
+	// client connected, not a list of every user.
+	AllUsers bool
+	Payload  map[string]any
+	// PerQueue, when set, encodes the event for one event queue, whose
+	// options (apply_markdown, bulk_message_deletion, ...) and narrow
+	// decide its form: none, one or several JSON objects of Payload's
+	// type, without "id". Payload then only names the type. Message
+	// events and others whose form differs by client use it.
+	PerQueue func(q QueueInfo) []json.RawMessage
+}
+
+// QueueInfo is what the form of an event may depend on: the queue and the
+// options its client registered with.
+type QueueInfo struct {
+	ID     string
+	UserID int64
+	// Format is how the client wants message objects.
+	Format MessageFormat
+	// EmptyTopicName keeps empty topics ""; otherwise they are shown as
+	// "general chat".
+	EmptyTopicName bool
+	// BulkMessageDeletion takes one delete_message event for several
+	// messages.
+	BulkMessageDeletion bool
+	// Narrow restricts the message events.
+	Narrow []NarrowTerm
 }
 
 // EventSink receives the events of committed operations, in commit order.

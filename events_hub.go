@@ -45,12 +45,13 @@ type HubOptions struct {
 type Hub struct {
 	opts HubOptions
 
-	mu     sync.Mutex
-	queues map[string]*queue
-	byUser map[int64]map[*queue]struct{}
-	closed bool
-	stop   chan struct{}
-	done   chan struct{}
+	mu      sync.Mutex
+	queues  map[string]*queue
+	byUser  map[int64]map[*queue]struct{}
+	byRealm map[int64]map[*queue]struct{}
+	closed  bool
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // queue is one client's event queue.
@@ -63,6 +64,8 @@ type queue struct {
 	// streamTyping says the client handles typing events of channels.
 	streamTyping bool
 	lifespan     time.Duration
+	// info is what the form of per-queue events depends on.
+	info QueueInfo
 
 	pending []QueuedEvent
 	nextID  int64
@@ -142,11 +145,12 @@ func NewHub(opts HubOptions) *Hub {
 		opts.GCInterval = time.Minute
 	}
 	h := &Hub{
-		opts:   opts,
-		queues: map[string]*queue{},
-		byUser: map[int64]map[*queue]struct{}{},
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		opts:    opts,
+		queues:  map[string]*queue{},
+		byUser:  map[int64]map[*queue]struct{}{},
+		byRealm: map[int64]map[*queue]struct{}{},
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	go h.collect()
 	return h
@@ -199,14 +203,36 @@ func (h *Hub) expired(q *queue, now time.Time) bool {
 // dropLocked removes q and answers its long-poll, if any.
 func (h *Hub) dropLocked(q *queue) {
 	delete(h.queues, q.id)
-	if qs := h.byUser[q.userID]; qs != nil {
-		delete(qs, q)
-		if len(qs) == 0 {
-			delete(h.byUser, q.userID)
-		}
-	}
+	removeFromIndex(h.byUser, q.userID, q)
+	removeFromIndex(h.byRealm, q.realmID, q)
 	close(q.wake)
 	q.wake = make(chan struct{})
+}
+
+func addToIndex(index map[int64]map[*queue]struct{}, key int64, q *queue) {
+	if index[key] == nil {
+		index[key] = map[*queue]struct{}{}
+	}
+	index[key][q] = struct{}{}
+}
+
+func removeFromIndex(index map[int64]map[*queue]struct{}, key int64, q *queue) {
+	if qs := index[key]; qs != nil {
+		delete(qs, q)
+		if len(qs) == 0 {
+			delete(index, key)
+		}
+	}
+}
+
+// DropUserQueues removes every queue of the user, as when the account is
+// deactivated: its long-polls return and its client must register again.
+func (h *Hub) DropUserQueues(userID int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for q := range h.byUser[userID] {
+		h.dropLocked(q)
+	}
 }
 
 // Publish delivers each event to the queues of its recipients that accept
@@ -216,15 +242,35 @@ func (h *Hub) Publish(_ context.Context, events []Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range events {
-		data, typ, err := encodePayload(e.Payload)
-		if err != nil {
+		var data json.RawMessage
+		typ, _ := e.Payload["type"].(string)
+		if e.PerQueue == nil {
+			var err error
+			if data, typ, err = encodePayload(e.Payload); err != nil {
+				continue
+			}
+		}
+		deliver := func(q *queue) {
+			if q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
+				return
+			}
+			if e.PerQueue == nil {
+				h.pushLocked(q, typ, data)
+				return
+			}
+			for _, d := range e.PerQueue(q.info) {
+				h.pushLocked(q, typ, d)
+			}
+		}
+		if e.AllUsers {
+			for q := range h.byRealm[e.RealmID] {
+				deliver(q)
+			}
 			continue
 		}
 		for _, userID := range e.UserIDs {
 			for q := range h.byUser[userID] {
-				if q.realmID == e.RealmID && q.accepts(typ, e.Payload) {
-					h.pushLocked(q, typ, data)
-				}
+				deliver(q)
 			}
 		}
 	}
@@ -275,6 +321,17 @@ type QueueOptions struct {
 	// Lifespan is how long the queue lives without a client; zero means
 	// HubOptions.IdleTimeout. It is capped at HubOptions.MaxIdleTimeout.
 	Lifespan time.Duration
+	// MessageFormat is how message events give message objects.
+	MessageFormat MessageFormat
+	// EmptyTopicName keeps empty topics "" in events; otherwise they are
+	// shown as "general chat".
+	EmptyTopicName bool
+	// BulkMessageDeletion delivers one delete_message event per deletion
+	// rather than one per message.
+	BulkMessageDeletion bool
+	// Narrow restricts the message events (PROTOCOL.md C1.4); the caller
+	// has validated it.
+	Narrow []NarrowTerm
 }
 
 // NewQueue creates a queue and returns its ID: a random UUID, as the
@@ -288,6 +345,8 @@ func (h *Hub) NewQueue(o QueueOptions) (string, error) {
 		id: id, userID: o.UserID, realmID: o.RealmID,
 		streamTyping: o.StreamTypingNotifications,
 		lifespan:     o.Lifespan,
+		info: QueueInfo{ID: id, UserID: o.UserID, Format: o.MessageFormat, EmptyTopicName: o.EmptyTopicName,
+			BulkMessageDeletion: o.BulkMessageDeletion, Narrow: o.Narrow},
 		newestPruned: -1,
 		lastActive:   h.opts.Now(),
 		wake:         make(chan struct{}),
@@ -308,10 +367,8 @@ func (h *Hub) NewQueue(o QueueOptions) (string, error) {
 		return "", fmt.Errorf("chat: event hub is closed")
 	}
 	h.queues[id] = q
-	if h.byUser[o.UserID] == nil {
-		h.byUser[o.UserID] = map[*queue]struct{}{}
-	}
-	h.byUser[o.UserID][q] = struct{}{}
+	addToIndex(h.byUser, o.UserID, q)
+	addToIndex(h.byRealm, o.RealmID, q)
 	return id, nil
 }
 

@@ -51,8 +51,7 @@ func TestDeactivationEvents(t *testing.T) {
 		if err := svc.DeactivateUser(ctx, org.UserID, ids[3]); err != nil {
 			t.Fatal(err)
 		}
-		// The deactivated user no longer receives events.
-		want := []chat.Event{{RealmID: org.RealmID, UserIDs: ids[:3], Payload: map[string]any{
+		want := []chat.Event{{RealmID: org.RealmID, AllUsers: true, Payload: map[string]any{
 			"type": "realm_user", "op": "update",
 			"person": map[string]any{"user_id": ids[3], "is_active": false},
 		}}}
@@ -71,7 +70,6 @@ func TestDeactivationEvents(t *testing.T) {
 		if err := svc.ReactivateUser(ctx, org.UserID, ids[3]); err != nil {
 			t.Fatal(err)
 		}
-		want[0].UserIDs = ids
 		want[0].Payload["person"] = map[string]any{"user_id": ids[3], "is_active": true}
 		if diff := cmp.Diff(want, rec.take()); diff != "" {
 			t.Errorf("reactivation events (-want +got):\n%s", diff)

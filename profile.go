@@ -240,11 +240,7 @@ func (s *Service) CreateProfileField(ctx context.Context, actor int64, req NewPr
 			return err
 		}
 		id = f.ID
-		recipients, err := activeUserIDs(tx, realm.ID)
-		if err != nil {
-			return err
-		}
-		emit(Event{RealmID: realm.ID, UserIDs: recipients, Payload: map[string]any{
+		emit(Event{RealmID: realm.ID, AllUsers: true, Payload: map[string]any{
 			"type": "custom_profile_fields", "fields": append(fields, f),
 		}})
 		return nil
@@ -579,7 +575,6 @@ func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord
 	for _, v := range current {
 		stored[v.FieldID] = v
 	}
-	var recipients []int64
 	for _, c := range changes {
 		old, had := stored[c.field.ID]
 		person := map[string]any{"user_id": target.ID}
@@ -607,12 +602,7 @@ func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord
 			}
 			person["custom_profile_field"] = cpf
 		}
-		if recipients == nil {
-			if recipients, err = activeUserIDs(tx, realmID); err != nil {
-				return err
-			}
-		}
-		emit(Event{RealmID: realmID, UserIDs: recipients, Payload: map[string]any{
+		emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 			"type": "realm_user", "op": "update", "person": person,
 		}})
 	}

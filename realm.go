@@ -292,6 +292,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		EmailAuthEnabled:              methods.Email,
 		// LDAP logins use user names rather than addresses.
 		RequireEmailFormatUsernames: !methods.LDAP,
+		PushNotificationsEnabled:    s.cfg.PushRelay != nil,
 	}
 	err := s.view(ctx, func(tx Tx) error {
 		realms, err := tx.Realms()

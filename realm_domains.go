@@ -207,12 +207,8 @@ func (s *Service) RequireOwner(ctx context.Context, actor int64) error {
 }
 
 // emitToActive emits one event to every active user of the realm.
-func emitToActive(tx Tx, emit func(Event), realmID int64, payload map[string]any) error {
-	recipients, err := activeUserIDs(tx, realmID)
-	if err != nil {
-		return err
-	}
-	emit(Event{RealmID: realmID, UserIDs: recipients, Payload: payload})
+func emitToActive(_ Tx, emit func(Event), realmID int64, payload map[string]any) error {
+	emit(Event{RealmID: realmID, AllUsers: true, Payload: payload})
 	return nil
 }
 

@@ -234,6 +234,8 @@ type realmSetting struct {
 	// apply checks the requested value and stores it in r, reporting the
 	// new value when it differs from the old one.
 	apply func(s *Service, u *RealmUpdate, r *Realm) (value any, changed bool, err error)
+	// get returns the stored value, as the register answer shows it.
+	get func(r *Realm) any
 }
 
 // setting builds a row: in selects the request field (holding a T), field
@@ -245,6 +247,7 @@ func setting[T any, S comparable](name string, ownerOnly bool, in func(*RealmUpd
 		ownerOnly: ownerOnly,
 		dest:      func(u *RealmUpdate) any { return in(u) },
 		sent:      func(u *RealmUpdate) bool { return *in(u) != nil },
+		get:       func(r *Realm) any { return *field(r) },
 		apply: func(s *Service, u *RealmUpdate, r *Realm) (any, bool, error) {
 			v, err := check(s, name, **in(u))
 			if err != nil {
@@ -415,13 +418,9 @@ func (s *Service) UpdateRealm(ctx context.Context, actor int64, req RealmUpdate)
 
 // emitRealmUpdates emits one realm/update event per changed setting to the
 // realm's active users.
-func emitRealmUpdates(tx Tx, emit func(Event), realmID int64, changes []RealmSettingChange) error {
-	recipients, err := activeUserIDs(tx, realmID)
-	if err != nil {
-		return err
-	}
+func emitRealmUpdates(_ Tx, emit func(Event), realmID int64, changes []RealmSettingChange) error {
 	for _, c := range changes {
-		emit(Event{RealmID: realmID, UserIDs: recipients, Payload: map[string]any{
+		emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 			"type": "realm", "op": "update", "property": c.Name, "value": c.Value,
 		}})
 	}

@@ -618,11 +618,17 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *Subscri
 			}
 		}
 	}
-	if err := bot.send(tx, channelsByID); err != nil {
+	// The messages' events follow the channel events, so that clients
+	// know the channels of the messages they get.
+	var messageEvents []Event
+	if err := s.sendBotMessages(tx, func(e Event) { messageEvents = append(messageEvents, e) }, bot, channelsByID); err != nil {
 		return out, err
 	}
 	if err := s.subscribeEvents(tx, emit, realm, g, toCreate, targets, subscribers, newByChannel, newSubs); err != nil {
 		return out, err
+	}
+	for _, e := range messageEvents {
+		emit(e)
 	}
 	return out, nil
 }

@@ -99,8 +99,8 @@ func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelCont
 		slices.Sort(to)
 	}
 	sorted := slices.Sorted(slices.Values(ids))
-	emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{"type": "delete_message",
-		"message_ids": sorted, "message_type": "stream", "stream_id": c.ID, "topic": topic}})
+	emit(deleteMessageEvent(cc.realm.ID, to, map[string]any{"type": "delete_message",
+		"message_ids": sorted, "message_type": "stream", "stream_id": c.ID, "topic": topic}))
 	if firstChanged {
 		all, err := tx.Users(cc.realm.ID, nil)
 		if err != nil {
@@ -122,35 +122,4 @@ func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelCont
 			"stream_id": c.ID, "name": c.Name, "property": "first_message_id", "value": value}})
 	}
 	return nil
-}
-
-// PostChannelMessage stores a message from the user to a channel topic
-// with content access; it is the provisioning path that tests and
-// embedding programs use until the message operations land, and keeps the
-// channel's first_message_id. Errors: ErrInvalidChannelID and those of the
-// actor check.
-func (s *Service) PostChannelMessage(ctx context.Context, actor, channelID int64, topic, content string) (int64, error) {
-	var id int64
-	err := s.update(ctx, func(tx Tx) error {
-		cc, err := s.channelContext(tx, actor)
-		if err != nil {
-			return err
-		}
-		c, err := cc.channel(tx, channelID, true)
-		if err != nil {
-			return err
-		}
-		m := &MessageRecord{RealmID: cc.realm.ID, SenderID: cc.actor.ID, RecipientType: RecipientChannel,
-			ChannelID: c.ID, Topic: topic, Content: content, RenderedContent: renderContent(content), DateSent: s.now()}
-		if err := tx.CreateMessages([]*MessageRecord{m}); err != nil {
-			return err
-		}
-		id = m.ID
-		if c.FirstMessageID == 0 {
-			c.FirstMessageID = m.ID
-			return tx.UpdateChannel(c)
-		}
-		return nil
-	})
-	return id, err
 }

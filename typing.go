@@ -14,6 +14,11 @@ type TypingRequest struct {
 	// To lists the recipients of a direct message being composed; nil
 	// means the parameter was not sent.
 	To []int64
+	// StreamID and Topic name the channel topic of a channel message
+	// being composed; nil means not sent. "general chat" and "(no topic)"
+	// mean the empty topic.
+	StreamID *int64
+	Topic    *string
 }
 
 // Typing texts (PROTOCOL.md C4.2).
@@ -22,20 +27,82 @@ var (
 	ErrInvalidTypingOp   = &Error{Code: CodeBadRequest, Msg: "Invalid op"}
 	ErrTypingMissingTo   = &Error{Code: CodeBadRequest, Msg: "Missing 'to' argument"}
 	ErrTypingEmptyTo     = &Error{Code: CodeBadRequest, Msg: "Empty 'to' list"}
+	// ErrTypingMissingStreamID is plain BAD_REQUEST, as the reference
+	// server's, not REQUEST_VARIABLE_MISSING.
+	ErrTypingMissingStreamID = &Error{Code: CodeBadRequest, Msg: "Missing 'stream_id' argument"}
 )
 
-// SetTyping tells the recipients of a direct message that the actor started
-// or stopped composing it. The server keeps no typing state; clients repeat
-// "start" while composing. The event goes to every active recipient, the
-// actor included. Any active user may call it.
+// setChannelTyping is SetTyping for a channel topic.
+func (s *Service) setChannelTyping(ctx context.Context, actor int64, req TypingRequest) error {
+	if req.StreamID == nil {
+		return ErrTypingMissingStreamID
+	}
+	if req.Topic == nil {
+		return ErrMissingTopic
+	}
+	var events []Event
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		c, err := cc.channel(tx, *req.StreamID, false)
+		if err != nil {
+			return err
+		}
+		to := &MessageTo{IDs: []int64{c.ID}}
+		m := &MessageRecord{}
+		if err := s.channelRecipient(tx, cc, &SendMessageRequest{To: to, Topic: req.Topic}, m); err != nil {
+			return err
+		}
+		subs, err := tx.ChannelSubscriptions([]int64{c.ID})
+		if err != nil {
+			return err
+		}
+		recipients, err := activeAmong(tx, cc.realm.ID, subscriberIDs(subs)[c.ID])
+		if err != nil {
+			return err
+		}
+		if len(recipients) == 0 || len(recipients) > maxTypingSubscribers {
+			return nil
+		}
+		payload := map[string]any{"type": "typing", "op": req.Op, "message_type": "stream",
+			"sender":    map[string]any{"user_id": cc.actor.ID, "email": apiEmail(&cc.actor, s.emailDomain(cc.realm))},
+			"stream_id": c.ID, "topic": m.Topic}
+		events = append(events, perQueuePayload(cc.realm.ID, recipients, payload, func(q QueueInfo, p map[string]any) []map[string]any {
+			p["topic"] = topicForQueue(q, m.Topic)
+			return []map[string]any{p}
+		}))
+		return nil
+	})
+	if err == nil && len(events) > 0 {
+		s.cfg.Events.Publish(ctx, events)
+	}
+	return err
+}
+
+// SetTyping tells the recipients of a message that the actor started or
+// stopped composing it. The server keeps no typing state; clients repeat
+// "start" while composing. For a direct message the event goes to every
+// active recipient, the actor included; for a channel message to the
+// channel's active subscribers (none when there are more than 100), and
+// only to the queues of clients that handle channel typing events. Any
+// active user may call it.
 //
 // Errors, in the order they are checked: ErrInvalidTypingType,
-// ErrInvalidTypingOp, ErrTypingMissingTo, ErrTypingEmptyTo, BAD_REQUEST
-// "Invalid user ID {id}" for a recipient that is not a user of the
-// organization; and those of Users.
+// ErrInvalidTypingOp; for direct messages ErrTypingMissingTo,
+// ErrTypingEmptyTo, BAD_REQUEST "Invalid user ID {id}" for a recipient
+// that is not a user of the organization; for channel messages
+// ErrTypingMissingStreamID, ErrMissingTopic, ErrInvalidChannelID and the
+// posting permission errors of SendMessage; and those of Users.
 func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest) error {
 	switch req.Type {
 	case "", "direct":
+	case "stream", "channel":
+		if req.Op != "start" && req.Op != "stop" {
+			return ErrInvalidTypingOp
+		}
+		return s.setChannelTyping(ctx, actor, req)
 	default:
 		return ErrInvalidTypingType
 	}

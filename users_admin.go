@@ -286,7 +286,9 @@ func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, 
 // (unknown user, another organization's, or a bot); ErrUserDeactivated;
 // ErrInsufficientPermission; ErrMustBeOwner; ErrCannotDeactivateOwner.
 func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	var dropped []int64
+	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		dropped = dropped[:0]
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -318,21 +320,24 @@ func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error
 		if err := tx.UpdateUser(u); err != nil {
 			return err
 		}
-		if err := deactivateOwnedBots(tx, u.ID); err != nil {
+		bots, err := deactivateOwnedBots(tx, u.ID)
+		if err != nil {
 			return err
 		}
+		dropped = append(append(dropped, u.ID), bots...)
 		return emitActiveChange(tx, emit, realm.ID, u.ID, false)
 	})
+	// The accounts can no longer fetch events: free their queues.
+	for _, id := range dropped {
+		s.hub.DropUserQueues(id)
+	}
+	return err
 }
 
 // emitActiveChange emits the realm_user update event of an account that was
 // deactivated or reactivated, to every active user of the realm.
-func emitActiveChange(tx Tx, emit func(Event), realmID, userID int64, active bool) error {
-	recipients, err := activeUserIDs(tx, realmID)
-	if err != nil {
-		return err
-	}
-	emit(Event{RealmID: realmID, UserIDs: recipients, Payload: map[string]any{
+func emitActiveChange(_ Tx, emit func(Event), realmID, userID int64, active bool) error {
+	emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{"user_id": userID, "is_active": active},
 	}})
@@ -369,20 +374,23 @@ func onlyActiveOwner(tx Tx, realmID, id int64) (bool, error) {
 }
 
 // deactivateOwnedBots deactivates the active bots owned by ownerID.
-func deactivateOwnedBots(tx Tx, ownerID int64) error {
+// It returns their IDs.
+func deactivateOwnedBots(tx Tx, ownerID int64) ([]int64, error) {
 	bots, err := tx.BotsOwnedBy(ownerID)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var ids []int64
 	for _, b := range bots {
 		if b.IsActive {
 			b.IsActive = false
 			if err := tx.UpdateUser(b); err != nil {
-				return err
+				return nil, err
 			}
+			ids = append(ids, b.ID)
 		}
 	}
-	return nil
+	return ids, nil
 }
 
 // ReactivateUser reactivates an account; an active one is accepted as it is.

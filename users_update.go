@@ -245,11 +245,7 @@ func (s *Service) UpdateStatus(ctx context.Context, actor int64, req StatusUpdat
 		if err := tx.UpdateUser(u); err != nil {
 			return err
 		}
-		recipients, err := activeUserIDs(tx, realm.ID)
-		if err != nil {
-			return err
-		}
-		emit(Event{RealmID: realm.ID, UserIDs: recipients, Payload: event})
+		emit(Event{RealmID: realm.ID, AllUsers: true, Payload: event})
 		return nil
 	})
 }
@@ -324,11 +320,7 @@ func (s *Service) UpdateSettings(ctx context.Context, actor int64, req SettingsU
 			return err
 		}
 		if newAPI := apiEmail(&u, domain); newAPI != oldAPI {
-			recipients, err := activeUserIDs(tx, realm.ID)
-			if err != nil {
-				return err
-			}
-			emit(Event{RealmID: realm.ID, UserIDs: recipients, Payload: map[string]any{
+			emit(Event{RealmID: realm.ID, AllUsers: true, Payload: map[string]any{
 				"type": "realm_user", "op": "update",
 				"person": map[string]any{"user_id": u.ID, "new_email": newAPI},
 			}})
@@ -362,11 +354,7 @@ func (s *Service) UpdateUserSettingsDefaults(ctx context.Context, actor int64, v
 		if err := tx.UpdateRealm(realm); err != nil {
 			return err
 		}
-		recipients, err := activeUserIDs(tx, realm.ID)
-		if err != nil {
-			return err
-		}
-		emit(Event{RealmID: realm.ID, UserIDs: recipients, Payload: map[string]any{
+		emit(Event{RealmID: realm.ID, AllUsers: true, Payload: map[string]any{
 			"type": "realm_user_settings_defaults", "op": "update",
 			"property": "email_address_visibility", "value": int(*visibility),
 		}})

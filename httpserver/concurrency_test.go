@@ -53,9 +53,9 @@ func forBothStores(t *testing.T, members int, fn func(t *testing.T, e *env, extr
 	}
 }
 
-// send serves one request from any goroutine: it never stops the test,
+// serveAsync serves one request from any goroutine: it never stops the test,
 // and returns the status and decoded body.
-func send(e *env, method, path string, as *account, values url.Values) (int, map[string]any) {
+func serveAsync(e *env, method, path string, as *account, values url.Values) (int, map[string]any) {
 	w := httptest.NewRecorder()
 	e.h.ServeHTTP(w, e.request(method, path, as, values))
 	var body map[string]any
@@ -66,7 +66,7 @@ func send(e *env, method, path string, as *account, values url.Values) (int, map
 // roleOf reads a user's role as the owner sees it.
 func roleOf(t *testing.T, e *env, id int64) chat.Role {
 	t.Helper()
-	status, body := send(e, http.MethodGet, "/users/"+itoa(id), &e.owner, nil)
+	status, body := serveAsync(e, http.MethodGet, "/users/"+itoa(id), &e.owner, nil)
 	if status != http.StatusOK {
 		t.Fatalf("GET /users/%d: %d %v", id, status, body)
 	}
@@ -79,7 +79,7 @@ func roleOf(t *testing.T, e *env, id int64) chat.Role {
 func TestConcurrentOwnerDemotion(t *testing.T) {
 	forBothStores(t, 0, func(t *testing.T, e *env, _ []account) {
 		a, b := e.owner, e.admin
-		if status, body := send(e, http.MethodPatch, "/users/"+itoa(b.id), &a, form("role", "100")); status != http.StatusOK {
+		if status, body := serveAsync(e, http.MethodPatch, "/users/"+itoa(b.id), &a, form("role", "100")); status != http.StatusOK {
 			t.Fatalf("promoting: %d %v", status, body)
 		}
 		wins := 0
@@ -90,7 +90,7 @@ func TestConcurrentOwnerDemotion(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					statuses[i], _ = send(e, http.MethodPatch, "/users/"+itoa(pair[1].id), &pair[0], form("role", "200"))
+					statuses[i], _ = serveAsync(e, http.MethodPatch, "/users/"+itoa(pair[1].id), &pair[0], form("role", "200"))
 				}()
 			}
 			wg.Wait()
@@ -114,7 +114,7 @@ func TestConcurrentOwnerDemotion(t *testing.T) {
 			if roleOf(t, e, a.id) != chat.RoleOwner {
 				a, b = b, a
 			}
-			if status, body := send(e, http.MethodPatch, "/users/"+itoa(b.id), &a, form("role", "100")); status != http.StatusOK {
+			if status, body := serveAsync(e, http.MethodPatch, "/users/"+itoa(b.id), &a, form("role", "100")); status != http.StatusOK {
 				t.Fatalf("round %d: promoting again: %d %v", round, status, body)
 			}
 		}
@@ -134,7 +134,7 @@ func TestConcurrentRoleChanges(t *testing.T) {
 				defer wg.Done()
 				for range 3 {
 					for _, m := range members {
-						if status, body := send(e, http.MethodPatch, "/users/"+itoa(m.id), as, form("role", role)); status != http.StatusOK {
+						if status, body := serveAsync(e, http.MethodPatch, "/users/"+itoa(m.id), as, form("role", role)); status != http.StatusOK {
 							t.Errorf("PATCH role of %d: %d %v", m.id, status, body)
 						}
 					}
@@ -159,14 +159,14 @@ func TestConcurrentSubscribeToNewChannel(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				status, body := send(e, http.MethodPost, "/users/me/subscriptions", &m, form("subscriptions", `[{"name":"stampede"}]`))
+				status, body := serveAsync(e, http.MethodPost, "/users/me/subscriptions", &m, form("subscriptions", `[{"name":"stampede"}]`))
 				if status != http.StatusOK {
 					t.Errorf("subscribing %s: %d %v", m.email, status, body)
 				}
 			}()
 		}
 		wg.Wait()
-		status, body := send(e, http.MethodGet, "/streams", &e.owner, form("include_all", "true"))
+		status, body := serveAsync(e, http.MethodGet, "/streams", &e.owner, form("include_all", "true"))
 		if status != http.StatusOK {
 			t.Fatalf("GET /streams: %d %v", status, body)
 		}
@@ -180,7 +180,7 @@ func TestConcurrentSubscribeToNewChannel(t *testing.T) {
 			t.Fatalf("%d channels named stampede: %v", len(ids), ids)
 		}
 		for _, m := range members {
-			_, body := send(e, http.MethodGet, "/users/me/subscriptions", &m, form("include_subscribers", "true"))
+			_, body := serveAsync(e, http.MethodGet, "/users/me/subscriptions", &m, form("include_subscribers", "true"))
 			var found bool
 			for _, s := range body["subscriptions"].([]any) {
 				s := s.(map[string]any)
@@ -206,7 +206,7 @@ func TestConcurrentMuting(t *testing.T) {
 		for i, m := range members {
 			ids[i] = itoa(m.id)
 		}
-		status, body := send(e, http.MethodPost, "/users/me/subscriptions", &e.owner, form("subscriptions", `[{"name":"noisy"}]`,
+		status, body := serveAsync(e, http.MethodPost, "/users/me/subscriptions", &e.owner, form("subscriptions", `[{"name":"noisy"}]`,
 			"principals", "["+joinStrings(ids)+"]"))
 		if status != http.StatusOK {
 			t.Fatalf("subscribing: %d %v", status, body)
@@ -220,7 +220,7 @@ func TestConcurrentMuting(t *testing.T) {
 				defer wg.Done()
 				for j := range 6 + i%3 {
 					muted := j%2 == 0
-					status, body := send(e, http.MethodPatch, "/users/me/subscriptions/"+itoa(channel), &m,
+					status, body := serveAsync(e, http.MethodPatch, "/users/me/subscriptions/"+itoa(channel), &m,
 						form("property", "is_muted", "value", fmt.Sprint(muted)))
 					if status != http.StatusOK {
 						t.Errorf("muting: %d %v", status, body)
@@ -232,7 +232,7 @@ func TestConcurrentMuting(t *testing.T) {
 		}
 		wg.Wait()
 		for i, m := range members {
-			_, body := send(e, http.MethodGet, "/users/me/subscriptions", &m, nil)
+			_, body := serveAsync(e, http.MethodGet, "/users/me/subscriptions", &m, nil)
 			for _, s := range body["subscriptions"].([]any) {
 				s := s.(map[string]any)
 				if int64(s["stream_id"].(float64)) == channel && s["is_muted"] != last[i] {
@@ -256,14 +256,14 @@ func TestConcurrentRealmUpdates(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for range 5 {
-					if status, body := send(e, http.MethodPatch, "/realm", as, form("name", name, "description", name+" description")); status != http.StatusOK {
+					if status, body := serveAsync(e, http.MethodPatch, "/realm", as, form("name", name, "description", name+" description")); status != http.StatusOK {
 						t.Errorf("PATCH /realm: %d %v", status, body)
 					}
 				}
 			}()
 		}
 		wg.Wait()
-		_, body := send(e, http.MethodPost, "/register", &e.member, form("fetch_event_types", `["realm"]`))
+		_, body := serveAsync(e, http.MethodPost, "/register", &e.member, form("fetch_event_types", `["realm"]`))
 		name, _ := body["realm_name"].(string)
 		if !slices.Contains(names, name) || body["realm_description"] != "<p>"+name+" description</p>" {
 			t.Errorf("realm_name %q with description %q: not one request's pair", name, body["realm_description"])
@@ -285,7 +285,7 @@ func joinStrings(s []string) string {
 // channelID finds a channel by name as the owner sees it.
 func channelID(t *testing.T, e *env, name string) int64 {
 	t.Helper()
-	_, body := send(e, http.MethodGet, "/streams", &e.owner, form("include_all", "true"))
+	_, body := serveAsync(e, http.MethodGet, "/streams", &e.owner, form("include_all", "true"))
 	for _, s := range body["streams"].([]any) {
 		if s := s.(map[string]any); s["name"] == name {
 			return int64(s["stream_id"].(float64))

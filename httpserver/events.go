@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/teamchat/chat"
@@ -27,6 +28,7 @@ const maxQueueLifespanSecs = 7 * 24 * 3600
 func (s *Server) register(c *call) (fields, error) {
 	req := chat.RegisterRequest{
 		ClientGravatar: c.p.Bool("client_gravatar", true),
+		ApplyMarkdown:  c.p.Bool("apply_markdown", false),
 	}
 	c.p.BoolObject("client_capabilities", &req.ClientCapabilities)
 	req.EventTypes = c.p.StringList("event_types")
@@ -82,7 +84,15 @@ func (s *Server) setTyping(c *call) (fields, error) {
 	req := chat.TypingRequest{}
 	req.Type, _ = c.p.String("type")
 	req.Op = c.p.RequiredString("op")
-	req.To = c.p.IntList("to")
+	if req.Type == "stream" || req.Type == "channel" {
+		req.StreamID = c.p.OptInt("stream_id")
+		if topic := c.p.OptString("topic"); topic != nil {
+			t := strings.TrimSpace(*topic)
+			req.Topic = &t
+		}
+	} else {
+		req.To = c.p.IntList("to")
+	}
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}

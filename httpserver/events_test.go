@@ -381,3 +381,98 @@ func TestListen(t *testing.T) {
 		break
 	}
 }
+
+func TestRegisterStateBlocks(t *testing.T) {
+	e, _, _ := newEventsEnv(t)
+	call := func(method, path string, a *account, kv ...string) {
+		t.Helper()
+		if res := e.call(method, path, a, form(kv...)); res.status != http.StatusOK {
+			t.Fatalf("%s %s: %s", method, path, res.raw)
+		}
+	}
+	call(http.MethodPost, "/users/me/subscriptions", &e.member, "subscriptions", `[{"name":"Alpha"},{"name":"beta"}]`)
+	call(http.MethodPost, "/users/me/subscriptions", &e.owner, "subscriptions", `[{"name":"Gamma"}]`, "is_default_stream", "true")
+	call(http.MethodPatch, "/users/me/subscriptions/muted_topics", &e.member, "stream", "Alpha", "topic", "lunch", "op", "add")
+	call(http.MethodPost, "/realm/filters", &e.admin, "pattern", `#(?P<id>[0-9]+)`, "url_template", "https://tracker.example/{id}")
+	call(http.MethodPost, "/users/me/status", &e.member, "status_text", "in a meeting", "away", "true")
+	call(http.MethodPost, "/realm/domains", &e.owner, "domain", "example.com", "allow_subdomains", "false")
+
+	res := e.call(http.MethodPost, "/register", &e.member, form("client_capabilities", `{"linkifier_url_template":true}`))
+	if res.status != http.StatusOK {
+		t.Fatalf("register: %s", res.raw)
+	}
+	b := res.body
+	names := func(key string) []any {
+		var out []any
+		for _, c := range b[key].([]any) {
+			out = append(out, c.(map[string]any)["name"])
+		}
+		return out
+	}
+	if diff := cmp.Diff([]any{"Alpha", "beta"}, names("subscriptions")); diff != "" {
+		t.Errorf("subscriptions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"Gamma"}, names("never_subscribed")); diff != "" {
+		t.Errorf("never_subscribed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"Alpha", "Gamma", "beta"}, names("streams")); diff != "" {
+		t.Errorf("streams (-want +got):\n%s", diff)
+	}
+	gamma := b["never_subscribed"].([]any)[0].(map[string]any)["stream_id"]
+	alpha := b["subscriptions"].([]any)[0].(map[string]any)["stream_id"]
+	checks := map[string]any{
+		"unsubscribed":          []any{},
+		"realm_default_streams": []any{gamma},
+		"realm_filters":         []any{},
+		"realm_domains":         []any{map[string]any{"domain": "example.com", "allow_subdomains": false}},
+		"user_status": map[string]any{
+			itoa(e.member.id): map[string]any{"away": true, "status_text": "in a meeting"},
+		},
+		"realm_user_settings_defaults":             map[string]any{"email_address_visibility": float64(1), "presence_enabled": true},
+		"channel_folders":                          []any{},
+		"has_videocall_token":                      false,
+		"custom_profile_fields":                    []any{},
+		"realm_moderation_request_channel_id":      float64(-1),
+		"realm_new_stream_announcements_stream_id": float64(-1),
+		"realm_allow_message_editing":              true,
+		"realm_message_content_edit_limit_seconds": float64(600),
+		"realm_default_language":                   "en",
+	}
+	for k, want := range checks {
+		if diff := cmp.Diff(want, b[k]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", k, diff)
+		}
+	}
+	topics := b["user_topics"].([]any)
+	if len(topics) != 1 {
+		t.Fatalf("user_topics: %v", topics)
+	}
+	ut := topics[0].(map[string]any)
+	if ut["stream_id"] != alpha || ut["topic_name"] != "lunch" || ut["visibility_policy"] != float64(1) {
+		t.Errorf("user_topics: %v", ut)
+	}
+	if _, ok := b["muted_topics"]; ok {
+		t.Errorf("muted_topics sent along with user_topics")
+	}
+	if got := len(b["realm_user_groups"].([]any)); got != 8 {
+		t.Errorf("%d user groups, want the 8 system groups", got)
+	}
+	if got := b["custom_profile_field_types"].(map[string]any)["PRONOUNS"]; !cmp.Equal(got, map[string]any{"id": float64(8), "name": "Pronouns"}) {
+		t.Errorf("custom_profile_field_types PRONOUNS = %v", got)
+	}
+	links := b["realm_linkifiers"].([]any)
+	if len(links) != 1 || links[0].(map[string]any)["url_template"] != "https://tracker.example/{id}" {
+		t.Errorf("realm_linkifiers: %v", links)
+	}
+
+	// Without the capability, linkifiers are not sent; muted_topics comes
+	// alone when user_topic is not asked for.
+	res = e.call(http.MethodPost, "/register", &e.member, form("fetch_event_types", `["realm_linkifiers","muted_topics"]`))
+	if diff := cmp.Diff([]any{}, res.body["realm_linkifiers"]); diff != "" {
+		t.Errorf("realm_linkifiers without the capability (-want +got):\n%s", diff)
+	}
+	muted := res.body["muted_topics"].([]any)
+	if len(muted) != 1 || muted[0].([]any)[0] != "Alpha" || muted[0].([]any)[1] != "lunch" {
+		t.Errorf("muted_topics: %v", muted)
+	}
+}

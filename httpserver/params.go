@@ -456,6 +456,24 @@ func (p *params) PairList(name string) [][2]string {
 	return out
 }
 
+// Uint32 returns a JSON integer parameter in the range of an unsigned
+// 32-bit integer; nil when it is absent.
+func (p *params) Uint32(name string) *uint32 {
+	n, ok := p.Int(name)
+	switch {
+	case !ok:
+		return nil
+	case n < 0:
+		p.fail(errorf("%s is too small", name))
+		return nil
+	case n > 1<<32-1:
+		p.fail(errorf("%s is too large", name))
+		return nil
+	}
+	u := uint32(n)
+	return &u
+}
+
 // OptString returns a plain string parameter, or nil when it is absent.
 func (p *params) OptString(name string) *string {
 	v, ok := p.String(name)
@@ -586,4 +604,25 @@ func (p *params) Optional(name string, dest any) {
 		}
 		field.Set(val)
 	}
+}
+
+// AliasedString returns the plain string parameter sent under name or
+// under its alias, or nil when neither was sent. Both sent is
+// REQUEST_CONFUSING_VAR.
+func (p *params) AliasedString(name, alias string) *string {
+	a, okA := p.String(name)
+	b, okB := p.String(alias)
+	switch {
+	case p.err != nil:
+		return nil
+	case okA && okB:
+		p.fail(&chat.Error{Code: chat.CodeRequestConfusingVar,
+			Msg: fmt.Sprintf("Can't decide between '%s' and '%s' arguments", name, alias)})
+		return nil
+	case okA:
+		return &a
+	case okB:
+		return &b
+	}
+	return nil
 }

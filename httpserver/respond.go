@@ -51,6 +51,10 @@ var statusByCode = map[chat.Code]int{
 	chat.CodeNotFound:              http.StatusNotFound,
 	chat.CodeRateLimitHit:          http.StatusTooManyRequests,
 	chat.CodeInternalServerError:   http.StatusInternalServerError,
+	// Push relay failures (PROTOCOL.md B2.21).
+	chat.CodeAdminActionRequired:          http.StatusForbidden,
+	chat.CodeFailedToConnectBouncer:       http.StatusBadGateway,
+	chat.CodeInternalServerErrorOnBouncer: http.StatusBadGateway,
 }
 
 // statusByError gives the few errors whose status is not their code's: a

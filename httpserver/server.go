@@ -51,15 +51,28 @@ type Server struct {
 	mux    *http.ServeMux
 	limits rateLimiters
 	opts   Options
-	// registered lists every method and path given to handle, so that
-	// tests can check that each one is covered (export_test.go).
+	// registered lists every method and pattern given to handle or
+	// handleRaw, so that tests can check that each one is covered
+	// (export_test.go).
 	registered []registeredRoute
 }
 
-// registeredRoute is one method of a path registered with handle.
+// registeredRoute is one method of a mux pattern (Prefix included for the
+// API's routes) and the access it admits.
 type registeredRoute struct {
-	method, path string
-	access       access
+	method, pattern string
+	access          access
+}
+
+// handleRaw registers h for the full mux pattern, for routes that answer
+// outside the JSON conventions of handle (streamed uploads, tus, file
+// downloads). h checks the method and calls admit itself; methods and a
+// record what it serves, so that the route is listed with the others.
+func (s *Server) handleRaw(pattern string, a access, methods []string, h http.HandlerFunc) {
+	for _, m := range methods {
+		s.registered = append(s.registered, registeredRoute{m, pattern, a})
+	}
+	s.mux.HandleFunc(pattern, h)
 }
 
 // New returns a Server for svc.
@@ -91,6 +104,8 @@ const (
 	adminOnly
 	// ownerOnly endpoints need an owner's API key, checked likewise.
 	ownerOnly
+	// humanOnly endpoints refuse bots, before reading the parameters.
+	humanOnly
 )
 
 // call is one request being served.
@@ -114,7 +129,7 @@ func (s *Server) handle(path string, methods map[string]endpoint) {
 	allowed := make([]string, 0, len(methods)+1)
 	for m, ep := range methods {
 		allowed = append(allowed, m)
-		s.registered = append(s.registered, registeredRoute{m, path, ep.access})
+		s.registered = append(s.registered, registeredRoute{m, Prefix + path, ep.access})
 	}
 	if _, ok := methods[http.MethodGet]; ok {
 		allowed = append(allowed, http.MethodHead)
@@ -157,38 +172,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		}
 	}()
 	c := &call{ctx: r.Context(), r: r, w: w}
-	if ep.access == public {
-		if err := charge(s.limits.ip, clientIP(r), w); err != nil {
-			writeError(w, s.log, err)
-			return
-		}
-	} else {
-		actor, err := s.authenticate(r)
-		if err != nil {
-			// Failed authentications spend the address's budget, which
-			// bounds how fast keys can be guessed.
-			if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
-				err = limitErr
-			}
-			writeError(w, s.log, err)
-			return
-		}
-		if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
-			writeError(w, s.log, err)
-			return
-		}
-		c.actor = actor
-		switch ep.access {
-		case adminOnly:
-			err = s.svc.RequireAdmin(c.ctx, actor)
-		case ownerOnly:
-			err = s.svc.RequireOwner(c.ctx, actor)
-		}
-		if err != nil {
-			writeError(w, s.log, err)
-			return
-		}
+	actor, err := s.admit(w, r, ep.access)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
 	}
+	c.actor = actor
 	p, err := s.readParams(w, r)
 	if err != nil {
 		writeError(w, s.log, err)
@@ -201,6 +190,37 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		return
 	}
 	writeSuccess(w, s.log, data, p.Ignored())
+}
+
+// admit authenticates r as the access level requires, charges the rate
+// limits and checks the role; it returns the actor (0 for public access).
+// Every route goes through it, those with their own body handling
+// (uploads, tus) included.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64, error) {
+	if a == public {
+		return 0, charge(s.limits.ip, clientIP(r), w)
+	}
+	actor, err := s.authenticate(r)
+	if err != nil {
+		// Failed authentications spend the address's budget, which
+		// bounds how fast keys can be guessed.
+		if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
+			err = limitErr
+		}
+		return 0, err
+	}
+	if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
+		return 0, err
+	}
+	switch a {
+	case adminOnly:
+		err = s.svc.RequireAdmin(r.Context(), actor)
+	case ownerOnly:
+		err = s.svc.RequireOwner(r.Context(), actor)
+	case humanOnly:
+		err = s.svc.RequireHuman(r.Context(), actor)
+	}
+	return actor, err
 }
 
 // readParams reads the parameters of r within Options.BodyTimeout. When
@@ -275,4 +295,7 @@ func (s *Server) routes() {
 	s.eventRoutes()
 	s.channelRoutes()
 	s.realmRoutes()
+	s.uploadRoutes()
+	s.pushRoutes()
+	s.messageRoutes()
 }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -187,10 +191,65 @@ func TestCommandLineErrors(t *testing.T) {
 		{"create-user", "--data", dir, "--email", "a@b.example", "--name", "Some One", "--role", "king"},
 		{"serve", "--store", "floppy"},
 		{"serve", "stray-argument"},
+		{"serve", "--max-upload-mib", "0"},
+		{"serve", "--push-relay-url", "ftp://relay.example"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
 			t.Errorf("chatd %v succeeded", args)
 		}
+	}
+}
+
+func TestServeUploadsAndPush(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("CHATD_MAX_UPLOAD_MIB", "1")
+	s := startServe(t, "--data", dir, "--listen", "127.0.0.1:0", "--push-relay-url", "http://127.0.0.1:1/relay")
+	addr := s.addr(t)
+	m := regexp.MustCompile(`curl -sSu (\S+):(\S+) `).FindStringSubmatch(s.stdout.String())
+	if m == nil {
+		t.Fatalf("no credentials in the output:\n%s", s.stdout)
+	}
+	post := func(size int) (int, map[string]any) {
+		t.Helper()
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		fw, _ := mw.CreateFormFile("file", "data.bin")
+		fw.Write(bytes.Repeat([]byte("x"), size))
+		mw.Close()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/v1/user_uploads", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.SetBasicAuth(m[1], m[2])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	status, out := post(1 << 20)
+	url, _ := out["url"].(string)
+	if status != http.StatusOK || !strings.HasPrefix(url, "/user_uploads/1/") {
+		t.Fatalf("upload: %d %v", status, out)
+	}
+	// The file is in the data directory, at its path.
+	if fi, err := os.Stat(filepath.Join(dir, "uploads", filepath.FromSlash(strings.TrimPrefix(url, "/user_uploads/")))); err != nil || fi.Size() != 1<<20 {
+		t.Errorf("stored file: %v", err)
+	}
+	// The limit came from CHATD_MAX_UPLOAD_MIB.
+	if status, out := post(1<<20 + 1); status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["msg"]), "(1 MiB)") {
+		t.Errorf("upload over the limit: %d %v", status, out)
+	}
+	res, err := http.Get("http://" + addr + "/api/v1/server_settings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var settings map[string]any
+	json.NewDecoder(res.Body).Decode(&settings)
+	if settings["push_notifications_enabled"] != true {
+		t.Errorf("push_notifications_enabled with --push-relay-url: %v", settings["push_notifications_enabled"])
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/httpserver"
+	"github.com/teamchat/chat/pushrelay"
 )
 
 // shutdownGrace is how long in-flight requests may run after a stop signal.
@@ -54,6 +55,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	orgName := fs.String("org-name", "Chat", "name of the organization created on the first start")
 	ownerEmail := fs.String("owner-email", "owner@example.com", "email of the owner created on the first start")
 	ownerName := fs.String("owner-name", "Owner", "full name of the owner created on the first start")
+	maxUploadMiB := fs.Int("max-upload-mib", chat.DefaultMaxUploadMiB, "largest file an upload may store, in MiB")
+	pushRelayURL := fs.String("push-relay-url", "", "URL of the push notification relay (push is disabled when empty)")
 	jwtSecret := fs.String("jwt-secret", "", "HS256 key of the tokens of POST /jwt/fetch_api_key (JWT login is disabled when empty)")
 	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
 		"requests per minute per user; 0 turns every rate limit off")
@@ -64,6 +67,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if *maxUploadMiB <= 0 {
+		return fmt.Errorf("invalid --max-upload-mib %d: want a positive number", *maxUploadMiB)
+	}
 	videoCalls, err := videoCallProvider(*videoProvider, *videoURL)
 	if err != nil {
 		return err
@@ -72,15 +78,26 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-
+	cfg := chat.Config{
+		Logger: logger, JWTSecret: []byte(*jwtSecret),
+		VideoCalls: videoCalls, AuthenticationMethods: methods,
+		MaxUploadMiB: *maxUploadMiB,
+	}
+	if *pushRelayURL != "" {
+		relay, err := pushrelay.New(*pushRelayURL, nil)
+		if err != nil {
+			return err
+		}
+		cfg.PushRelay = relay
+	}
+	if cfg.Blobs, err = sf.blobs(); err != nil {
+		return err
+	}
 	store, err := sf.open()
 	if err != nil {
 		return err
 	}
-	svc := chat.New(store, chat.Config{
-		Logger: logger, JWTSecret: []byte(*jwtSecret),
-		VideoCalls: videoCalls, AuthenticationMethods: methods,
-	})
+	svc := chat.New(store, cfg)
 	defer svc.Close()
 
 	ln, err := net.Listen("tcp", *listen)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage/blobfs"
 	"github.com/teamchat/chat/storage/memory"
 	"github.com/teamchat/chat/storage/sqlite"
 )
@@ -37,4 +38,17 @@ func (sf *storeFlags) open() (chat.Store, error) {
 		return sqlite.Open(filepath.Join(sf.data, dbFile))
 	}
 	return nil, fmt.Errorf("unknown store %q (want sqlite or memory)", sf.kind)
+}
+
+// uploadsDir is the directory of uploaded files inside the data directory.
+const uploadsDir = "uploads"
+
+// blobs returns the store of uploaded files: a directory of the data
+// directory with the SQLite store; nil (in memory, like the records) with
+// the memory store.
+func (sf *storeFlags) blobs() (chat.BlobStore, error) {
+	if sf.kind != "sqlite" {
+		return nil, nil
+	}
+	return blobfs.New(filepath.Join(sf.data, uploadsDir))
 }

@@ -48,8 +48,11 @@ type state struct {
 	realmUsers map[int64][]int64
 
 	c        channelState
+	msgs     messageState
 	profiles profileState
 	admin    realmAdminState
+	uploads  uploadState
+	push     pushState
 }
 
 // New returns an empty store.
@@ -62,8 +65,11 @@ func New() *Store {
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
 		c:           newChannelState(),
+		msgs:        newMessageState(),
 		profiles:    newProfileState(),
 		admin:       newRealmAdminState(),
+		uploads:     newUploadState(),
+		push:        newPushState(),
 	}}
 }
 

@@ -18,12 +18,14 @@ func (t *tx) exec(op, query string, args ...any) (sql.Result, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
+	t.queries.Add(1)
 	res, err := t.tx.ExecContext(t.ctx, query, args...)
 	return res, t.check(op, err)
 }
 
 // query runs a read statement and calls scan for each row.
 func (t *tx) query(op, query string, scan func(scanner) error, args ...any) error {
+	t.queries.Add(1)
 	rows, err := t.tx.QueryContext(t.ctx, query, args...)
 	if err != nil {
 		return t.check(op, err)
@@ -514,94 +516,4 @@ func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopi
 	}
 	_, err = t.exec("DeleteTopicUserTopics", `DELETE FROM user_topics WHERE channel_id = ? AND topic_key = ?`, channelID, key)
 	return uts, err
-}
-
-// Messages.
-
-func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
-	for _, m := range ms {
-		sent, err := toNanos(m.DateSent)
-		if err != nil {
-			return err
-		}
-		users := m.DirectUserIDs
-		if users == nil {
-			users = []int64{}
-		}
-		res, err := t.exec("CreateMessages", `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
-			direct_user_ids, topic, topic_key, content, rendered_content, date_sent)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, idsJSON(users), m.Topic,
-			chat.TopicKey(m.Topic), m.Content, m.RenderedContent, sent)
-		if err != nil {
-			return err
-		}
-		if m.ID, err = res.LastInsertId(); err != nil {
-			return t.check("CreateMessages", err)
-		}
-	}
-	return nil
-}
-
-func (t *tx) Message(id int64) (chat.MessageRecord, error) {
-	var out []chat.MessageRecord
-	err := t.query("Message", `SELECT id, realm_id, sender_id, recipient_type, channel_id, direct_user_ids, topic,
-		content, rendered_content, date_sent FROM messages WHERE id = ?`, func(sc scanner) error {
-		var (
-			m        chat.MessageRecord
-			rt, sent int64
-			users    string
-		)
-		if err := sc.Scan(&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
-			&m.RenderedContent, &sent); err != nil {
-			return err
-		}
-		m.RecipientType, m.DateSent = int(rt), fromNanos(sent)
-		ids, err := parseIDs(users)
-		if err != nil {
-			return err
-		}
-		if len(ids) > 0 {
-			m.DirectUserIDs = ids
-		}
-		out = append(out, m)
-		return nil
-	}, id)
-	if err != nil {
-		return chat.MessageRecord{}, err
-	}
-	if len(out) == 0 {
-		return chat.MessageRecord{}, chat.ErrNotFound
-	}
-	return out[0], nil
-}
-
-func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {
-	out := []int64{}
-	err := t.query("TopicMessageIDs", `SELECT id FROM messages WHERE channel_id = ? AND topic_key = ?
-		AND recipient_type = 1 ORDER BY id DESC LIMIT ?`, func(sc scanner) error {
-		var id int64
-		err := sc.Scan(&id)
-		out = append(out, id)
-		return err
-	}, channelID, key, limit)
-	return out, err
-}
-
-func (t *tx) DeleteMessages(ids []int64) error {
-	if len(ids) == 0 {
-		return t.writable()
-	}
-	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, idsJSON(ids))
-	return err
-}
-
-func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
-	var id sql.NullInt64
-	err := t.tx.QueryRowContext(t.ctx, `SELECT min(id) FROM messages WHERE channel_id = ? AND recipient_type = 1`,
-		channelID).Scan(&id)
-	if err != nil {
-		return 0, t.check("OldestChannelMessageID", err)
-	}
-	return id.Int64, nil
 }

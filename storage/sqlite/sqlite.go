@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/teamchat/chat"
 	"modernc.org/sqlite"
@@ -35,7 +36,15 @@ type Store struct {
 	wstmts stmts
 	rstmts stmts
 	cache  usersCache
+	// queries counts the statements transactions ran (QueryCount).
+	queries atomic.Int64
 }
+
+// QueryCount returns how many SQL statements transactions have run since
+// the store was opened. Tests compare it before and after a request to pin
+// down how many queries each operation costs, so that a change that makes
+// one query per row shows up.
+func (s *Store) QueryCount() int64 { return s.queries.Load() }
 
 // Open opens the database file at path, creating it when it does not exist,
 // and brings its schema up to date. The directory must exist. Open fails
@@ -123,7 +132,7 @@ func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 		return fmt.Errorf("sqlite: begin read transaction: %w", err)
 	}
 	defer sqlTx.Rollback()
-	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, stmts: &s.rstmts, readOnly: true})
+	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.rstmts, readOnly: true})
 }
 
 // Update runs fn in a read-write transaction on the writer connection, so
@@ -144,7 +153,7 @@ func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 			sqlTx.Rollback()
 		}
 	}()
-	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, stmts: &s.wstmts}
+	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.wstmts}
 	err = fn(t)
 	done = true
 	if err != nil {

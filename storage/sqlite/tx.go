@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/teamchat/chat"
@@ -38,6 +39,13 @@ const (
 	qLinkifiers
 	qRealmDomains
 	qRealmDomain
+	// Uploads and push.
+	qAttachmentByPath
+	qUploadSpaceUsed
+	qAttachmentMessages
+	qPushTokens
+	qDevice
+	qDevices
 
 	qCreateRealm
 	qUpdateRealm
@@ -56,6 +64,13 @@ const (
 	qCreateRealmDomain
 	qUpdateRealmDomain
 	qDeleteRealmDomain
+	// Uploads and push.
+	qCreateAttachment
+	qLinkAttachment
+	qAddPushToken
+	qCreateDevice
+	qUpdateDevice
+	qDeleteDevice
 
 	numQueries
 	firstWrite = qCreateRealm
@@ -101,6 +116,13 @@ var queries = [numQueries]string{
 		WHERE u.realm_id = ? AND v.user_id IN (SELECT value FROM json_each(?)) ORDER BY v.user_id, v.field_id`,
 	qRealmEmoji:       selectRealmEmoji + `WHERE id = ?`,
 	qRealmEmojiByName: selectRealmEmoji + `WHERE realm_id = ? AND name = ?`,
+	// Uploads and push.
+	qAttachmentByPath:   selectAttachment + `WHERE path_id = ? AND realm_id = ?`,
+	qUploadSpaceUsed:    `SELECT coalesce(sum(size), 0) FROM attachments WHERE realm_id = ?`,
+	qAttachmentMessages: `SELECT message_id FROM attachment_messages WHERE attachment_id = ? ORDER BY message_id`,
+	qPushTokens:         `SELECT user_id, kind, token, app_id, create_time FROM push_tokens WHERE user_id = ? ORDER BY rowid`,
+	qDevice:             selectDevice + `WHERE id = ?`,
+	qDevices:            selectDevice + `WHERE user_id = ? ORDER BY id`,
 
 	qCreateRealm: `INSERT INTO realms (name, description, host, url, deactivated, date_created,
 		default_email_visibility, new_stream_announcements_stream_id, signup_announcements_stream_id,
@@ -151,6 +173,17 @@ var queries = [numQueries]string{
 	qCreateRealmDomain: `INSERT INTO realm_domains (realm_id, domain, allow_subdomains) VALUES (?, ?, ?)`,
 	qUpdateRealmDomain: `UPDATE realm_domains SET allow_subdomains = ? WHERE realm_id = ? AND id = ?`,
 	qDeleteRealmDomain: `DELETE FROM realm_domains WHERE realm_id = ? AND id = ?`,
+	// Uploads and push.
+	qCreateAttachment: `INSERT INTO attachments (realm_id, owner_id, path_id, name, size, content_type,
+		create_time) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	qLinkAttachment: `INSERT INTO attachment_messages (attachment_id, message_id) VALUES (?, ?)
+		ON CONFLICT DO NOTHING`,
+	qAddPushToken: `INSERT INTO push_tokens (user_id, kind, token, app_id, create_time) VALUES (?, ?, ?, ?, ?)`,
+	qCreateDevice: `INSERT INTO devices (user_id, realm_id, push_key, push_key_id, token_kind, token_id,
+		bouncer_public_key, encrypted_push_registration, create_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateDevice: `UPDATE devices SET user_id = ?, realm_id = ?, push_key = ?, push_key_id = ?, token_kind = ?,
+		token_id = ?, bouncer_public_key = ?, encrypted_push_registration = ?, create_time = ? WHERE id = ?`,
+	qDeleteDevice: `DELETE FROM devices WHERE id = ?`,
 }
 
 // errMoveUser is returned by UpdateUser for a user whose RealmID changed, as
@@ -162,6 +195,7 @@ type tx struct {
 	ctx      context.Context
 	tx       *sql.Tx
 	cache    *usersCache
+	queries  *atomic.Int64
 	stmts    *stmts
 	txStmts  stmts // the statements of stmts bound to tx, made on first use
 	readOnly bool
@@ -170,7 +204,10 @@ type tx struct {
 	failed error
 }
 
+// stmt returns the prepared statement q bound to the transaction, and
+// counts one query: every use of a statement goes through here.
 func (t *tx) stmt(q query) *sql.Stmt {
+	t.queries.Add(1)
 	if st := t.txStmts[q]; st != nil {
 		return st
 	}

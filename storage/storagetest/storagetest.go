@@ -72,6 +72,9 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Realm/Settings", s.testRealmSettings},
 		{"Linkifiers", s.testLinkifiers},
 		{"RealmDomains", s.testRealmDomains},
+		{"Attachments", s.testAttachments},
+		{"PushTokens", s.testPushTokens},
+		{"Devices", s.testDevices},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

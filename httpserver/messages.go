@@ -1,0 +1,267 @@
+package httpserver
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/teamchat/chat"
+)
+
+// messageRoutes registers sending, reading, editing and deleting messages,
+// reactions, reports and edit typing.
+func (s *Server) messageRoutes() {
+	s.handle("/messages", map[string]endpoint{
+		http.MethodGet:  {authenticated, s.getMessages},
+		http.MethodPost: {authenticated, s.sendMessage},
+	})
+	s.handle("/messages/matches_narrow", map[string]endpoint{
+		http.MethodGet: {authenticated, s.matchesNarrow},
+	})
+	s.handle("/messages/{message_id}", map[string]endpoint{
+		http.MethodGet:    {authenticated, s.getMessage},
+		http.MethodPatch:  {authenticated, s.editMessage},
+		http.MethodDelete: {authenticated, s.deleteMessage},
+	})
+	s.handle("/messages/{message_id}/reactions", map[string]endpoint{
+		http.MethodPost:   {authenticated, s.addReaction},
+		http.MethodDelete: {authenticated, s.removeReaction},
+	})
+	s.handle("/messages/{message_id}/report", map[string]endpoint{
+		http.MethodPost: {authenticated, s.reportMessage},
+	})
+	s.handle("/messages/{message_id}/typing", map[string]endpoint{
+		http.MethodPost: {authenticated, s.editTyping},
+	})
+}
+
+// clientName is the sending program's name: the User-Agent's product
+// token, or "Unspecified" without one, as the reference server names it.
+func clientName(r *http.Request) string {
+	ua := strings.TrimSpace(r.UserAgent())
+	if ua == "" {
+		return "Unspecified"
+	}
+	name, _, _ := strings.Cut(ua, "/")
+	name, _, _ = strings.Cut(name, " ")
+	return name
+}
+
+// pathMessageID reads {message_id}; anything else names no message.
+func pathMessageID(c *call) (int64, error) {
+	return pathID(c, "message_id", chat.ErrInvalidMessage)
+}
+
+// narrowParam reads a narrow parameter; nil when absent.
+func narrowParam(p *params, name string) []chat.NarrowElement {
+	var out []chat.NarrowElement
+	p.Decode(name, func(b []byte) (err error) {
+		out, err = chat.ParseNarrow(name, b)
+		return err
+	})
+	return out
+}
+
+// POST /messages
+func (s *Server) sendMessage(c *call) (fields, error) {
+	p := c.p
+	req := chat.SendMessageRequest{Client: clientName(c.r)}
+	req.Type = p.RequiredString("type")
+	if raw, ok := p.String("to"); ok && p.Err() == nil {
+		to, err := chat.ParseMessageTo(raw, req.Type == "direct" || req.Type == "private")
+		if err != nil {
+			p.fail(err)
+		}
+		req.To = &to
+	}
+	req.Topic = p.AliasedString("topic", "subject")
+	req.Content = p.RequiredString("content")
+	req.QueueID, _ = p.String("queue_id")
+	req.LocalID, _ = p.String("local_id")
+	req.ReadBySender = p.OptBool("read_by_sender")
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.svc.SendMessage(c.ctx, c.actor, req)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"id", id}}, nil
+}
+
+// GET /messages
+func (s *Server) getMessages(c *call) (fields, error) {
+	p := c.p
+	req := chat.GetMessagesRequest{}
+	anchor, hasAnchor := p.String("anchor")
+	req.IncludeAnchor = p.Bool("include_anchor", true)
+	before, hasBefore := p.Int("num_before")
+	after, hasAfter := p.Int("num_after")
+	req.NumBefore, req.NumAfter = before, after
+	req.Narrow = narrowParam(p, "narrow")
+	req.Format = chat.MessageFormat{
+		ClientGravatar:      p.Bool("client_gravatar", true),
+		ApplyMarkdown:       p.Bool("apply_markdown", true),
+		AllowEmptyTopicName: p.Bool("allow_empty_topic_name", false),
+	}
+	req.MessageIDs = p.IntList("message_ids")
+	_, hasInclude := p.peek("include_anchor")
+	firstUnread := p.OptBool("use_first_unread_anchor")
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if req.MessageIDs != nil {
+		if hasAnchor || hasBefore || hasAfter || hasInclude || firstUnread != nil {
+			return nil, errorf("Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor")
+		}
+	} else {
+		switch {
+		case firstUnread != nil && *firstUnread:
+			anchor = "first_unread"
+		case !hasAnchor:
+			return nil, errorf("Missing 'anchor' argument.")
+		}
+		req.Anchor = anchor
+	}
+	res, err := s.svc.GetMessages(c.ctx, c.actor, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.MessageIDs != nil {
+		return fields{{"messages", res.Messages}, {"found_anchor", false}, {"found_oldest", false},
+			{"found_newest", false}, {"history_limited", false}}, nil
+	}
+	return fields{{"messages", res.Messages}, {"anchor", res.Anchor}, {"found_anchor", res.FoundAnchor},
+		{"found_oldest", res.FoundOldest}, {"found_newest", res.FoundNewest},
+		{"history_limited", res.HistoryLimited}}, nil
+}
+
+// GET /messages/matches_narrow
+func (s *Server) matchesNarrow(c *call) (fields, error) {
+	p := c.p
+	if _, ok := p.peek("msg_ids"); !ok {
+		p.fail(chat.MissingArgument("msg_ids"))
+	}
+	ids := p.IntList("msg_ids")
+	if _, ok := p.peek("narrow"); !ok {
+		p.fail(chat.MissingArgument("narrow"))
+	}
+	narrow := narrowParam(p, "narrow")
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	out, err := s.svc.MatchesNarrow(c.ctx, c.actor, ids, narrow)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"messages", out}}, nil
+}
+
+// GET /messages/{message_id}. client_gravatar is always true here, as
+// with the reference server.
+func (s *Server) getMessage(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	f := chat.MessageFormat{ClientGravatar: true, ApplyMarkdown: c.p.Bool("apply_markdown", true),
+		AllowEmptyTopicName: c.p.Bool("allow_empty_topic_name", false)}
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	m, raw, err := s.svc.GetMessage(c.ctx, c.actor, id, f)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"message", m}, {"raw_content", raw}}, nil
+}
+
+// PATCH /messages/{message_id}: content edits.
+func (s *Server) editMessage(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	content := c.p.OptString("content")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.svc.EditMessage(c.ctx, c.actor, id, content); err != nil {
+		return nil, err
+	}
+	return fields{{"detached_uploads", []any{}}}, nil
+}
+
+// DELETE /messages/{message_id}
+func (s *Server) deleteMessage(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.svc.DeleteMessage(c.ctx, c.actor, id)
+}
+
+// reactionRequest reads emoji_name, emoji_code and reaction_type.
+func reactionRequest(p *params, nameRequired bool) chat.ReactionRequest {
+	var req chat.ReactionRequest
+	if nameRequired {
+		req.Name = p.RequiredString("emoji_name")
+	} else {
+		req.Name, _ = p.String("emoji_name")
+	}
+	req.Code = p.OptString("emoji_code")
+	req.Type = p.OptString("reaction_type")
+	return req
+}
+
+// POST /messages/{message_id}/reactions
+func (s *Server) addReaction(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	req := reactionRequest(c.p, true)
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.AddReaction(c.ctx, c.actor, id, req)
+}
+
+// DELETE /messages/{message_id}/reactions
+func (s *Server) removeReaction(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	req := reactionRequest(c.p, false)
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.RemoveReaction(c.ctx, c.actor, id, req)
+}
+
+// POST /messages/{message_id}/report
+func (s *Server) reportMessage(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	typ := c.p.RequiredString("report_type")
+	desc, _ := c.p.String("description")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.ReportMessage(c.ctx, c.actor, id, typ, desc)
+}
+
+// POST /messages/{message_id}/typing
+func (s *Server) editTyping(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	op := c.p.RequiredString("op")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.EditTyping(c.ctx, c.actor, id, op)
+}

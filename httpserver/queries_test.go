@@ -1,0 +1,109 @@
+package httpserver_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage/sqlite"
+)
+
+// queryCase is one request whose SQL statement count is pinned.
+type queryCase struct {
+	name   string
+	method string
+	path   string
+	as     func(e *env) *account
+	form   func(e *env) []string
+	// max is the most statements the request may run: the count today, so
+	// that a change adding queries must say so here.
+	max int64
+}
+
+// TestQueriesPerRequest runs each operation over SQLite twice: in the
+// fixture's organization, and again after 40 more users joined its
+// channels. The statement count must not grow with the users (no query
+// per row), and must stay within the pinned bound.
+func TestQueriesPerRequest(t *testing.T) {
+	owner := func(e *env) *account { return &e.owner }
+	member := func(e *env) *account { return &e.member }
+	none := func(*env) []string { return nil }
+	cases := []queryCase{
+		{"server settings", http.MethodGet, "/server_settings", func(*env) *account { return nil }, none, 2},
+		{"users", http.MethodGet, "/users", member, none, 6},
+		{"users with profile data", http.MethodGet, "/users", member,
+			func(*env) []string { return []string{"include_custom_profile_fields", "true"} }, 6},
+		{"user by ID", http.MethodGet, "/users/1", member, none, 5},
+		{"user by email", http.MethodGet, "/users/owner@example.com", member, none, 5},
+		{"me", http.MethodGet, "/users/me", member, none, 5},
+		{"subscriptions", http.MethodGet, "/users/me/subscriptions", member,
+			func(*env) []string { return []string{"include_subscribers", "true"} }, 8},
+		{"streams", http.MethodGet, "/streams", member, none, 8},
+		{"user groups", http.MethodGet, "/user_groups", member, none, 6},
+		{"subscribe", http.MethodPost, "/users/me/subscriptions", member,
+			func(*env) []string { return []string{"subscriptions", `[{"name":"general"},{"name":"fresh"}]`} }, 26},
+		{"mute a topic", http.MethodPatch, "/users/me/subscriptions/muted_topics", member,
+			func(*env) []string { return []string{"stream", "general", "topic", "lunch", "op", "add"} }, 11},
+		{"set status", http.MethodPost, "/users/me/status", member,
+			func(*env) []string { return []string{"status_text", "busy"} }, 7},
+		{"realm settings", http.MethodPatch, "/realm", owner,
+			func(*env) []string { return []string{"name", "Renamed Org"} }, 9},
+		{"register", http.MethodPost, "/register", member, none, 61},
+	}
+
+	// count runs every case once on a fresh environment with extra more
+	// users in the channel "general", and returns the statements each ran.
+	count := func(t *testing.T, extra int) map[string]int64 {
+		store, err := sqlite.Open(filepath.Join(t.TempDir(), "chat.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEnvWithStore(t, store)
+		ctx := context.Background()
+		if res := e.call(http.MethodPost, "/users/me/subscriptions", &e.owner, form(
+			"subscriptions", `[{"name":"general"}]`, "principals", fmt.Sprintf("[%d,%d]", e.owner.id, e.member.id))); res.status != http.StatusOK {
+			t.Fatalf("subscribe: %s", res.raw)
+		}
+		var ids []string
+		for i := range extra {
+			u, err := e.svc.ProvisionUser(ctx, 1, chat.NewUser{Email: fmt.Sprintf("extra%d@example.com", i), FullName: "Extra User"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, itoa(u.UserID))
+		}
+		if len(ids) > 0 {
+			principals := "[" + strings.Join(ids, ",") + "]"
+			if res := e.call(http.MethodPost, "/users/me/subscriptions", &e.owner, form(
+				"subscriptions", `[{"name":"general"}]`, "principals", principals)); res.status != http.StatusOK {
+				t.Fatalf("subscribe extras: %s", res.raw)
+			}
+		}
+		out := map[string]int64{}
+		for _, c := range cases {
+			before := store.QueryCount()
+			res := e.call(c.method, c.path, c.as(e), form(c.form(e)...))
+			if res.status != http.StatusOK {
+				t.Fatalf("%s: %s", c.name, res.raw)
+			}
+			out[c.name] = store.QueryCount() - before
+		}
+		return out
+	}
+	small := count(t, 0)
+	large := count(t, 40)
+	for _, c := range cases {
+		if small[c.name] != large[c.name] {
+			t.Errorf("%s: %d statements with the fixture, %d with 40 more users: a query per user?",
+				c.name, small[c.name], large[c.name])
+		}
+		if small[c.name] > c.max {
+			t.Errorf("%s: %d statements, more than the pinned %d", c.name, small[c.name], c.max)
+		}
+		t.Logf("%-24s %3d statements", c.name, small[c.name])
+	}
+}

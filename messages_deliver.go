@@ -1,0 +1,277 @@
+package chat
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// deliverOptions are the sender's choices when messages are delivered.
+type deliverOptions struct {
+	// sender is nil for the notification bot.
+	sender *UserRecord
+	// readBySender marks the message read for its sender.
+	readBySender bool
+	// canLink decides which channels the content may link.
+	canLink func(*Channel) bool
+	// queueID and localID echo local_message_id to the sender's queue.
+	queueID, localID string
+}
+
+// deliver renders the messages, stores them with the rows of their
+// recipients (one batch), keeps each channel's first_message_id and
+// emits one message event per message. Channel messages go to the
+// channel's active subscribers, direct messages to their active
+// participants.
+func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageRecord, o deliverOptions) error {
+	var all strings.Builder
+	for _, m := range ms {
+		all.WriteString(m.Content)
+	}
+	rc, err := newRenderContext(tx, realmID, all.String(), o.canLink)
+	if err != nil {
+		return err
+	}
+	type rendered struct {
+		mentioned     map[int64]bool
+		stream, topic bool
+	}
+	info := make([]rendered, len(ms))
+	for i, m := range ms {
+		rc.mentioned, rc.streamWildcard, rc.topicWildcard = map[int64]bool{}, false, false
+		rc.hasLink, rc.hasImage, rc.hasAttachment = false, false, false
+		m.RenderedContent = rc.render(m.Content)
+		m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
+		info[i] = rendered{rc.mentioned, rc.streamWildcard, rc.topicWildcard}
+	}
+	if err := tx.CreateMessages(ms); err != nil {
+		return err
+	}
+
+	// Recipients: channel subscribers (read once per channel) or the
+	// participants, active users only.
+	channelIDs := []int64{}
+	for _, m := range ms {
+		if m.RecipientType == RecipientChannel && !slices.Contains(channelIDs, m.ChannelID) {
+			channelIDs = append(channelIDs, m.ChannelID)
+		}
+	}
+	subs, err := tx.ChannelSubscriptions(channelIDs)
+	if err != nil {
+		return err
+	}
+	subscribers := subscriberIDs(subs)
+	var candidates []int64
+	for _, ids := range subscribers {
+		candidates = append(candidates, ids...)
+	}
+	for _, m := range ms {
+		candidates = append(candidates, m.DirectUserIDs...)
+	}
+	users, err := tx.Users(realmID, uniqueIDs(candidates))
+	if err != nil {
+		return err
+	}
+	active := make(map[int64]bool, len(users))
+	for i := range users {
+		if users[i].IsActive {
+			active[users[i].ID] = true
+		}
+	}
+	var rows []UserMessage
+	events := make([]*messageEvent, len(ms))
+	for i, m := range ms {
+		recipients := m.DirectUserIDs
+		if m.RecipientType == RecipientChannel {
+			recipients = subscribers[m.ChannelID]
+		}
+		ev := &messageEvent{flags: map[int64]MessageFlags{}, queueID: o.queueID, localID: o.localID}
+		if o.sender != nil {
+			ev.senderID = o.sender.ID
+		}
+		var to []int64
+		for _, uid := range recipients {
+			if !active[uid] {
+				continue
+			}
+			var f MessageFlags
+			if o.sender != nil && uid == o.sender.ID {
+				if o.readBySender {
+					f |= FlagRead
+				}
+			} else {
+				if info[i].mentioned[uid] {
+					f |= FlagMentioned
+				}
+				if info[i].stream {
+					f |= FlagStreamWildcardMentioned
+				}
+				if info[i].topic {
+					f |= FlagTopicWildcardMentioned
+				}
+			}
+			rows = append(rows, UserMessage{UserID: uid, MessageID: m.ID, Flags: f})
+			ev.flags[uid] = f
+			to = append(to, uid)
+		}
+		events[i] = ev
+		if len(to) > 0 {
+			ev.to = to
+		}
+	}
+	if err := tx.CreateUserMessages(rows); err != nil {
+		return err
+	}
+	for _, c := range channelIDs {
+		ch, err := tx.Channel(c)
+		if err != nil {
+			return err
+		}
+		if ch.FirstMessageID == 0 {
+			for _, m := range ms {
+				if m.ChannelID == c && m.RecipientType == RecipientChannel {
+					ch.FirstMessageID = m.ID
+					break
+				}
+			}
+			if err := tx.UpdateChannel(ch); err != nil {
+				return err
+			}
+		}
+	}
+	realm, err := tx.Realm(realmID)
+	if err != nil {
+		return err
+	}
+	loader, err := s.newMessageLoader(tx, realm)
+	if err != nil {
+		return err
+	}
+	records := make([]MessageRecord, len(ms))
+	for i, m := range ms {
+		records[i] = *m
+	}
+	data, err := loader.load(records)
+	if err != nil {
+		return err
+	}
+	for i, ev := range events {
+		if ev.to == nil {
+			continue
+		}
+		ev.data = data[i]
+		emit(ev.event(realmID))
+	}
+	return nil
+}
+
+// messageEvent is a message event whose form depends on each queue: the
+// message object follows the queue's format (encoded once per format),
+// the flags its user's row, and the queue's narrow may drop it.
+type messageEvent struct {
+	data     *messageData
+	to       []int64
+	flags    map[int64]MessageFlags
+	senderID int64
+	queueID  string
+	localID  string
+	encoded  map[MessageFormat]json.RawMessage
+}
+
+func (e *messageEvent) event(realmID int64) Event {
+	e.encoded = map[MessageFormat]json.RawMessage{}
+	return Event{RealmID: realmID, UserIDs: e.to, Payload: map[string]any{"type": "message"}, PerQueue: e.forQueue}
+}
+
+// forQueue encodes the event for q.
+func (e *messageEvent) forQueue(q QueueInfo) []json.RawMessage {
+	flags := e.flags[q.UserID]
+	if !queueNarrowMatches(q.Narrow, e.data, flags) {
+		return nil
+	}
+	f := q.Format
+	f.AllowEmptyTopicName = q.EmptyTopicName
+	msg, ok := e.encoded[f]
+	if !ok {
+		// The recipient ID depends on the reader only for one-to-one
+		// conversations, whose readers are two; encode those per reader.
+		v := e.data.view(q.UserID, f)
+		msg = encodeJSON(v)
+		if e.data.m.RecipientType == RecipientChannel || len(e.data.m.DirectUserIDs) > 2 {
+			e.encoded[f] = msg
+		}
+	}
+	b := make([]byte, 0, len(msg)+64)
+	b = append(b, `{"type":"message","message":`...)
+	b = append(b, msg...)
+	b = append(b, `,"flags":`...)
+	b = append(b, encodeJSON(flags.Names())...)
+	if e.localID != "" && q.ID == e.queueID && q.UserID == e.senderID {
+		b = append(b, `,"local_message_id":`...)
+		b = append(b, encodeJSON(e.localID)...)
+	}
+	return []json.RawMessage{append(b, '}')}
+}
+
+// queueNarrowMatches applies an event queue's narrow to a message
+// (PROTOCOL.md C1.4): channel names, topics and sender addresses match
+// without regard to case.
+func queueNarrowMatches(narrow []NarrowTerm, d *messageData, flags MessageFlags) bool {
+	m := &d.m
+	for _, t := range narrow {
+		ok := true
+		switch t.Operator {
+		case "channel", "stream":
+			ok = m.RecipientType == RecipientChannel && ChannelNameKey(d.channelName) == ChannelNameKey(t.Operand)
+		case "topic":
+			ok = m.RecipientType == RecipientChannel && TopicKey(m.Topic) == TopicKey(t.Operand)
+		case "sender":
+			ok = strings.EqualFold(d.senderEmail, t.Operand)
+		case "is":
+			switch t.Operand {
+			case "dm", "private":
+				ok = m.RecipientType == RecipientDirect
+			case "starred":
+				ok = flags&FlagStarred != 0
+			case "unread":
+				ok = flags&FlagRead == 0
+			case "mentioned", "alerted":
+				ok = flags.mentionedAny() || flags&FlagHasAlertWord != 0
+			case "resolved":
+				ok = m.RecipientType == RecipientChannel && strings.HasPrefix(m.Topic, resolvedTopicPrefix)
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// resolvedTopicPrefix marks a resolved topic.
+const resolvedTopicPrefix = "✔ "
+
+// topicForQueue is a topic as a queue receives it: without the
+// empty_topic_name capability the empty topic has its display name.
+func topicForQueue(q QueueInfo, topic string) string {
+	if topic == "" && !q.EmptyTopicName {
+		return EmptyTopicDisplayName
+	}
+	return topic
+}
+
+// perQueuePayload makes an event whose payload adjust changes per queue:
+// it gets a copy of payload and returns the events for the queue.
+func perQueuePayload(realmID int64, to []int64, payload map[string]any, adjust func(q QueueInfo, p map[string]any) []map[string]any) Event {
+	return Event{RealmID: realmID, UserIDs: to, Payload: payload, PerQueue: func(q QueueInfo) []json.RawMessage {
+		p := make(map[string]any, len(payload))
+		for k, v := range payload {
+			p[k] = v
+		}
+		var out []json.RawMessage
+		for _, one := range adjust(q, p) {
+			out = append(out, encodeJSON(one))
+		}
+		return out
+	}}
+}

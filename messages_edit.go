@@ -1,0 +1,263 @@
+package chat
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Edit and deletion texts (PROTOCOL.md C5.5, C5.6, B2.19).
+var (
+	ErrNothingToChange    = errorf("Nothing to change")
+	ErrEditingDisabled    = errorf("Your organization has turned off message editing")
+	ErrNoEditPermission   = errorf("You don't have permission to edit this message")
+	ErrEditTimeLimit      = errorf("The time limit for editing this message has passed")
+	ErrNoDeletePermission = errorf("You don't have permission to delete this message")
+	ErrDeleteTimeLimit    = errorf("The time limit for deleting this message has passed")
+)
+
+// editGrace is the time after the edit limit during which edits still
+// pass, for clients that started editing just in time.
+const editGrace = 20 * time.Second
+
+// checkEditable applies the content-edit rules: the organization allows
+// editing, the actor sent the message, and the edit limit has not passed.
+func (s *Service) checkEditable(cc *channelContext, m *MessageRecord) error {
+	if !cc.realm.AllowMessageEditing {
+		return ErrEditingDisabled
+	}
+	if m.SenderID != cc.actor.ID {
+		return ErrNoEditPermission
+	}
+	if limit := cc.realm.MessageContentEditLimitSeconds; limit > 0 &&
+		s.now().Sub(m.DateSent) > time.Duration(limit)*time.Second+editGrace {
+		return ErrEditTimeLimit
+	}
+	return nil
+}
+
+// EditMessage replaces the content of the actor's message (PATCH
+// /messages/{id}); blank content becomes "(deleted)". The users who
+// received the message get an update_message event with their flags.
+// content nil is "Nothing to change".
+//
+// Errors: ErrNothingToChange, ErrInvalidMessage, ErrEditingDisabled,
+// ErrNoEditPermission, ErrEditTimeLimit, ErrMessageNullBytes, and those of
+// the actor check.
+func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *string) error {
+	if content == nil {
+		return ErrNothingToChange
+	}
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		m, _, err := readableMessage(tx, cc, id)
+		if err != nil {
+			return err
+		}
+		if err := s.checkEditable(cc, &m); err != nil {
+			return err
+		}
+		text, err := normaliseContent(*content)
+		if err == ErrEmptyMessage {
+			text, err = "(deleted)", nil
+		}
+		if err != nil {
+			return err
+		}
+		rc, err := newRenderContext(tx, cc.realm.ID, text, func(c *Channel) bool { return cc.access(c).metadata(c) })
+		if err != nil {
+			return err
+		}
+		orig := m
+		m.Content, m.RenderedContent = text, rc.render(text)
+		m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
+		m.EditedAt = s.now()
+		if err := tx.UpdateMessage(m); err != nil {
+			return err
+		}
+		rows, err := tx.MessageRecipients(m.ID)
+		if err != nil {
+			return err
+		}
+		flags := map[int64]MessageFlags{}
+		to := []int64{}
+		for _, r := range rows {
+			flags[r.UserID] = r.Flags
+			to = append(to, r.UserID)
+		}
+		payload := map[string]any{
+			"type": "update_message", "user_id": cc.actor.ID, "edit_timestamp": m.EditedAt.Unix(),
+			"message_id": m.ID, "message_ids": []int64{m.ID}, "rendering_only": false,
+			"orig_content": orig.Content, "orig_rendered_content": orig.RenderedContent,
+			"content": m.Content, "rendered_content": m.RenderedContent, "is_me_message": isMeMessage(m.Content),
+		}
+		if m.RecipientType == RecipientChannel {
+			c, err := tx.Channel(m.ChannelID)
+			if err != nil {
+				return err
+			}
+			payload["stream_id"], payload["stream_name"] = c.ID, c.Name
+		}
+		emit(perQueuePayload(cc.realm.ID, to, payload, func(q QueueInfo, p map[string]any) []map[string]any {
+			p["flags"] = flags[q.UserID].Names()
+			return []map[string]any{p}
+		}))
+		return nil
+	})
+}
+
+// DeleteMessage deletes a message (DELETE /messages/{id}). Members of the
+// channel's can_delete_any_message_group (administrators for direct
+// messages) may delete any message they can read; senders may delete
+// their own while they are in the channel's can_delete_own_message_group
+// and the organization's deletion limit has not passed.
+//
+// Errors: ErrInvalidMessage, ErrNoDeletePermission, ErrDeleteTimeLimit,
+// and those of the actor check.
+func (s *Service) DeleteMessage(ctx context.Context, actor, id int64) error {
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		m, _, err := readableMessage(tx, cc, id)
+		if err != nil {
+			return err
+		}
+		var c Channel
+		anyAllowed, ownAllowed := cc.actor.Role.IsAdmin(), true
+		if m.RecipientType == RecipientChannel {
+			if c, err = tx.Channel(m.ChannelID); err != nil {
+				return err
+			}
+			anyAllowed = anyAllowed || cc.g.allows(c.CanDeleteAnyMessageGroup, &cc.actor)
+			ownAllowed = cc.g.allows(c.CanDeleteOwnMessageGroup, &cc.actor)
+		}
+		if !anyAllowed {
+			if m.SenderID != cc.actor.ID || !ownAllowed {
+				return ErrNoDeletePermission
+			}
+			if limit := cc.realm.MessageContentDeleteLimitSeconds; limit > 0 &&
+				s.now().Sub(m.DateSent) > time.Duration(limit)*time.Second {
+				return ErrDeleteTimeLimit
+			}
+		}
+		if m.RecipientType == RecipientChannel {
+			return s.deleteChannelMessages(tx, emit, cc, &c, m.Topic, []int64{m.ID})
+		}
+		to, err := messageAudience(tx, m.ID, cc.actor.ID)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteMessages([]int64{m.ID}); err != nil {
+			return err
+		}
+		emit(deleteMessageEvent(cc.realm.ID, to, map[string]any{"type": "delete_message",
+			"message_ids": []int64{m.ID}, "message_type": "private"}))
+		return nil
+	})
+}
+
+// deleteMessageEvent makes a delete_message event: queues without the
+// bulk_message_deletion capability get one event per message with
+// message_id; an empty topic is named for queues without empty_topic_name.
+func deleteMessageEvent(realmID int64, to []int64, payload map[string]any) Event {
+	return perQueuePayload(realmID, to, payload, func(q QueueInfo, p map[string]any) []map[string]any {
+		if topic, ok := p["topic"].(string); ok {
+			p["topic"] = topicForQueue(q, topic)
+		}
+		if q.BulkMessageDeletion {
+			return []map[string]any{p}
+		}
+		ids := slices.Clone(p["message_ids"].([]int64))
+		delete(p, "message_ids")
+		out := make([]map[string]any, len(ids))
+		for i, id := range ids {
+			one := make(map[string]any, len(p)+1)
+			for k, v := range p {
+				one[k] = v
+			}
+			one["message_id"] = id
+			out[i] = one
+		}
+		return out
+	})
+}
+
+// EditTyping tells the users who see a message that the actor started or
+// stopped editing it (POST /messages/{id}/typing). A channel message's
+// active subscribers are told, unless the channel has more than 100; a
+// direct message's active participants, the actor included.
+//
+// Errors: ErrInvalidTypingOp, ErrInvalidMessage, ErrEditingDisabled,
+// ErrNoEditPermission, ErrEditTimeLimit, and those of the actor check.
+func (s *Service) EditTyping(ctx context.Context, actor, id int64, op string) error {
+	if op != "start" && op != "stop" {
+		return ErrInvalidTypingOp
+	}
+	var events []Event
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		m, _, err := readableMessage(tx, cc, id)
+		if err != nil {
+			return err
+		}
+		if err := s.checkEditable(cc, &m); err != nil {
+			return err
+		}
+		payload := map[string]any{"type": "typing_edit_message", "op": op, "sender_id": cc.actor.ID, "message_id": m.ID}
+		var candidates []int64
+		if m.RecipientType == RecipientChannel {
+			subs, err := tx.ChannelSubscriptions([]int64{m.ChannelID})
+			if err != nil {
+				return err
+			}
+			candidates = subscriberIDs(subs)[m.ChannelID]
+			payload["recipient"] = map[string]any{"type": "channel", "channel_id": m.ChannelID, "topic": m.Topic}
+		} else {
+			candidates = m.DirectUserIDs
+			payload["recipient"] = map[string]any{"type": "direct", "user_ids": m.DirectUserIDs}
+		}
+		to, err := activeAmong(tx, cc.realm.ID, candidates)
+		if err != nil {
+			return err
+		}
+		if m.RecipientType == RecipientChannel && len(to) > maxTypingSubscribers {
+			return nil
+		}
+		events = append(events, Event{RealmID: cc.realm.ID, UserIDs: to, Payload: payload})
+		return nil
+	})
+	if err == nil && len(events) > 0 {
+		s.cfg.Events.Publish(ctx, events)
+	}
+	return err
+}
+
+// maxTypingSubscribers is the largest channel whose subscribers get typing
+// notifications.
+const maxTypingSubscribers = 100
+
+// activeAmong returns the active users among ids, sorted.
+func activeAmong(tx Tx, realmID int64, ids []int64) ([]int64, error) {
+	if len(ids) == 0 {
+		return []int64{}, nil
+	}
+	users, err := tx.Users(realmID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := []int64{}
+	for i := range users {
+		if users[i].IsActive {
+			out = append(out, users[i].ID)
+		}
+	}
+	return out, nil
+}

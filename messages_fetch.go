@@ -1,0 +1,389 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"html"
+	"slices"
+	"strconv"
+)
+
+// Anchor values of GetMessages.
+const (
+	// AnchorNewest is the anchor that "newest" stands for.
+	AnchorNewest int64 = 10000000000000000
+	// maxMessagesPerFetch bounds num_before + num_after.
+	maxMessagesPerFetch = 5000
+	// scanBatch is the smallest batch read from the backend while
+	// predicates filter rows.
+	scanBatch = 100
+)
+
+// GetMessagesRequest describes a message fetch (GET /messages).
+type GetMessagesRequest struct {
+	// Anchor is a message ID as text, or "newest", "oldest",
+	// "first_unread"; ignored when MessageIDs is set.
+	Anchor string
+	// IncludeAnchor is the include_anchor parameter (default true).
+	IncludeAnchor       bool
+	NumBefore, NumAfter int64
+	Narrow              []NarrowElement
+	Format              MessageFormat
+	// MessageIDs, when not nil, fetches these messages instead of a range.
+	MessageIDs []int64
+}
+
+// GetMessagesResult is the answer of GetMessages. Anchor and the found_*
+// fields are meaningless (zero) for a fetch by MessageIDs.
+type GetMessagesResult struct {
+	Messages       []MessageView `json:"messages"`
+	Anchor         int64         `json:"anchor"`
+	FoundAnchor    bool          `json:"found_anchor"`
+	FoundOldest    bool          `json:"found_oldest"`
+	FoundNewest    bool          `json:"found_newest"`
+	HistoryLimited bool          `json:"history_limited"`
+}
+
+// Message fetch texts (PROTOCOL.md C5.2).
+var (
+	ErrInvalidAnchor       = errorf("Invalid anchor")
+	ErrAnchorExcluded      = errorf("The anchor can only be excluded at an end of the range")
+	ErrTooManyMessages     = errorf("Too many messages requested (maximum %d).", maxMessagesPerFetch)
+	ErrNegativeNumMessages = errorf("num_before and num_after must not be negative")
+)
+
+// ParseAnchor reads an anchor: "newest", "oldest", "first_unread" or a
+// message ID (negative IDs count as 0, huge ones as AnchorNewest).
+// first_unread is returned as -1. Errors: ErrInvalidAnchor.
+func ParseAnchor(s string) (int64, error) {
+	switch s {
+	case "newest":
+		return AnchorNewest, nil
+	case "oldest":
+		return 0, nil
+	case "first_unread":
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		var numErr *strconv.NumError
+		if errors.As(err, &numErr) && errors.Is(numErr.Err, strconv.ErrRange) {
+			if len(s) > 0 && s[0] == '-' {
+				return 0, nil
+			}
+			return AnchorNewest, nil
+		}
+		return 0, ErrInvalidAnchor
+	}
+	return min(max(n, 0), AnchorNewest), nil
+}
+
+// GetMessages returns the actor's messages in a narrow around an anchor
+// (PROTOCOL.md C5.2): at most NumBefore messages before it, the anchor
+// itself when IncludeAnchor and it matches, and at most NumAfter after
+// it, sorted by ID. Without a channel term only received messages count;
+// a channel term adds the channel's history when the actor may read it.
+//
+// Errors: ErrInvalidAnchor, ErrAnchorExcluded, ErrTooManyMessages,
+// BAD_NARROW ones (see compileNarrow), and those of the actor check.
+func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesRequest) (GetMessagesResult, error) {
+	var out GetMessagesResult
+	if req.NumBefore < 0 || req.NumAfter < 0 {
+		return out, ErrNegativeNumMessages
+	}
+	if req.NumBefore+req.NumAfter > maxMessagesPerFetch {
+		return out, ErrTooManyMessages
+	}
+	if !req.IncludeAnchor && req.NumBefore > 0 && req.NumAfter > 0 && req.MessageIDs == nil {
+		return out, ErrAnchorExcluded
+	}
+	anchor := int64(0)
+	if req.MessageIDs == nil {
+		var err error
+		if anchor, err = ParseAnchor(req.Anchor); err != nil {
+			return out, err
+		}
+	}
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		n, err := s.compileNarrow(tx, cc, req.Narrow)
+		if err != nil {
+			return err
+		}
+		var rows []MessageRow
+		if req.MessageIDs != nil {
+			ids := uniqueIDs(req.MessageIDs)
+			slices.Sort(ids)
+			rows, err = n.scan(tx, ids, 0, 0, false, len(ids))
+			if err != nil {
+				return err
+			}
+		} else {
+			if anchor == -1 {
+				unread := *n
+				unread.preds = append(slices.Clone(n.preds), func(r *MessageRow, _ bool) bool { return r.Flags&FlagRead == 0 })
+				first, err := unread.scan(tx, nil, 0, 0, false, 1)
+				if err != nil {
+					return err
+				}
+				anchor = AnchorNewest
+				if len(first) == 1 {
+					anchor = first[0].Message.ID
+				}
+			}
+			leftEnd, rightEnd := anchor == 0, anchor == AnchorNewest
+			var before, at, after []MessageRow
+			if !leftEnd && req.NumBefore > 0 {
+				if before, err = n.scan(tx, nil, 0, anchor-1, true, int(req.NumBefore)); err != nil {
+					return err
+				}
+				slices.Reverse(before)
+			}
+			if req.IncludeAnchor && !rightEnd && anchor > 0 {
+				if at, err = n.scan(tx, nil, anchor, anchor, false, 1); err != nil {
+					return err
+				}
+			}
+			if !rightEnd && req.NumAfter > 0 {
+				if after, err = n.scan(tx, nil, anchor+1, 0, false, int(req.NumAfter)); err != nil {
+					return err
+				}
+			}
+			rows = append(append(before, at...), after...)
+			out.Anchor = anchor
+			out.FoundAnchor = len(at) == 1
+			out.FoundOldest = leftEnd || int64(len(before)) < req.NumBefore
+			out.FoundNewest = rightEnd || int64(len(after)) < req.NumAfter
+		}
+		out.Messages, err = s.viewRows(tx, cc, rows, req.Format, n.search)
+		return err
+	})
+	return out, err
+}
+
+// scan returns up to limit rows that the narrow matches, with IDs in
+// [minID, maxID] (maxID 0: no bound), in ascending or descending order;
+// ids, when not nil, restricts the IDs further.
+func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool, limit int) ([]MessageRow, error) {
+	if n.empty || limit <= 0 {
+		return nil, nil
+	}
+	f := n.filter
+	f.MinID, f.MaxID, f.Descending = minID, maxID, desc
+	if ids != nil {
+		if f.IDs != nil {
+			var both []int64
+			for _, id := range ids {
+				if slices.Contains(f.IDs, id) {
+					both = append(both, id)
+				}
+			}
+			ids = both
+		}
+		f.IDs = ids
+	}
+	var out []MessageRow
+	for {
+		f.Limit = limit
+		if len(n.preds) > 0 {
+			f.Limit = max(2*(limit-len(out)), scanBatch)
+		}
+		rows, err := tx.FindMessages(f)
+		if err != nil {
+			return nil, err
+		}
+		reacted := map[int64]bool{}
+		if n.needReactions && len(rows) > 0 {
+			ids := make([]int64, len(rows))
+			for i := range rows {
+				ids[i] = rows[i].Message.ID
+			}
+			rs, err := tx.Reactions(ids)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rs {
+				reacted[r.MessageID] = true
+			}
+		}
+		for i := range rows {
+			r := &rows[i]
+			if !r.Received {
+				r.Flags = FlagRead | FlagHistorical
+			}
+			ok := true
+			for _, p := range n.preds {
+				if !p(r, reacted[r.Message.ID]) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				out = append(out, *r)
+				if len(out) == limit {
+					return out, nil
+				}
+			}
+		}
+		if len(rows) < f.Limit {
+			return out, nil
+		}
+		last := rows[len(rows)-1].Message.ID
+		if desc {
+			f.MaxID = last - 1
+			if f.MaxID < max(f.MinID, 1) {
+				return out, nil
+			}
+		} else {
+			f.MinID = last + 1
+		}
+	}
+}
+
+// viewRows builds the message objects of rows for the reader, with match
+// fields when search words are given.
+func (s *Service) viewRows(tx Tx, cc *channelContext, rows []MessageRow, f MessageFormat, search []string) ([]MessageView, error) {
+	out := make([]MessageView, 0, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	loader, err := s.newMessageLoader(tx, cc.realm)
+	if err != nil {
+		return nil, err
+	}
+	records := make([]MessageRecord, len(rows))
+	for i := range rows {
+		records[i] = rows[i].Message
+	}
+	data, err := loader.load(records)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range data {
+		v := d.view(cc.actor.ID, f)
+		flags := rows[i].Flags.Names()
+		v.Flags = &flags
+		if len(search) > 0 {
+			content := highlight(rows[i].Message.RenderedContent, search)
+			subject := highlight(html.EscapeString(rows[i].Message.Topic), search)
+			v.MatchContent, v.MatchSubject = &content, &subject
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// readableMessage reads a message the actor may read, with the actor's
+// flags: received, or in the history of a channel open to them. Anything
+// else is ErrInvalidMessage.
+func readableMessage(tx Tx, cc *channelContext, id int64) (MessageRecord, MessageFlags, error) {
+	m, err := tx.Message(id)
+	if errors.Is(err, ErrNotFound) || (err == nil && m.RealmID != cc.realm.ID) {
+		return MessageRecord{}, 0, ErrInvalidMessage
+	}
+	if err != nil {
+		return MessageRecord{}, 0, err
+	}
+	um, err := tx.UserMessage(cc.actor.ID, id)
+	if err == nil {
+		return m, um.Flags, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return MessageRecord{}, 0, err
+	}
+	if m.RecipientType == RecipientChannel {
+		c, err := tx.Channel(m.ChannelID)
+		if err != nil {
+			return MessageRecord{}, 0, err
+		}
+		if historyAccess(cc, &c) {
+			return m, FlagRead | FlagHistorical, nil
+		}
+	}
+	return MessageRecord{}, 0, ErrInvalidMessage
+}
+
+// GetMessage returns one message the actor may read and its Markdown
+// source (GET /messages/{id}). Errors: ErrInvalidMessage and those of the
+// actor check.
+func (s *Service) GetMessage(ctx context.Context, actor, id int64, f MessageFormat) (MessageView, string, error) {
+	var v MessageView
+	var raw string
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		m, flags, err := readableMessage(tx, cc, id)
+		if err != nil {
+			return err
+		}
+		views, err := s.viewRows(tx, cc, []MessageRow{{Message: m, Flags: flags, Received: true}}, f, nil)
+		if err != nil {
+			return err
+		}
+		v, raw = views[0], m.Content
+		return nil
+	})
+	return v, raw, err
+}
+
+// NarrowMatch is how a message matches a narrow (GET
+// /messages/matches_narrow).
+type NarrowMatch struct {
+	MatchContent string `json:"match_content"`
+	MatchSubject string `json:"match_subject"`
+}
+
+// MatchesNarrow returns, keyed by message ID, the messages among ids that
+// the actor received and that match the narrow, with their rendered
+// content and escaped topic (search words highlighted). Errors: BAD_NARROW
+// ones and those of the actor check.
+func (s *Service) MatchesNarrow(ctx context.Context, actor int64, ids []int64, narrow []NarrowElement) (map[string]NarrowMatch, error) {
+	out := map[string]NarrowMatch{}
+	err := s.view(ctx, func(tx Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		n, err := s.compileNarrow(tx, cc, narrow)
+		if err != nil {
+			return err
+		}
+		// Only received messages count, whatever the channel's history.
+		n.filter.ChannelHistory = false
+		want := uniqueIDs(ids)
+		slices.Sort(want)
+		rows, err := n.scan(tx, want, 0, 0, false, len(want))
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			out[strconv.FormatInt(r.Message.ID, 10)] = NarrowMatch{
+				MatchContent: highlight(r.Message.RenderedContent, n.search),
+				MatchSubject: highlight(html.EscapeString(r.Message.Topic), n.search),
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// messageState is the "message" block of a register answer: max_message_id,
+// the highest ID of the messages the user received (-1 for none).
+func messageState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
+	return s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
+		rows, err := tx.FindMessages(MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Descending: true, Limit: 1})
+		if err != nil {
+			return err
+		}
+		state["max_message_id"] = int64(-1)
+		if len(rows) == 1 {
+			state["max_message_id"] = rows[0].Message.ID
+		}
+		return nil
+	})
+}

@@ -1,0 +1,367 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"html"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MessageTo is the "to" of a message being sent: channel or user IDs, or
+// channel names or user addresses, as ParseMessageTo reads them.
+type MessageTo struct {
+	IDs   []int64
+	Names []string
+}
+
+// ParseMessageTo reads the "to" parameter of POST /messages (PROTOCOL.md
+// C5.1): a JSON integer, string or list of either, or else plain text: a
+// channel name, or comma-separated addresses for direct messages.
+//
+// Errors: "Recipient lists may contain emails or user IDs, but not both."
+// and "Invalid data type for recipients" / "Invalid data type for channel"
+// (direct tells which).
+func ParseMessageTo(raw string, direct bool) (MessageTo, error) {
+	badType := errorf("Invalid data type for channel")
+	if direct {
+		badType = errorf("Invalid data type for recipients")
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		if !direct {
+			return MessageTo{Names: []string{raw}}, nil
+		}
+		var names []string
+		for _, part := range strings.Split(raw, ",") {
+			if p := strings.TrimSpace(part); p != "" {
+				names = append(names, p)
+			}
+		}
+		return MessageTo{Names: names}, nil
+	}
+	items := []any{v}
+	if list, ok := v.([]any); ok {
+		items = list
+	}
+	var out MessageTo
+	for _, it := range items {
+		switch x := it.(type) {
+		case json.Number:
+			id, err := strconv.ParseInt(x.String(), 10, 64)
+			if err != nil {
+				return MessageTo{}, badType
+			}
+			out.IDs = append(out.IDs, id)
+		case string:
+			out.Names = append(out.Names, x)
+		default:
+			return MessageTo{}, badType
+		}
+	}
+	if out.IDs != nil && out.Names != nil {
+		return MessageTo{}, errorf("Recipient lists may contain emails or user IDs, but not both.")
+	}
+	if out.IDs == nil && out.Names == nil {
+		out.Names = []string{}
+	}
+	return out, nil
+}
+
+// SendMessageRequest describes a message to send (POST /messages).
+type SendMessageRequest struct {
+	// Type is "stream" or "channel" for a channel message, "direct" or
+	// "private" (deprecated) for a direct message.
+	Type string
+	// To names the channel (one ID or name) or the users (IDs or
+	// addresses); nil means the parameter was not sent.
+	To *MessageTo
+	// Topic is the channel message's topic; nil means not sent.
+	Topic *string
+	// Content is the Markdown source.
+	Content string
+	// Client is the sending program's name; empty means "API".
+	Client string
+	// ReadBySender marks the message read for its sender; nil means true
+	// for the official interactive clients (see OfficialClient).
+	ReadBySender *bool
+	// QueueID and LocalID make the sender's event queue with that ID get
+	// local_message_id = LocalID with the message event.
+	QueueID, LocalID string
+}
+
+// Message sending texts (PROTOCOL.md C5.1).
+var (
+	ErrInvalidMessageType    = errorf("Invalid type")
+	ErrMissingChannel        = errorf("Missing channel")
+	ErrExpectedOneChannel    = errorf("Expected exactly one channel")
+	ErrMissingTopic          = errorf("Missing topic")
+	ErrNoRecipients          = errorf("Message must have recipients")
+	ErrEmptyMessage          = errorf("Message must not be empty")
+	ErrMessageNullBytes      = errorf("Message must not contain null bytes")
+	ErrNoPostPermission      = errorf("You do not have permission to post in this channel.")
+	ErrEmptyTopicDisallowed  = errorf("Sending messages to the general chat is not allowed in this channel.")
+	ErrOnlyEmptyTopicAllowed = errorf("Only the general chat topic is allowed in this channel.")
+	ErrInvalidMessage        = errorf("Invalid message(s)")
+)
+
+// Truncation marks of long content and topics.
+const (
+	messageTruncated = "\n[message truncated]"
+	topicTruncated   = "..."
+)
+
+// OfficialClient reports whether a client name is one of the reference
+// server's interactive applications, whose messages are read by their
+// sender on sending.
+func OfficialClient(name string) bool {
+	switch name {
+	case "website", "ZulipMobile", "ZulipAndroid", "ZulipiOS", "ZulipDesktop", "ZulipElectron",
+		"ZulipTerminal", "ZulipFlutter":
+		return true
+	}
+	return false
+}
+
+// normaliseContent strips trailing white space and leading newlines and
+// truncates content over the message length limit.
+func normaliseContent(content string) (string, error) {
+	content = strings.TrimRightFunc(content, unicode.IsSpace)
+	content = strings.TrimLeft(content, "\n")
+	if content == "" {
+		return "", ErrEmptyMessage
+	}
+	if strings.IndexByte(content, 0) >= 0 {
+		return "", ErrMessageNullBytes
+	}
+	if utf8.RuneCountInString(content) > MaxMessageLength {
+		keep := MaxMessageLength - len(messageTruncated)
+		content = string([]rune(content)[:keep]) + messageTruncated
+	}
+	return content, nil
+}
+
+// normaliseTopic strips a topic, reads the empty topic's names as "",
+// truncates long topics and refuses control characters.
+func normaliseTopic(topic string) (string, error) {
+	topic = strings.TrimSpace(topic)
+	if topic == EmptyTopicDisplayName || topic == "(no topic)" {
+		return "", nil
+	}
+	if utf8.RuneCountInString(topic) > MaxTopicLength {
+		topic = string([]rune(topic)[:MaxTopicLength-len(topicTruncated)]) + topicTruncated
+	}
+	if pos := badCharacter(topic); pos > 0 {
+		return "", errorf("Invalid character in topic, at position %d!", pos)
+	}
+	return topic, nil
+}
+
+// channelNotFound is STREAM_DOES_NOT_EXIST for a channel named by ID or by
+// name.
+func channelNotFound(to *MessageTo) *Error {
+	if len(to.IDs) > 0 {
+		id := to.IDs[0]
+		return &Error{Code: CodeStreamDoesNotExist, Msg: "Channel with ID '" + strconv.FormatInt(id, 10) + "' does not exist",
+			Data: map[string]any{"stream_id": id}}
+	}
+	name := to.Names[0]
+	return &Error{Code: CodeStreamDoesNotExist, Msg: "Channel '" + html.EscapeString(name) + "' does not exist",
+		Data: map[string]any{"stream": html.EscapeString(name)}}
+}
+
+// effectiveTopicsPolicy is the channel's policy, or the organization's when
+// the channel inherits it.
+func effectiveTopicsPolicy(c *Channel, r *Realm) TopicsPolicy {
+	if c.TopicsPolicy == TopicsInherit || c.TopicsPolicy == "" {
+		return r.TopicsPolicy
+	}
+	return c.TopicsPolicy
+}
+
+// SendMessage sends a message from the actor to a channel topic or to
+// users, and returns its ID. Any active user may send to a channel they may
+// post in: a subscribed one, or a public one for members; the channel's
+// can_send_message_group must include them.
+//
+// Errors, in order: ErrInvalidMessageType; ErrMissingChannel,
+// ErrExpectedOneChannel, ErrMissingTopic or ErrNoRecipients for missing
+// recipients; STREAM_DOES_NOT_EXIST for an unknown or hidden channel;
+// "Not authorized to send to channel '{name}'"; ErrNoPostPermission;
+// "Invalid character in topic, at position {n}!"; ErrEmptyTopicDisallowed,
+// ErrOnlyEmptyTopicAllowed; "Invalid user ID {id}", "Invalid email
+// '{email}'", "'{email}' is no longer using Zulip."; ErrEmptyMessage,
+// ErrMessageNullBytes; and those of the actor check.
+func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageRequest) (int64, error) {
+	var channel bool
+	switch req.Type {
+	case "stream", "channel":
+		channel = true
+	case "direct", "private":
+	default:
+		return 0, ErrInvalidMessageType
+	}
+	var id int64
+	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		m := &MessageRecord{RealmID: cc.realm.ID, SenderID: cc.actor.ID, DateSent: s.now(), Client: req.Client}
+		if m.Client == "" {
+			m.Client = "API"
+		}
+		if channel {
+			err = s.channelRecipient(tx, cc, &req, m)
+		} else {
+			err = s.directRecipients(tx, cc, &req, m)
+		}
+		if err != nil {
+			return err
+		}
+		if m.Content, err = normaliseContent(req.Content); err != nil {
+			return err
+		}
+		read := OfficialClient(req.Client)
+		if req.ReadBySender != nil {
+			read = *req.ReadBySender
+		}
+		err = s.deliver(tx, emit, cc.realm.ID, []*MessageRecord{m}, deliverOptions{
+			sender: &cc.actor, readBySender: read, canLink: func(c *Channel) bool { return cc.access(c).metadata(c) },
+			queueID: req.QueueID, localID: req.LocalID,
+		})
+		id = m.ID
+		return err
+	})
+	return id, err
+}
+
+// channelRecipient resolves and checks the channel and topic of a channel
+// message.
+func (s *Service) channelRecipient(tx Tx, cc *channelContext, req *SendMessageRequest, m *MessageRecord) error {
+	to := req.To
+	if to == nil || len(to.IDs)+len(to.Names) == 0 {
+		return ErrMissingChannel
+	}
+	if len(to.IDs)+len(to.Names) > 1 {
+		return ErrExpectedOneChannel
+	}
+	if req.Topic == nil {
+		return ErrMissingTopic
+	}
+	var c Channel
+	var err error
+	if len(to.IDs) > 0 {
+		c, err = tx.Channel(to.IDs[0])
+	} else {
+		var cs []Channel
+		cs, err = tx.ChannelsByName(cc.realm.ID, []string{ChannelNameKey(to.Names[0])})
+		if err == nil && len(cs) == 0 {
+			err = ErrNotFound
+		}
+		if err == nil {
+			c = cs[0]
+		}
+	}
+	if errors.Is(err, ErrNotFound) || (err == nil && (c.RealmID != cc.realm.ID || !cc.access(&c).metadata(&c))) {
+		return channelNotFound(to)
+	}
+	if err != nil {
+		return err
+	}
+	_, subscribed := cc.subs[c.ID]
+	if c.IsArchived || !(subscribed || (!c.InviteOnly && cc.actor.Role != RoleGuest)) {
+		return errorf("Not authorized to send to channel '%s'", c.Name)
+	}
+	if !cc.g.allows(c.CanSendMessageGroup, &cc.actor) {
+		return ErrNoPostPermission
+	}
+	topic, err := normaliseTopic(*req.Topic)
+	if err != nil {
+		return err
+	}
+	switch effectiveTopicsPolicy(&c, &cc.realm) {
+	case TopicsDisableEmpty:
+		if topic == "" {
+			return ErrEmptyTopicDisallowed
+		}
+	case TopicsEmptyTopicOnly:
+		if topic != "" {
+			return ErrOnlyEmptyTopicAllowed
+		}
+	}
+	m.RecipientType, m.ChannelID, m.Topic = RecipientChannel, c.ID, topic
+	return nil
+}
+
+// directRecipients resolves and checks the users of a direct message.
+func (s *Service) directRecipients(tx Tx, cc *channelContext, req *SendMessageRequest, m *MessageRecord) error {
+	to := req.To
+	if to == nil || len(to.IDs)+len(to.Names) == 0 {
+		return ErrNoRecipients
+	}
+	ids := []int64{cc.actor.ID}
+	domain := s.emailDomain(cc.realm)
+	for _, id := range to.IDs {
+		u, err := targetUser(tx, cc.realm.ID, id)
+		if errors.Is(err, ErrNoSuchUser) {
+			return errorf("Invalid user ID %d", id)
+		}
+		if err != nil {
+			return err
+		}
+		if !u.IsActive {
+			return errorf("'%s' is no longer using Zulip.", apiEmail(&u, domain))
+		}
+		ids = append(ids, u.ID)
+	}
+	for _, email := range to.Names {
+		u, err := s.userByAPIEmail(tx, cc.realm, email)
+		if errors.Is(err, ErrNotFound) {
+			return errorf("Invalid email '%s'", email)
+		}
+		if err != nil {
+			return err
+		}
+		if !u.IsActive {
+			return errorf("'%s' is no longer using Zulip.", email)
+		}
+		ids = append(ids, u.ID)
+	}
+	ids = uniqueIDs(ids)
+	slices.Sort(ids)
+	m.RecipientType, m.DirectUserIDs = RecipientDirect, ids
+	return nil
+}
+
+// userByAPIEmail finds a user of the realm by real or placeholder address;
+// ErrNotFound when none.
+func (s *Service) userByAPIEmail(tx Tx, realm Realm, email string) (UserRecord, error) {
+	u, err := tx.UserByEmail(realm.ID, email)
+	if err == nil || !errors.Is(err, ErrNotFound) {
+		return u, err
+	}
+	if id, ok := placeholderID(email, s.emailDomain(realm)); ok {
+		u, err := tx.User(id)
+		if err == nil && u.RealmID == realm.ID {
+			return u, nil
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return UserRecord{}, err
+		}
+	}
+	return UserRecord{}, ErrNotFound
+}
+
+// PostChannelMessage sends a message from the user to a channel topic: a
+// shorthand of SendMessage for tests and embedding programs.
+func (s *Service) PostChannelMessage(ctx context.Context, actor, channelID int64, topic, content string) (int64, error) {
+	return s.SendMessage(ctx, actor, SendMessageRequest{Type: "channel", To: &MessageTo{IDs: []int64{channelID}},
+		Topic: &topic, Content: content})
+}

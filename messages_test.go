@@ -1,0 +1,150 @@
+package chat_test
+
+import (
+	"testing"
+
+	"github.com/teamchat/chat"
+)
+
+// TestNarrowsOnEveryBackend runs the same narrow cases, operator by
+// operator, on every backend: the backends' search and row access must
+// agree with the memory store's reference.
+func TestNarrowsOnEveryBackend(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, f.admin.ID, chat.SubscribeRequest{
+			Subscriptions: []chat.ChannelSpec{{Name: "alpha"}},
+			Principals:    &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}},
+		})
+		wantNoErr(t, "Subscribe", err)
+		_, err = f.svc.Subscribe(ctx, f.admin.ID, chat.SubscribeRequest{
+			Subscriptions: []chat.ChannelSpec{{Name: "secret"}}, InviteOnly: true})
+		wantNoErr(t, "Subscribe secret", err)
+		channelID := func(name string) int64 {
+			cs, err := f.svc.Channels(ctx, f.admin.ID, chat.DefaultChannelQuery)
+			wantNoErr(t, "Channels", err)
+			for _, c := range cs {
+				if c.Name == name {
+					return c.StreamID
+				}
+			}
+			t.Fatalf("no channel %s", name)
+			return 0
+		}
+		alpha, secret := channelID("alpha"), channelID("secret")
+		sendTo := func(as int64, channel int64, topic, content string) int64 {
+			t.Helper()
+			id, err := f.svc.PostChannelMessage(ctx, as, channel, topic, content)
+			wantNoErr(t, "send", err)
+			return id
+		}
+		dm := func(as int64, to []int64, content string) int64 {
+			t.Helper()
+			id, err := f.svc.SendMessage(ctx, as, chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: to}, Content: content})
+			wantNoErr(t, "dm", err)
+			return id
+		}
+		m1 := sendTo(f.admin.ID, alpha, "Plans", "Café meeting at https://example.com")
+		m2 := sendTo(f.member.ID, alpha, "plans", "hello @**"+fullName(t, f, f.admin.ID)+"** and walrus")
+		m3 := sendTo(f.member.ID, alpha, "✔ done", "walrus resolved")
+		m4 := dm(f.member.ID, []int64{f.admin.ID}, "private walrus")
+		m5 := dm(f.admin.ID, []int64{f.member.ID, f.moderator.ID}, "group chat")
+		m6 := sendTo(f.admin.ID, secret, "s", "hidden walrus")
+		wantNoErr(t, "react", f.svc.AddReaction(ctx, f.admin.ID, m2, chat.ReactionRequest{Name: "octopus"}))
+
+		fetch := func(as int64, narrow string) []int64 {
+			t.Helper()
+			var elems []chat.NarrowElement
+			if narrow != "" {
+				elems, err = chat.ParseNarrow("narrow", []byte(narrow))
+				wantNoErr(t, "ParseNarrow "+narrow, err)
+			}
+			res, err := f.svc.GetMessages(ctx, as, chat.GetMessagesRequest{Anchor: "oldest", NumAfter: 100,
+				IncludeAnchor: true, Narrow: elems})
+			wantNoErr(t, "GetMessages "+narrow, err)
+			ids := []int64{}
+			for _, m := range res.Messages {
+				if m.SenderID != chat.NotificationBotID {
+					ids = append(ids, m.ID)
+				}
+			}
+			return ids
+		}
+		admin, member, mod := f.admin.ID, f.member.ID, f.moderator.ID
+		for _, c := range []struct {
+			as     int64
+			narrow string
+			want   []int64
+		}{
+			{admin, ``, []int64{m1, m2, m3, m4, m5, m6}},
+			{member, ``, []int64{m1, m2, m3, m4, m5}},
+			{admin, `[["channel","alpha"]]`, []int64{m1, m2, m3}},
+			{admin, `[{"operator":"stream","operand":` + itoa(alpha) + `}]`, []int64{m1, m2, m3}},
+			{admin, `[{"operator":"channel","operand":"alpha","negated":true}]`, []int64{m4, m5, m6}},
+			// Public history: the moderator received nothing but may read.
+			{mod, `[["channel","alpha"]]`, []int64{m1, m2, m3}},
+			{admin, `[["channel","alpha"],["topic","PLANS"]]`, []int64{m1, m2}},
+			{admin, `[{"operator":"topic","operand":"plans","negated":true}]`, []int64{m3, m4, m5, m6}},
+			{admin, `[["sender","` + f.member.Email + `"]]`, []int64{m2, m3, m4}},
+			{admin, `[{"operator":"sender","operand":` + itoa(member) + `}]`, []int64{m2, m3, m4}},
+			{admin, `[{"operator":"dm","operand":[` + itoa(member) + `]}]`, []int64{m4}},
+			{admin, `[["pm-with","` + f.member.Email + `,` + f.moderator.Email + `"]]`, []int64{m5}},
+			{admin, `[{"operator":"dm-including","operand":` + itoa(member) + `}]`, []int64{m4, m5}},
+			{admin, `[["is","dm"]]`, []int64{m4, m5}},
+			{admin, `[["is","private"]]`, []int64{m4, m5}},
+			{admin, `[["is","mentioned"]]`, []int64{m2}},
+			{admin, `[["is","resolved"]]`, []int64{m3}},
+			{admin, `[["is","unread"]]`, []int64{m1, m2, m3, m4, m5, m6}},
+			{admin, `[["is","starred"]]`, []int64{}},
+			{admin, `[["has","link"]]`, []int64{m1}},
+			{admin, `[{"operator":"has","operand":"link","negated":true},["channel","alpha"]]`, []int64{m2, m3}},
+			{admin, `[["has","reaction"]]`, []int64{m2}},
+			{admin, `[["has","image"]]`, []int64{}},
+			{admin, `[{"operator":"id","operand":` + itoa(m3) + `}]`, []int64{m3}},
+			{admin, `[["search","walrus"]]`, []int64{m2, m3, m4, m6}},
+			{admin, `[["search","WALRUS hidden"]]`, []int64{m6}},
+			{admin, `[["search","café"]]`, []int64{m1}},
+			{admin, `[["search","plans"]]`, []int64{m1, m2}},
+			{admin, `[{"operator":"search","operand":"walrus","negated":true}]`, []int64{m1, m5}},
+			{member, `[["search","walrus"]]`, []int64{m2, m3, m4}},
+		} {
+			diff(t, "narrow "+c.narrow, fetch(c.as, c.narrow), c.want)
+		}
+		// The member was never subscribed to the private channel.
+		_, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: "newest", NumBefore: 1,
+			Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "secret"}}})
+		wantErr(t, "private channel", err, &chat.Error{Code: chat.CodeBadNarrow, Msg: "Invalid narrow operator: unknown channel secret"})
+		_, _, err = f.svc.GetMessage(ctx, member, m6, chat.MessageFormat{})
+		wantErr(t, "private message", err, chat.ErrInvalidMessage)
+
+		// Anchors.
+		res, err := f.svc.GetMessages(ctx, admin, chat.GetMessagesRequest{Anchor: itoa(m3), NumBefore: 1, NumAfter: 1,
+			IncludeAnchor: true, Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "alpha"}}})
+		wantNoErr(t, "anchor", err)
+		// m3 is the channel's newest message: one before it, none after.
+		if len(res.Messages) != 2 || res.Messages[0].ID != m2 || res.Messages[1].ID != m3 || !res.FoundAnchor ||
+			res.FoundOldest || !res.FoundNewest {
+			t.Errorf("anchored fetch: %+v", res)
+		}
+		res, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: "first_unread", NumAfter: 1, IncludeAnchor: true})
+		wantNoErr(t, "first_unread", err)
+		if res.Anchor == chat.AnchorNewest || !res.FoundAnchor {
+			t.Errorf("first unread: %+v", res)
+		}
+
+		// Deleting removes the message from every narrow and search.
+		wantNoErr(t, "delete", f.svc.DeleteMessage(ctx, admin, m4))
+		diff(t, "after delete", fetch(admin, `[["search","walrus"]]`), []int64{m2, m3, m6})
+		// Editing re-indexes the message.
+		wantNoErr(t, "edit", f.svc.EditMessage(ctx, admin, m1, ptr("now about narwhals")))
+		diff(t, "after edit", fetch(admin, `[["search","narwhals"]]`), []int64{m1})
+		diff(t, "old words", fetch(admin, `[["search","café"]]`), []int64{})
+	})
+}
+
+func fullName(t *testing.T, f *fixture, id int64) string {
+	u, err := f.svc.User(t.Context(), id, id, chat.UserQuery{})
+	wantNoErr(t, "User", err)
+	return u.FullName
+}

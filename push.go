@@ -1,0 +1,434 @@
+package chat
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/nacl/secretbox"
+)
+
+// PushToken is a device token registered through the legacy
+// POST /users/me/ios_device_token route.
+type PushToken struct {
+	UserID int64
+	// Kind is "apns" for the iOS route.
+	Kind string
+	// Token is the token as lower-case hex without whitespace.
+	Token      string
+	AppID      string
+	CreateTime time.Time
+}
+
+// Device is a client device registered for end-to-end-encrypted push
+// (POST /register_client_device, POST /mobile_push/register).
+type Device struct {
+	ID      int64
+	UserID  int64
+	RealmID int64
+	// PushKey is the 33-byte key that notifications to the device are
+	// encrypted with: the byte 0x31 (NaCl secretbox) and a 32-byte key.
+	// Nil until registered.
+	PushKey   []byte
+	PushKeyID uint32
+	// TokenKind ("fcm" or "apns") and TokenID (base64 of the first 8 bytes
+	// of SHA-256 of the token) identify the device at the push relay; the
+	// relay learns the token itself from EncryptedPushRegistration, which is
+	// encrypted to BouncerPublicKey. Empty until registered.
+	TokenKind                 string
+	TokenID                   string
+	BouncerPublicKey          string
+	EncryptedPushRegistration string
+	CreateTime                time.Time
+}
+
+// registered reports whether the device completed push registration: it
+// has a key to encrypt with and a token to send to.
+func (d *Device) registered() bool { return d.TokenID != "" && len(d.PushKey) == pushKeySize }
+
+// PushTx stores push tokens and client devices.
+type PushTx interface {
+	// AddPushToken stores t. It returns ErrExists when the user already has
+	// a token of the same Kind and Token.
+	AddPushToken(t PushToken) error
+	// PushTokens returns the user's tokens, oldest first.
+	PushTokens(userID int64) ([]PushToken, error)
+	// CreateDevice stores d under a new ID and sets d.ID.
+	CreateDevice(d *Device) error
+	// Device returns the device with the ID, or ErrNotFound.
+	Device(id int64) (Device, error)
+	// Devices returns the user's devices ordered by ID.
+	Devices(userID int64) ([]Device, error)
+	// UpdateDevice replaces the stored device with d.ID, or returns
+	// ErrNotFound.
+	UpdateDevice(d Device) error
+	// DeleteDevice removes the device with the ID, or returns ErrNotFound.
+	DeleteDevice(id int64) error
+}
+
+// PushRelay sends notifications to mobile devices through a push relay
+// (the reference server's "push bouncer"). The pushrelay package provides
+// the HTTP client. Send returns nil when the relay accepted the
+// notification, and otherwise an *Error with one of the codes
+// ADMIN_ACTION_REQUIRED (the relay refused our credentials),
+// FAILED_TO_CONNECT_BOUNCER (no answer) or INTERNAL_SERVER_ERROR_ON_BOUNCER
+// (an error answer), made with RelayError.
+type PushRelay interface {
+	Send(ctx context.Context, n PushNotification) error
+}
+
+// PushNotification is one notification for some devices of one user. It
+// is what a PushRelay sends; the relay reads nothing but the routing
+// fields, the payload being encrypted for each device.
+type PushNotification struct {
+	RealmURL string       `json:"realm_url"`
+	UserID   int64        `json:"user_id"`
+	Devices  []DevicePush `json:"devices"`
+}
+
+// DevicePush is the notification for one device.
+type DevicePush struct {
+	DeviceID                  int64  `json:"device_id"`
+	PushKeyID                 uint32 `json:"push_key_id"`
+	TokenKind                 string `json:"token_kind"`
+	TokenID                   string `json:"token_id"`
+	BouncerPublicKey          string `json:"bouncer_public_key"`
+	EncryptedPushRegistration string `json:"encrypted_push_registration"`
+	// EncryptedData is base64 of a NaCl secretbox of the JSON payload under
+	// the device's push key: the 24-byte nonce, then the sealed box.
+	EncryptedData string `json:"encrypted_data"`
+}
+
+// Push errors (SPEC.md, PROTOCOL.md B2.16, B2.21, C12).
+var (
+	ErrEmptyPushToken          = &Error{Code: CodeBadRequest, Msg: "Empty or invalid length token"}
+	ErrInvalidPushToken        = &Error{Code: CodeBadRequest, Msg: "Invalid push token"}
+	ErrInvalidAppID            = &Error{Code: CodeBadRequest, Msg: "appid has invalid format"}
+	ErrNoActivePushDevice      = &Error{Code: CodeNoActivePushDevice, Msg: "No active registered push device"}
+	ErrPushAdminActionRequired = &Error{Code: CodeAdminActionRequired, Msg: "Push notification configuration issue on server, contact the server administrator or retry later."}
+	ErrPushFailedToConnect     = &Error{Code: CodeFailedToConnectBouncer, Msg: "Network error while connecting to the push notification service."}
+	ErrPushRelayServerError    = &Error{Code: CodeInternalServerErrorOnBouncer, Msg: "Internal server error on the push notification service, retry later."}
+	ErrPushNotConfigured       = &Error{Code: CodePushServiceNotConfigured, Msg: "Server is not configured to use push notification service."}
+	ErrInvalidDeviceID         = &Error{Code: CodeBadRequest, Msg: "Invalid `device_id`"}
+	ErrInvalidPushKey          = &Error{Code: CodeBadRequest, Msg: "Invalid `push_key`"}
+	ErrTokenIDNotBase64        = &Error{Code: CodeBadRequest, Msg: "`token_id` is not Base64 encoded"}
+	ErrInvalidTokenKind        = &Error{Code: CodeBadRequest, Msg: "Invalid token_kind"}
+	ErrPushParamsIncomplete    = &Error{Code: CodeBadRequest, Msg: "Missing parameters: must provide either all push key fields, all token fields, or both."}
+	ErrNoRegistrationForKey    = &Error{Code: CodeBadRequest, Msg: "No push registration exists to rotate key for."}
+	ErrNoRegistrationForToken  = &Error{Code: CodeBadRequest, Msg: "No push registration exists to rotate token for."}
+)
+
+// RelayError returns the relay failure sentinel (ErrPushAdminActionRequired,
+// ErrPushFailedToConnect or ErrPushRelayServerError) with its cause, for
+// PushRelay implementations.
+func RelayError(sentinel *Error, cause error) *Error {
+	e := *sentinel
+	e.Err = cause
+	return &e
+}
+
+// maxPushTokenLength bounds a push token (PROTOCOL.md B1.8).
+const maxPushTokenLength = 4096
+
+var appIDPattern = regexp.MustCompile(`^[.a-zA-Z0-9-]+$`)
+
+// RequireHuman returns ErrBotsNotAllowed when the actor is a bot, and the
+// actor errors; the HTTP adapter calls it before reading the parameters of
+// human-only routes, as the reference server's decorator does.
+func (s *Service) RequireHuman(ctx context.Context, actor int64) error {
+	return s.view(ctx, func(tx Tx) error {
+		u, _, err := s.actor(tx, actor)
+		if err == nil && u.IsBot() {
+			return ErrBotsNotAllowed
+		}
+		return err
+	})
+}
+
+// human re-reads the actor and refuses bots.
+func (s *Service) human(tx Tx, actor int64) (UserRecord, Realm, error) {
+	u, r, err := s.actor(tx, actor)
+	if err == nil && u.IsBot() {
+		err = ErrBotsNotAllowed
+	}
+	return u, r, err
+}
+
+// parseHexToken decodes a token as Python's bytes.fromhex does: pairs of
+// hex digits, any case, with ASCII whitespace allowed between pairs.
+func parseHexToken(token string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(token); {
+		switch token[i] {
+		case ' ', '\t', '\n', '\r', '\f', '\v':
+			i++
+			continue
+		}
+		if i+1 >= len(token) {
+			return "", false
+		}
+		if _, err := hex.DecodeString(token[i : i+2]); err != nil {
+			return "", false
+		}
+		b.WriteString(strings.ToLower(token[i : i+2]))
+		i += 2
+	}
+	return b.String(), true
+}
+
+// RegisterIOSDeviceToken registers an APNs device token for the actor's
+// legacy (not end-to-end-encrypted) push notifications. Registering a token
+// again is a silent success. Humans only.
+//
+// Errors: ErrBotsNotAllowed; ErrInvalidAppID when appID is not made of
+// letters, digits, "." and "-"; ErrEmptyPushToken for an empty token or one
+// longer than 4096 characters; ErrInvalidPushToken when the token is not
+// hex; the actor errors.
+func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor int64, token, appID string) error {
+	return s.update(ctx, func(tx Tx) error {
+		u, _, err := s.human(tx, actor)
+		if err != nil {
+			return err
+		}
+		if !appIDPattern.MatchString(appID) {
+			return ErrInvalidAppID
+		}
+		if token == "" || len(token) > maxPushTokenLength {
+			return ErrEmptyPushToken
+		}
+		normal, ok := parseHexToken(token)
+		if !ok || normal == "" {
+			return ErrInvalidPushToken
+		}
+		err = tx.AddPushToken(PushToken{UserID: u.ID, Kind: "apns", Token: normal, AppID: appID, CreateTime: s.now()})
+		if errors.Is(err, ErrExists) {
+			return nil
+		}
+		return err
+	})
+}
+
+// RegisterClientDevice creates a device of the actor, not yet registered
+// for push, and returns its ID; the actor receives a device/add event.
+//
+// Errors: the actor errors.
+func (s *Service) RegisterClientDevice(ctx context.Context, actor int64) (int64, error) {
+	var d Device
+	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		u, _, err := s.actor(tx, actor)
+		if err != nil {
+			return err
+		}
+		d = Device{UserID: u.ID, RealmID: u.RealmID, CreateTime: s.now()}
+		if err := tx.CreateDevice(&d); err != nil {
+			return err
+		}
+		emit(Event{RealmID: u.RealmID, UserIDs: []int64{u.ID},
+			Payload: map[string]any{"type": "device", "op": "add", "device_id": d.ID}})
+		return nil
+	})
+	return d.ID, err
+}
+
+// ownDevice returns the actor's device with the ID.
+func ownDevice(tx Tx, u *UserRecord, id int64) (Device, error) {
+	d, err := tx.Device(id)
+	if errors.Is(err, ErrNotFound) || err == nil && d.UserID != u.ID {
+		return Device{}, ErrInvalidDeviceID
+	}
+	return d, err
+}
+
+// RemoveClientDevice deletes one of the actor's devices; the actor receives
+// a device/remove event.
+//
+// Errors: ErrInvalidDeviceID when the actor has no device with the ID; the
+// actor errors.
+func (s *Service) RemoveClientDevice(ctx context.Context, actor, deviceID int64) error {
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		u, _, err := s.actor(tx, actor)
+		if err != nil {
+			return err
+		}
+		if _, err := ownDevice(tx, &u, deviceID); err != nil {
+			return err
+		}
+		if err := tx.DeleteDevice(deviceID); err != nil {
+			return err
+		}
+		emit(Event{RealmID: u.RealmID, UserIDs: []int64{u.ID},
+			Payload: map[string]any{"type": "device", "op": "remove", "device_id": deviceID}})
+		return nil
+	})
+}
+
+// PushRegistration is a request of POST /mobile_push/register: the push-key
+// group (PushKey, PushKeyID), the token group (TokenKind, TokenID,
+// BouncerPublicKey, EncryptedPushRegistration), or both. Nil fields were
+// not sent.
+type PushRegistration struct {
+	DeviceID int64
+	// PushKey is base64 of the 33-byte key.
+	PushKey                   *string
+	PushKeyID                 *uint32
+	TokenKind                 *string
+	TokenID                   *string
+	BouncerPublicKey          *string
+	EncryptedPushRegistration *string
+}
+
+// pushKeySize is the length of a push key: the 0x31 marker of NaCl
+// secretbox and the 32-byte key.
+const pushKeySize = 1 + 32
+
+// RegisterPushDevice registers one of the actor's devices for
+// end-to-end-encrypted push, or rotates its key or token (PROTOCOL.md
+// C12.3). Registration completes at once: the relay learns the token from
+// the encrypted registration that goes with each notification. An
+// identical repeat is a silent success. Humans only.
+//
+// Errors: ErrBotsNotAllowed; ErrPushNotConfigured without a PushRelay;
+// ErrInvalidDeviceID; ErrInvalidPushKey; ErrInvalidTokenKind;
+// ErrTokenIDNotBase64; ErrPushParamsIncomplete when neither group is
+// complete; ErrNoRegistrationForKey / ErrNoRegistrationForToken when one
+// group rotates a registration that does not exist; the actor errors.
+func (s *Service) RegisterPushDevice(ctx context.Context, actor int64, req PushRegistration) error {
+	return s.update(ctx, func(tx Tx) error {
+		u, _, err := s.human(tx, actor)
+		if err != nil {
+			return err
+		}
+		if s.cfg.PushRelay == nil {
+			return ErrPushNotConfigured
+		}
+		d, err := ownDevice(tx, &u, req.DeviceID)
+		if err != nil {
+			return err
+		}
+		keyGroup := req.PushKey != nil && req.PushKeyID != nil
+		tokenGroup := req.TokenKind != nil && req.TokenID != nil && req.BouncerPublicKey != nil &&
+			req.EncryptedPushRegistration != nil
+		var key []byte
+		if req.PushKey != nil {
+			key, err = base64.StdEncoding.DecodeString(*req.PushKey)
+			if err != nil || len(key) != pushKeySize || key[0] != 0x31 {
+				return ErrInvalidPushKey
+			}
+		}
+		if req.TokenKind != nil && *req.TokenKind != "fcm" && *req.TokenKind != "apns" {
+			return ErrInvalidTokenKind
+		}
+		if req.TokenID != nil {
+			if raw, err := base64.StdEncoding.DecodeString(*req.TokenID); err != nil || len(raw) == 0 {
+				return ErrTokenIDNotBase64
+			}
+		}
+		switch {
+		case !keyGroup && !tokenGroup:
+			return ErrPushParamsIncomplete
+		case keyGroup && !tokenGroup && !d.registered():
+			return ErrNoRegistrationForKey
+		case tokenGroup && !keyGroup && !d.registered():
+			return ErrNoRegistrationForToken
+		}
+		if keyGroup {
+			d.PushKey, d.PushKeyID = key, *req.PushKeyID
+		}
+		if tokenGroup {
+			d.TokenKind, d.TokenID = *req.TokenKind, *req.TokenID
+			d.BouncerPublicKey, d.EncryptedPushRegistration = *req.BouncerPublicKey, *req.EncryptedPushRegistration
+		}
+		return tx.UpdateDevice(d)
+	})
+}
+
+// SendTestNotification sends a test notification to the actor's devices
+// registered for push (only the one with deviceID when it is not nil),
+// encrypted for each device with its push key, through the push relay.
+// Humans only. The payload is the JSON object {"event": "test",
+// "realm_id", "realm_name", "realm_url", "user_id", "time"}.
+//
+// Errors: ErrBotsNotAllowed; ErrNoActivePushDevice when no registered
+// device matches (an unknown or foreign deviceID included);
+// ErrPushNotConfigured without a PushRelay; the relay failures
+// ErrPushAdminActionRequired, ErrPushFailedToConnect,
+// ErrPushRelayServerError; the actor errors.
+func (s *Service) SendTestNotification(ctx context.Context, actor int64, deviceID *int64) error {
+	var (
+		n       PushNotification
+		payload []byte
+	)
+	var keys [][]byte
+	err := s.view(ctx, func(tx Tx) error {
+		u, realm, err := s.human(tx, actor)
+		if err != nil {
+			return err
+		}
+		devices, err := tx.Devices(u.ID)
+		if err != nil {
+			return err
+		}
+		n = PushNotification{RealmURL: realm.URL, UserID: u.ID}
+		for _, d := range devices {
+			if !d.registered() || deviceID != nil && d.ID != *deviceID {
+				continue
+			}
+			n.Devices = append(n.Devices, DevicePush{
+				DeviceID: d.ID, PushKeyID: d.PushKeyID, TokenKind: d.TokenKind, TokenID: d.TokenID,
+				BouncerPublicKey: d.BouncerPublicKey, EncryptedPushRegistration: d.EncryptedPushRegistration,
+			})
+			keys = append(keys, d.PushKey)
+		}
+		if len(n.Devices) == 0 {
+			return ErrNoActivePushDevice
+		}
+		payload, err = json.Marshal(map[string]any{
+			"event": "test", "realm_id": realm.ID, "realm_name": realm.Name, "realm_url": realm.URL,
+			"user_id": u.ID, "time": s.now().Unix(),
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if s.cfg.PushRelay == nil {
+		return ErrPushNotConfigured
+	}
+	for i := range n.Devices {
+		box, err := sealPush(keys[i], payload)
+		if err != nil {
+			return internal(err)
+		}
+		n.Devices[i].EncryptedData = box
+	}
+	err = s.cfg.PushRelay.Send(ctx, n)
+	var e *Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &e):
+		return err
+	default:
+		return RelayError(ErrPushFailedToConnect, err)
+	}
+}
+
+// sealPush encrypts payload with a 33-byte push key: base64 of the random
+// nonce followed by the secretbox.
+func sealPush(key, payload []byte) (string, error) {
+	if len(key) != pushKeySize || key[0] != 0x31 {
+		return "", fmt.Errorf("push key of %d bytes with marker %#x", len(key), key[0])
+	}
+	var k [32]byte
+	copy(k[:], key[1:])
+	var nonce [24]byte
+	rand.Read(nonce[:]) // never fails
+	return base64.StdEncoding.EncodeToString(secretbox.Seal(nonce[:], payload, &nonce, &k)), nil
+}

@@ -1,0 +1,162 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"slices"
+)
+
+// Reaction texts (SPEC.md, PROTOCOL.md B2.17 and C5.7).
+var (
+	ErrReactionExists       = &Error{Code: CodeReactionAlreadyExists, Msg: "Reaction already exists."}
+	ErrReactionDoesNotExist = &Error{Code: CodeReactionDoesNotExist, Msg: "Reaction doesn't exist."}
+	ErrReactionNameOrCode   = errorf("At least one of the following arguments must be present: emoji_name, emoji_code")
+)
+
+// ReactionRequest names an emoji to react with or to take back. Code and
+// Type are nil when not sent.
+type ReactionRequest struct {
+	Name string
+	Code *string
+	Type *string
+}
+
+// AddReaction adds the actor's emoji reaction to a message they may read
+// (POST /messages/{id}/reactions). Without a code and type they are taken
+// from the name. A reaction with the code and type that another user
+// already made is a vote: it takes that reaction's name and skips the
+// emoji checks, so deactivated custom emoji can still be voted for.
+//
+// Errors: ErrInvalidMessage; "Emoji '{name}' does not exist";
+// ErrReactionExists; the emoji checks (ErrInvalidEmojiCode,
+// ErrInvalidEmojiName, ErrInvalidEmojiType, ErrInvalidCustomEmoji,
+// ErrInvalidCustomEmojiName, ErrCustomEmojiDeactivated); and those of
+// the actor check.
+func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req ReactionRequest) error {
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		m, _, err := readableMessage(tx, cc, messageID)
+		if err != nil {
+			return err
+		}
+		r := Reaction{MessageID: m.ID, UserID: cc.actor.ID, EmojiName: req.Name}
+		if req.Code == nil || req.Type == nil {
+			code, typ, err := emojiByName(tx, cc.realm.ID, req.Name)
+			if err != nil {
+				return err
+			}
+			r.EmojiCode, r.ReactionType = code, typ
+		} else {
+			r.EmojiCode, r.ReactionType = *req.Code, ReactionType(*req.Type)
+		}
+		existing, err := tx.Reactions([]int64{m.ID})
+		if err != nil {
+			return err
+		}
+		voted := false
+		for _, x := range existing {
+			if x.EmojiCode != r.EmojiCode || x.ReactionType != r.ReactionType {
+				continue
+			}
+			if x.UserID == r.UserID {
+				return ErrReactionExists
+			}
+			r.EmojiName, voted = x.EmojiName, true
+		}
+		if !voted {
+			if err := checkEmoji(tx, cc.realm.ID, r.EmojiName, r.EmojiCode, r.ReactionType); err != nil {
+				return err
+			}
+		}
+		if err := tx.CreateReaction(r); errors.Is(err, ErrExists) {
+			return ErrReactionExists
+		} else if err != nil {
+			return err
+		}
+		return s.emitReaction(tx, emit, cc, &m, r, "add")
+	})
+}
+
+// RemoveReaction takes back the actor's reaction (DELETE
+// /messages/{id}/reactions). Without a code, the code and type come from
+// the name; with one, Type defaults to unicode_emoji.
+//
+// Errors: ErrReactionNameOrCode, ErrInvalidMessage, "Emoji '{name}' does
+// not exist", ErrReactionDoesNotExist, and those of the actor check.
+func (s *Service) RemoveReaction(ctx context.Context, actor, messageID int64, req ReactionRequest) error {
+	if req.Name == "" && req.Code == nil {
+		return ErrReactionNameOrCode
+	}
+	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
+		}
+		m, _, err := readableMessage(tx, cc, messageID)
+		if err != nil {
+			return err
+		}
+		r := Reaction{MessageID: m.ID, UserID: cc.actor.ID, ReactionType: UnicodeEmoji}
+		if req.Type != nil {
+			r.ReactionType = ReactionType(*req.Type)
+		}
+		if req.Code != nil {
+			r.EmojiCode = *req.Code
+		} else {
+			if r.EmojiCode, r.ReactionType, err = emojiByName(tx, cc.realm.ID, req.Name); err != nil {
+				return err
+			}
+		}
+		existing, err := tx.Reactions([]int64{m.ID})
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(existing, func(x Reaction) bool {
+			return x.UserID == r.UserID && x.EmojiCode == r.EmojiCode && x.ReactionType == r.ReactionType
+		})
+		if i < 0 {
+			return ErrReactionDoesNotExist
+		}
+		if err := tx.DeleteReaction(existing[i]); err != nil {
+			return err
+		}
+		return s.emitReaction(tx, emit, cc, &m, existing[i], "remove")
+	})
+}
+
+// emitReaction sends a reaction event to the users who received the
+// message, and to the actor.
+func (s *Service) emitReaction(tx Tx, emit func(Event), cc *channelContext, m *MessageRecord, r Reaction, op string) error {
+	to, err := messageAudience(tx, m.ID, cc.actor.ID)
+	if err != nil {
+		return err
+	}
+	emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{
+		"type": "reaction", "op": op, "user_id": r.UserID,
+		"user": map[string]any{"user_id": cc.actor.ID, "email": apiEmail(&cc.actor, s.emailDomain(cc.realm)),
+			"full_name": cc.actor.FullName},
+		"message_id": m.ID, "emoji_name": r.EmojiName, "emoji_code": r.EmojiCode, "reaction_type": r.ReactionType,
+	}})
+	return nil
+}
+
+// messageAudience returns the users who received the message, with extra
+// (the acting user) added, sorted.
+func messageAudience(tx Tx, messageID, extra int64) ([]int64, error) {
+	rows, err := tx.MessageRecipients(messageID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, 0, len(rows)+1)
+	for _, r := range rows {
+		out = append(out, r.UserID)
+	}
+	if _, found := slices.BinarySearch(out, extra); !found {
+		out = append(out, extra)
+		slices.Sort(out)
+	}
+	return out, nil
+}

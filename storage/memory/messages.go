@@ -1,0 +1,315 @@
+package memory
+
+import (
+	"slices"
+
+	"github.com/teamchat/chat"
+)
+
+// messageState holds the users' rows for messages and the reactions; the
+// messages themselves are in channelState.
+type messageState struct {
+	// rows holds each user's flags by message.
+	rows map[int64]map[int64]chat.MessageFlags
+	// userOrder lists each user's message IDs in increasing order.
+	userOrder map[int64][]int64
+	// recipients lists each message's users in increasing order.
+	recipients map[int64][]int64
+	// reactions lists each message's reactions in the order they were
+	// made.
+	reactions map[int64][]chat.Reaction
+}
+
+func newMessageState() messageState {
+	return messageState{
+		rows:       map[int64]map[int64]chat.MessageFlags{},
+		userOrder:  map[int64][]int64{},
+		recipients: map[int64][]int64{},
+		reactions:  map[int64][]chat.Reaction{},
+	}
+}
+
+func cloneMessage(m chat.MessageRecord) chat.MessageRecord {
+	m.DirectUserIDs = slices.Clone(m.DirectUserIDs)
+	return m
+}
+
+func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	for _, m := range ms {
+		c.lastMessageID++
+		m.ID = c.lastMessageID
+		c.messages[m.ID] = cloneMessage(*m)
+		id, ch := m.ID, m.ChannelID
+		if m.RecipientType == chat.RecipientChannel {
+			c.channelMessages[ch] = append(c.channelMessages[ch], id)
+		}
+		rt := m.RecipientType
+		t.undo = append(t.undo, func() {
+			delete(c.messages, id)
+			if rt == chat.RecipientChannel {
+				ids := c.channelMessages[ch]
+				c.channelMessages[ch] = ids[:len(ids)-1]
+			}
+			c.lastMessageID--
+		})
+	}
+	return nil
+}
+
+func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+	m, ok := t.s.c.messages[id]
+	if !ok {
+		return chat.MessageRecord{}, chat.ErrNotFound
+	}
+	return cloneMessage(m), nil
+}
+
+func (t *tx) UpdateMessage(m chat.MessageRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	old, ok := c.messages[m.ID]
+	if !ok {
+		return chat.ErrNotFound
+	}
+	// The recipient never changes here, so the channel index stays.
+	c.messages[m.ID] = cloneMessage(m)
+	t.undo = append(t.undo, func() { c.messages[old.ID] = old })
+	return nil
+}
+
+func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {
+	out := []int64{}
+	ids := t.s.c.channelMessages[channelID]
+	for i := len(ids) - 1; i >= 0 && len(out) < limit; i-- {
+		if chat.TopicKey(t.s.c.messages[ids[i]].Topic) == key {
+			out = append(out, ids[i])
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) DeleteMessages(ids []int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	ms := &t.s.msgs
+	gone := map[int64]bool{}
+	channels := map[int64]bool{}
+	users := map[int64]bool{}
+	for _, id := range ids {
+		m, ok := c.messages[id]
+		if !ok || gone[id] {
+			continue
+		}
+		gone[id] = true
+		delete(c.messages, id)
+		if m.RecipientType == chat.RecipientChannel {
+			channels[m.ChannelID] = true
+		}
+		t.undo = append(t.undo, func() { c.messages[id] = m })
+		if rs, ok := ms.reactions[id]; ok {
+			delete(ms.reactions, id)
+			t.undo = append(t.undo, func() { ms.reactions[id] = rs })
+		}
+		recips := ms.recipients[id]
+		delete(ms.recipients, id)
+		t.undo = append(t.undo, func() { ms.recipients[id] = recips })
+		for _, u := range recips {
+			users[u] = true
+			f := ms.rows[u][id]
+			delete(ms.rows[u], id)
+			t.undo = append(t.undo, func() { ms.rows[u][id] = f })
+		}
+	}
+	for ch := range channels {
+		old := c.channelMessages[ch]
+		c.channelMessages[ch] = slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] })
+		t.undo = append(t.undo, func() { c.channelMessages[ch] = old })
+	}
+	for u := range users {
+		old := ms.userOrder[u]
+		ms.userOrder[u] = slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] })
+		t.undo = append(t.undo, func() { ms.userOrder[u] = old })
+	}
+	return nil
+}
+
+func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
+	if ids := t.s.c.channelMessages[channelID]; len(ids) > 0 {
+		return ids[0], nil
+	}
+	return 0, nil
+}
+
+func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	ms := &t.s.msgs
+	seen := map[[2]int64]bool{}
+	for _, r := range rows {
+		k := [2]int64{r.UserID, r.MessageID}
+		if seen[k] {
+			return chat.ErrExists
+		}
+		seen[k] = true
+		if _, ok := ms.rows[r.UserID][r.MessageID]; ok {
+			return chat.ErrExists
+		}
+		if _, ok := t.s.c.messages[r.MessageID]; !ok {
+			return chat.ErrNotFound
+		}
+		if _, ok := t.s.users[r.UserID]; !ok {
+			return chat.ErrNotFound
+		}
+	}
+	for _, r := range rows {
+		u, id, f := r.UserID, r.MessageID, r.Flags
+		if ms.rows[u] == nil {
+			ms.rows[u] = map[int64]chat.MessageFlags{}
+		}
+		ms.rows[u][id] = f
+		oldOrder, oldRecips := ms.userOrder[u], ms.recipients[id]
+		ms.userOrder[u] = insertSorted(oldOrder, id)
+		ms.recipients[id] = insertSorted(oldRecips, u)
+		t.undo = append(t.undo, func() {
+			delete(ms.rows[u], id)
+			ms.userOrder[u], ms.recipients[id] = oldOrder, oldRecips
+		})
+	}
+	return nil
+}
+
+// insertSorted returns ids with id inserted in order. Appending (the usual
+// case: IDs increase) writes past the old length only, which the undo log
+// tolerates because it restores the old slice; an insertion in the middle
+// copies.
+func insertSorted(ids []int64, id int64) []int64 {
+	i, _ := slices.BinarySearch(ids, id)
+	if i == len(ids) {
+		return append(ids, id)
+	}
+	return slices.Insert(slices.Clone(ids), i, id)
+}
+
+func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
+	f, ok := t.s.msgs.rows[userID][messageID]
+	if !ok {
+		return chat.UserMessage{}, chat.ErrNotFound
+	}
+	return chat.UserMessage{UserID: userID, MessageID: messageID, Flags: f}, nil
+}
+
+func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
+	ms := &t.s.msgs
+	out := []chat.UserMessage{}
+	for _, u := range ms.recipients[messageID] {
+		out = append(out, chat.UserMessage{UserID: u, MessageID: messageID, Flags: ms.rows[u][messageID]})
+	}
+	return out, nil
+}
+
+func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
+	c, ms := &t.s.c, &t.s.msgs
+	candidates := ms.userOrder[f.UserID]
+	if f.ChannelHistory && f.ChannelID != 0 {
+		candidates = c.channelMessages[f.ChannelID]
+	}
+	if f.IDs != nil {
+		ids := slices.Clone(f.IDs)
+		slices.Sort(ids)
+		candidates = slices.Compact(ids)
+	}
+	maxID := f.MaxID
+	if maxID == 0 {
+		maxID = 1<<63 - 1
+	}
+	lo, _ := slices.BinarySearch(candidates, f.MinID)
+	hi, found := slices.BinarySearch(candidates, maxID)
+	if found {
+		hi++
+	}
+	out := []chat.MessageRow{}
+	visit := func(id int64) bool {
+		m, ok := c.messages[id]
+		if !ok || m.RealmID != f.RealmID {
+			return true
+		}
+		flags, received := ms.rows[f.UserID][id]
+		if !received && !(f.ChannelHistory && m.RecipientType == chat.RecipientChannel && m.ChannelID == f.ChannelID) {
+			return true
+		}
+		if f.ChannelID != 0 && (m.RecipientType != chat.RecipientChannel || m.ChannelID != f.ChannelID) {
+			return true
+		}
+		if f.TopicKey != nil && (m.RecipientType != chat.RecipientChannel || chat.TopicKey(m.Topic) != *f.TopicKey) {
+			return true
+		}
+		if !chat.SearchMatches(f.Search, &m) {
+			return true
+		}
+		out = append(out, chat.MessageRow{Message: cloneMessage(m), Flags: flags, Received: received})
+		return f.Limit == 0 || len(out) < f.Limit
+	}
+	if f.Descending {
+		for i := hi - 1; i >= lo && visit(candidates[i]); i-- {
+		}
+	} else {
+		for i := lo; i < hi && visit(candidates[i]); i++ {
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) CreateReaction(r chat.Reaction) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	ms := &t.s.msgs
+	if _, ok := t.s.c.messages[r.MessageID]; !ok {
+		return chat.ErrNotFound
+	}
+	old := ms.reactions[r.MessageID]
+	for _, x := range old {
+		if x.UserID == r.UserID && x.EmojiCode == r.EmojiCode && x.ReactionType == r.ReactionType {
+			return chat.ErrExists
+		}
+	}
+	ms.reactions[r.MessageID] = append(slices.Clone(old), r)
+	t.undo = append(t.undo, func() { ms.reactions[r.MessageID] = old })
+	return nil
+}
+
+func (t *tx) DeleteReaction(r chat.Reaction) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	ms := &t.s.msgs
+	old := ms.reactions[r.MessageID]
+	i := slices.IndexFunc(old, func(x chat.Reaction) bool {
+		return x.UserID == r.UserID && x.EmojiCode == r.EmojiCode && x.ReactionType == r.ReactionType
+	})
+	if i < 0 {
+		return chat.ErrNotFound
+	}
+	ms.reactions[r.MessageID] = slices.Delete(slices.Clone(old), i, i+1)
+	t.undo = append(t.undo, func() { ms.reactions[r.MessageID] = old })
+	return nil
+}
+
+func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
+	ids := slices.Clone(messageIDs)
+	slices.Sort(ids)
+	out := []chat.Reaction{}
+	for _, id := range slices.Compact(ids) {
+		out = append(out, t.s.msgs.reactions[id]...)
+	}
+	return out, nil
+}

@@ -1,0 +1,95 @@
+package memory
+
+import (
+	"slices"
+
+	"github.com/teamchat/chat"
+)
+
+// uploadState holds the attachment records.
+type uploadState struct {
+	lastID      int64
+	attachments map[int64]chat.Attachment
+	byPath      map[string]int64
+	// messages lists the IDs of the messages linking each attachment, in
+	// increasing order.
+	messages map[int64][]int64
+	// used is the sum of the attachment sizes of each realm.
+	used map[int64]int64
+}
+
+func newUploadState() uploadState {
+	return uploadState{
+		attachments: map[int64]chat.Attachment{},
+		byPath:      map[string]int64{},
+		messages:    map[int64][]int64{},
+		used:        map[int64]int64{},
+	}
+}
+
+func (t *tx) CreateAttachment(a *chat.Attachment) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	u := &t.s.uploads
+	if _, ok := u.byPath[a.PathID]; ok {
+		return chat.ErrExists
+	}
+	u.lastID++
+	a.ID = u.lastID
+	u.attachments[a.ID] = *a
+	u.byPath[a.PathID] = a.ID
+	u.used[a.RealmID] += a.Size
+	id, path, realm, size := a.ID, a.PathID, a.RealmID, a.Size
+	t.undo = append(t.undo, func() {
+		delete(u.attachments, id)
+		delete(u.byPath, path)
+		u.used[realm] -= size
+		u.lastID--
+	})
+	return nil
+}
+
+func (t *tx) AttachmentByPath(realmID int64, pathID string) (chat.Attachment, error) {
+	id, ok := t.s.uploads.byPath[pathID]
+	if !ok {
+		return chat.Attachment{}, chat.ErrNotFound
+	}
+	a := t.s.uploads.attachments[id]
+	if a.RealmID != realmID {
+		return chat.Attachment{}, chat.ErrNotFound
+	}
+	return a, nil
+}
+
+func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
+	return t.s.uploads.used[realmID], nil
+}
+
+func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	u := &t.s.uploads
+	if _, ok := u.attachments[attachmentID]; !ok {
+		return chat.ErrNotFound
+	}
+	old := u.messages[attachmentID]
+	i, found := slices.BinarySearch(old, messageID)
+	if found {
+		return nil
+	}
+	u.messages[attachmentID] = slices.Insert(slices.Clone(old), i, messageID)
+	t.undo = append(t.undo, func() {
+		if old == nil {
+			delete(u.messages, attachmentID)
+		} else {
+			u.messages[attachmentID] = old
+		}
+	})
+	return nil
+}
+
+func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
+	return slices.Clone(t.s.uploads.messages[attachmentID]), nil
+}

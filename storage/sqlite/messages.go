@@ -1,0 +1,300 @@
+package sqlite
+
+import (
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"github.com/teamchat/chat"
+)
+
+// Messages, the users' rows for them, and reactions. Rows for all the
+// recipients of a message are written by one INSERT ... SELECT FROM
+// json_each; FindMessages is one query whatever the narrow's backend part.
+
+const messageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
+	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
+
+// scanMessage reads the messageColumns, then extra destinations.
+func scanMessage(sc scanner, m *chat.MessageRecord, extra ...any) error {
+	var rt, sent, edited, link, image, attachment int64
+	var users string
+	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
+		&m.RenderedContent, &sent, &m.Client, &edited, &link, &image, &attachment}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return err
+	}
+	m.RecipientType, m.DateSent = int(rt), fromNanos(sent)
+	if edited != 0 {
+		m.EditedAt = fromNanos(edited)
+	}
+	m.HasLink, m.HasImage, m.HasAttachment = link != 0, image != 0, attachment != 0
+	ids, err := parseIDs(users)
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		m.DirectUserIDs = ids
+	}
+	return nil
+}
+
+func editedNanos(m *chat.MessageRecord) (int64, error) {
+	if m.EditedAt.IsZero() {
+		return 0, nil
+	}
+	return toNanos(m.EditedAt)
+}
+
+func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
+	for _, m := range ms {
+		sent, err := toNanos(m.DateSent)
+		if err != nil {
+			return err
+		}
+		edited, err := editedNanos(m)
+		if err != nil {
+			return err
+		}
+		users := m.DirectUserIDs
+		if users == nil {
+			users = []int64{}
+		}
+		res, err := t.exec("CreateMessages", `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
+			direct_user_ids, topic, topic_key, content, rendered_content, date_sent, client, edited_at, has_link,
+			has_image, has_attachment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, idsJSON(users), m.Topic,
+			chat.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, b2i(m.HasLink),
+			b2i(m.HasImage), b2i(m.HasAttachment))
+		if err != nil {
+			return err
+		}
+		if m.ID, err = res.LastInsertId(); err != nil {
+			return t.check("CreateMessages", err)
+		}
+	}
+	return nil
+}
+
+func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+	var out []chat.MessageRecord
+	err := t.query("Message", `SELECT `+messageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
+		var m chat.MessageRecord
+		if err := scanMessage(sc, &m); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	}, id)
+	if err != nil {
+		return chat.MessageRecord{}, err
+	}
+	if len(out) == 0 {
+		return chat.MessageRecord{}, chat.ErrNotFound
+	}
+	return out[0], nil
+}
+
+func (t *tx) UpdateMessage(m chat.MessageRecord) error {
+	edited, err := editedNanos(&m)
+	if err != nil {
+		return err
+	}
+	res, err := t.exec("UpdateMessage", `UPDATE messages SET topic = ?, topic_key = ?, content = ?,
+		rendered_content = ?, edited_at = ?, has_link = ?, has_image = ?, has_attachment = ? WHERE id = ?`,
+		m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, b2i(m.HasLink), b2i(m.HasImage),
+		b2i(m.HasAttachment), m.ID)
+	if err != nil {
+		return err
+	}
+	return t.affected("UpdateMessage", res)
+}
+
+func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {
+	out := []int64{}
+	err := t.query("TopicMessageIDs", `SELECT id FROM messages WHERE channel_id = ? AND topic_key = ?
+		AND recipient_type = 1 ORDER BY id DESC LIMIT ?`, func(sc scanner) error {
+		var id int64
+		err := sc.Scan(&id)
+		out = append(out, id)
+		return err
+	}, channelID, key, limit)
+	return out, err
+}
+
+// DeleteMessages removes the messages; their rows, reactions and search
+// entries go with them (ON DELETE CASCADE, triggers).
+func (t *tx) DeleteMessages(ids []int64) error {
+	if len(ids) == 0 {
+		return t.writable()
+	}
+	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, idsJSON(ids))
+	return err
+}
+
+func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
+	var id sql.NullInt64
+	t.queries.Add(1)
+	err := t.tx.QueryRowContext(t.ctx, `SELECT min(id) FROM messages WHERE channel_id = ? AND recipient_type = 1`,
+		channelID).Scan(&id)
+	if err != nil {
+		return 0, t.check("OldestChannelMessageID", err)
+	}
+	return id.Int64, nil
+}
+
+func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
+	if len(rows) == 0 {
+		return t.writable()
+	}
+	b := make([]byte, 0, 2+len(rows)*24)
+	b = append(b, '[')
+	for i, r := range rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, r.UserID, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.MessageID, 10)
+		b = append(b, ',')
+		b = strconv.AppendUint(b, uint64(r.Flags), 10)
+		b = append(b, ']')
+	}
+	b = append(b, ']')
+	_, err := t.exec("CreateUserMessages", `INSERT INTO user_messages (user_id, message_id, flags)
+		SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`, string(b))
+	return err
+}
+
+func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
+	var flags int64
+	t.queries.Add(1)
+	err := t.tx.QueryRowContext(t.ctx, `SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?`,
+		userID, messageID).Scan(&flags)
+	if err == sql.ErrNoRows {
+		return chat.UserMessage{}, chat.ErrNotFound
+	}
+	if err != nil {
+		return chat.UserMessage{}, t.check("UserMessage", err)
+	}
+	return chat.UserMessage{UserID: userID, MessageID: messageID, Flags: chat.MessageFlags(flags)}, nil
+}
+
+func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
+	out := []chat.UserMessage{}
+	err := t.query("MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = ? ORDER BY user_id`,
+		func(sc scanner) error {
+			r := chat.UserMessage{MessageID: messageID}
+			var flags int64
+			err := sc.Scan(&r.UserID, &flags)
+			r.Flags = chat.MessageFlags(flags)
+			out = append(out, r)
+			return err
+		}, messageID)
+	return out, err
+}
+
+// ftsQuery is the FTS5 query that matches every word: each quoted, which
+// is safe because words are letters and digits only.
+func ftsQuery(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return strings.Join(quoted, " ")
+}
+
+func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
+	var q strings.Builder
+	var args []any
+	maxID := f.MaxID
+	if maxID == 0 {
+		maxID = 1<<63 - 1
+	}
+	history := f.ChannelHistory && f.ChannelID != 0
+	if history {
+		// Every message of the channel, with the reader's row if any.
+		q.WriteString(`SELECT ` + messageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
+			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?`)
+		args = append(args, f.UserID, f.ChannelID, f.RealmID, f.MinID, maxID)
+	} else {
+		// The reader's rows drive the query (primary key user, message).
+		q.WriteString(`SELECT ` + messageColumns + `, um.flags, 1
+			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
+			WHERE um.user_id = ? AND um.message_id BETWEEN ? AND ? AND m.realm_id = ?`)
+		args = append(args, f.UserID, f.MinID, maxID, f.RealmID)
+		if f.ChannelID != 0 {
+			q.WriteString(` AND m.channel_id = ? AND m.recipient_type = 1`)
+			args = append(args, f.ChannelID)
+		}
+	}
+	if f.TopicKey != nil {
+		q.WriteString(` AND m.topic_key = ? AND m.recipient_type = 1`)
+		args = append(args, *f.TopicKey)
+	}
+	if f.IDs != nil {
+		q.WriteString(` AND m.id IN (SELECT value FROM json_each(?))`)
+		args = append(args, idsJSON(f.IDs))
+	}
+	if len(f.Search) > 0 {
+		q.WriteString(` AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)`)
+		args = append(args, ftsQuery(f.Search))
+	}
+	if f.Descending {
+		q.WriteString(` ORDER BY m.id DESC`)
+	} else {
+		q.WriteString(` ORDER BY m.id`)
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = -1
+	}
+	q.WriteString(` LIMIT ?`)
+	args = append(args, limit)
+	out := []chat.MessageRow{}
+	err := t.query("FindMessages", q.String(), func(sc scanner) error {
+		var r chat.MessageRow
+		var flags, received int64
+		if err := scanMessage(sc, &r.Message, &flags, &received); err != nil {
+			return err
+		}
+		r.Flags, r.Received = chat.MessageFlags(flags), received != 0
+		out = append(out, r)
+		return nil
+	}, args...)
+	return out, err
+}
+
+func (t *tx) CreateReaction(r chat.Reaction) error {
+	_, err := t.exec("CreateReaction", `INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type)
+		VALUES (?, ?, ?, ?, ?)`, r.MessageID, r.UserID, r.EmojiName, r.EmojiCode, string(r.ReactionType))
+	return err
+}
+
+func (t *tx) DeleteReaction(r chat.Reaction) error {
+	res, err := t.exec("DeleteReaction", `DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND emoji_code = ?
+		AND reaction_type = ?`, r.MessageID, r.UserID, r.EmojiCode, string(r.ReactionType))
+	if err != nil {
+		return err
+	}
+	return t.affected("DeleteReaction", res)
+}
+
+func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
+	out := []chat.Reaction{}
+	if len(messageIDs) == 0 {
+		return out, nil
+	}
+	err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, func(sc scanner) error {
+		var r chat.Reaction
+		var typ string
+		err := sc.Scan(&r.MessageID, &r.UserID, &r.EmojiName, &r.EmojiCode, &typ)
+		r.ReactionType = chat.ReactionType(typ)
+		out = append(out, r)
+		return err
+	}, idsJSON(messageIDs))
+	return out, err
+}

@@ -1,0 +1,256 @@
+package chat
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Resumable uploads (the tus 1.0 protocol of /api/v1/tus/, with its
+// creation extension). The bytes are appended straight to the blob under
+// the final path ID, so finishing copies nothing; until then no attachment
+// record names the path, so nobody can download a partial file. The state
+// of each upload is a small JSON blob under "tus/{id}", so uploads survive
+// a restart of the server. Abandoned uploads are not expired yet.
+
+// Resumable-upload errors. The HTTP adapter answers them with the statuses
+// of the tus protocol.
+var (
+	// ErrUploadNotFound answers an unknown upload, or another user's.
+	ErrUploadNotFound = &Error{Code: CodeNotFound, Msg: "Upload not found"}
+	// ErrUploadOffsetMismatch answers a write at an offset other than the
+	// upload's current length.
+	ErrUploadOffsetMismatch = &Error{Code: CodeBadRequest, Msg: "Upload-Offset does not match the upload's offset"}
+	// ErrUploadTooLong answers a write past the declared length.
+	ErrUploadTooLong = &Error{Code: CodeBadRequest, Msg: "Upload is longer than its declared Upload-Length"}
+)
+
+// ResumableUpload is the state of a resumable upload.
+type ResumableUpload struct {
+	ID     string
+	Offset int64
+	Length int64
+	// Result is set once all bytes arrived and the file became an
+	// attachment.
+	Result *UploadResult
+}
+
+// tusInfo is the stored state of a resumable upload.
+type tusInfo struct {
+	OwnerID     int64         `json:"owner_id"`
+	RealmID     int64         `json:"realm_id"`
+	Length      int64         `json:"length"`
+	PathID      string        `json:"path_id"`
+	Name        string        `json:"name"`
+	ContentType string        `json:"content_type"`
+	Result      *UploadResult `json:"result,omitempty"`
+}
+
+func tusInfoKey(id string) string { return "tus/" + id }
+
+// CreateResumableUpload starts a resumable upload of length bytes for the
+// actor. Metadata "filename" names the file (sanitised in strict ASCII
+// mode for the stored path; "uploaded-file" without one) and "filetype"
+// gives its content type. An upload of length 0 is complete at once.
+//
+// Errors: the actor errors; ErrUploadSizeDeferred when the length is not
+// known (length < 0); FileTooLargeError over the limit; internal errors.
+func (s *Service) CreateResumableUpload(ctx context.Context, actor, length int64, metadata map[string]string) (ResumableUpload, error) {
+	var realmID int64
+	err := s.view(ctx, func(tx Tx) error {
+		u, _, err := s.actor(tx, actor)
+		realmID = u.RealmID
+		return err
+	})
+	if err != nil {
+		return ResumableUpload{}, err
+	}
+	if length < 0 {
+		return ResumableUpload{}, ErrUploadSizeDeferred
+	}
+	if length > s.maxUploadBytes() {
+		return ResumableUpload{}, FileTooLargeError(s.cfg.MaxUploadMiB)
+	}
+	var rawID [16]byte
+	if _, err := io.ReadFull(s.cfg.Rand, rawID[:]); err != nil {
+		return ResumableUpload{}, internal(fmt.Errorf("reading randomness: %w", err))
+	}
+	id := hex.EncodeToString(rawID[:])
+	filename := metadata["filename"]
+	st, err := s.newStaged(actor, realmID, filename, metadata["filetype"], true)
+	if err != nil {
+		return ResumableUpload{}, err
+	}
+	if filename == "" {
+		st.name = "uploaded-file"
+	}
+	info := tusInfo{OwnerID: actor, RealmID: realmID, Length: length, PathID: st.pathID,
+		Name: st.name, ContentType: st.contentType}
+	if _, err := s.cfg.Blobs.Append(ctx, st.pathID, strings.NewReader(""), 0); err != nil {
+		return ResumableUpload{}, internal(fmt.Errorf("creating upload: %w", err))
+	}
+	if err := s.saveTusInfo(ctx, id, &info); err != nil {
+		return ResumableUpload{}, err
+	}
+	up := ResumableUpload{ID: id, Length: length}
+	if length == 0 {
+		res, err := s.finishTus(ctx, id, &info)
+		if err != nil {
+			return ResumableUpload{}, err
+		}
+		up.Result = res
+	}
+	return up, nil
+}
+
+func (s *Service) saveTusInfo(ctx context.Context, id string, info *tusInfo) error {
+	b, err := json.Marshal(info)
+	if err == nil {
+		_, err = s.cfg.Blobs.Put(ctx, tusInfoKey(id), strings.NewReader(string(b)), int64(len(b)))
+	}
+	return internal(err)
+}
+
+// loadTusInfo reads the state of the actor's upload id.
+func (s *Service) loadTusInfo(ctx context.Context, actor int64, id string) (tusInfo, error) {
+	var info tusInfo
+	if _, err := hex.DecodeString(id); err != nil || len(id) != 32 {
+		return info, ErrUploadNotFound
+	}
+	b, err := s.cfg.Blobs.Open(ctx, tusInfoKey(id))
+	if errors.Is(err, ErrNotFound) {
+		return info, ErrUploadNotFound
+	}
+	if err != nil {
+		return info, internal(err)
+	}
+	defer b.Close()
+	if err := json.NewDecoder(io.LimitReader(b, 1<<16)).Decode(&info); err != nil {
+		return info, internal(fmt.Errorf("reading upload state %s: %w", id, err))
+	}
+	if info.OwnerID != actor {
+		return tusInfo{}, ErrUploadNotFound
+	}
+	return info, nil
+}
+
+// ResumableUploadState returns the state of the actor's upload id, for
+// resuming it.
+//
+// Errors: the actor errors; ErrUploadNotFound for an unknown upload or
+// another user's; internal errors.
+func (s *Service) ResumableUploadState(ctx context.Context, actor int64, id string) (ResumableUpload, error) {
+	if err := s.view(ctx, func(tx Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
+		return ResumableUpload{}, err
+	}
+	info, err := s.loadTusInfo(ctx, actor, id)
+	if err != nil {
+		return ResumableUpload{}, err
+	}
+	size, err := s.cfg.Blobs.Size(ctx, info.PathID)
+	if err != nil {
+		return ResumableUpload{}, internal(err)
+	}
+	return ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result}, nil
+}
+
+// AppendResumableUpload adds the bytes of r at offset to the actor's
+// upload id. Whatever arrives before r fails stays stored, so the client
+// can resume from the new offset. When the upload is complete, the file
+// becomes the actor's attachment, as with UploadFile, and the result is
+// returned in ResumableUpload.Result.
+//
+// Errors: the actor errors; ErrUploadNotFound; ErrUploadOffsetMismatch when
+// offset is not the current offset; ErrUploadTooLong when r holds more than
+// the declared length (the bytes that fit are kept); the failure of reading
+// r; internal errors.
+func (s *Service) AppendResumableUpload(ctx context.Context, actor int64, id string, offset int64, r io.Reader) (ResumableUpload, error) {
+	if err := s.view(ctx, func(tx Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
+		return ResumableUpload{}, err
+	}
+	unlock := s.tusLocks.lock(id)
+	defer unlock()
+	info, err := s.loadTusInfo(ctx, actor, id)
+	if err != nil {
+		return ResumableUpload{}, err
+	}
+	size, err := s.cfg.Blobs.Size(ctx, info.PathID)
+	if err != nil {
+		return ResumableUpload{}, internal(err)
+	}
+	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result}
+	if offset != size {
+		return up, ErrUploadOffsetMismatch
+	}
+	n, appendErr := s.cfg.Blobs.Append(ctx, info.PathID, r, info.Length)
+	up.Offset += n
+	switch {
+	case errors.Is(appendErr, ErrBlobTooLarge):
+		return up, ErrUploadTooLong
+	case appendErr != nil:
+		return up, appendErr
+	}
+	if up.Offset == info.Length && info.Result == nil {
+		if up.Result, err = s.finishTus(ctx, id, &info); err != nil {
+			return up, err
+		}
+	}
+	return up, nil
+}
+
+// finishTus makes a complete upload an attachment and remembers the result,
+// so that a client that lost the last answer finds it.
+func (s *Service) finishTus(ctx context.Context, id string, info *tusInfo) (*UploadResult, error) {
+	st := &StagedUpload{s: s, actor: info.OwnerID, realmID: info.RealmID, pathID: info.PathID,
+		name: info.Name, contentType: info.ContentType, size: info.Length}
+	res, err := st.Commit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info.Result = &res
+	if err := s.saveTusInfo(ctx, id, info); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// keyedMutex is a set of mutexes by key, created on demand and dropped
+// when unused.
+type keyedMutex struct {
+	mu    sync.Mutex
+	locks map[string]*keyedLock
+}
+
+type keyedLock struct {
+	sync.Mutex
+	users int
+}
+
+// lock locks key and returns the function that unlocks it.
+func (k *keyedMutex) lock(key string) func() {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = map[string]*keyedLock{}
+	}
+	l := k.locks[key]
+	if l == nil {
+		l = &keyedLock{}
+		k.locks[key] = l
+	}
+	l.users++
+	k.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(k.locks, key)
+		}
+		k.mu.Unlock()
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -191,6 +192,63 @@ func FuzzFetchAPIKeyJWT(f *testing.F) {
 		}
 		if res.APIKey != org.APIKey || !strings.EqualFold(res.Email, org.Email) {
 			t.Fatalf("token %q logged in as %s", token, res.Email)
+		}
+	})
+}
+
+func FuzzSanitizeFilename(f *testing.F) {
+	for _, s := range []string{"report.pdf", "my  file -- final.tar.gz", "../../etc/passwd", "..", ".", "",
+		"C:\\Users\\me\\photo.JPG", "ｆｕｌｌｗｉｄｔｈ.txt", "日本語 ファイル.png", "a\x00b\nc.txt", "%20spaced%2Fname",
+		" \t-leading and trailing- \t", strings.Repeat("é", 150) + ".jpeg", strings.Repeat("x", 300) + "." + strings.Repeat("y", 40),
+		"emoji 👍🏽 name.gif", "\u1100!\u1161.txt", "\xff\xfe invalid utf8"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, name string, strict bool) {
+		out := chat.SanitizeFilename(name, strict)
+		switch {
+		case out == "" || out == "." || out == "..":
+			t.Fatalf("%q (strict %v): %q is no file name", name, strict, out)
+		case len(out) > 200:
+			t.Fatalf("%q (strict %v): %d bytes", name, strict, len(out))
+		case !utf8.ValidString(out):
+			t.Fatalf("%q (strict %v): %q is not UTF-8", name, strict, out)
+		case strings.Contains(out, "--"):
+			t.Fatalf("%q (strict %v): %q keeps a run of dashes", name, strict, out)
+		}
+		for _, r := range out {
+			ok := r == '_' || r == '.' || r == '-' || unicode.IsLetter(r) || unicode.IsNumber(r)
+			if strict {
+				ok = ok && r < utf8.RuneSelf
+			}
+			if !ok {
+				// Separators, whitespace, controls and the like never reach a stored path.
+				t.Fatalf("%q (strict %v): %q keeps %q", name, strict, out, r)
+			}
+		}
+	})
+}
+
+func FuzzParseNarrow(f *testing.F) {
+	for _, s := range []string{`[]`, `[["channel","general"],["topic","lunch"]]`, `[{"operator":"is","operand":"starred","negated":true}]`,
+		`[{"operator":"dm","operand":[1,2,3]}]`, `[{"operator":"id","operand":42}]`, `[{"operator":"id","operand":4.5}]`,
+		`[{"operator":"sender","operand":9223372036854775808}]`, `[["a"]]`, `[[1,2]]`, `[{"operand":"x"}]`, `[{"operator":"x"}]`,
+		`[{"operator":"x","operand":"y","negated":"yes"}]`, `[null]`, `{"operator":"channel"}`, `"x"`, `[`, ``,
+		`[{"operator":"search","operand":"a b","operator":"dup"}]`, `[[["nested"]]]`, `[{"operator":"dm","operand":[1,"2"]}]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		narrow, err := chat.ParseNarrow("narrow", []byte(text))
+		if err != nil {
+			clientError(t, text, err)
+			return
+		}
+		for i, e := range narrow {
+			switch e.Operand.(type) {
+			case string, int64, []int64:
+			default:
+				t.Fatalf("%q: element %d has operand %T %v", text, i, e.Operand, e.Operand)
+			}
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -106,5 +107,40 @@ func FuzzProfileDataValues(f *testing.F) {
 		id := fields[int(which)%len(fields)]
 		data := fmt.Sprintf(`[{"id":%d,"value":%s}]`, id, value)
 		fuzzServe(t, e.h, e.request(http.MethodPatch, "/users/me/profile_data", &e.member, form("data", data)))
+	})
+}
+
+// FuzzMessageNarrow sends fuzzed narrows and anchors to GET /messages over
+// a channel with a few messages, so that the narrow is compiled and run,
+// not only parsed.
+func FuzzMessageNarrow(f *testing.F) {
+	e := newEnv(f)
+	if res := e.call(http.MethodPost, "/users/me/subscriptions", &e.admin, form("subscriptions", `[{"name":"fuzz"}]`,
+		"principals", "["+itoa(e.admin.id)+","+itoa(e.member.id)+"]")); res.status != http.StatusOK {
+		f.Fatalf("subscribing: %s", res.raw)
+	}
+	for _, m := range []url.Values{
+		form("type", "channel", "to", "fuzz", "topic", "lunch", "content", "pizza @**Adam Admin**"),
+		form("type", "channel", "to", "fuzz", "topic", "work", "content", "deadline *soon*"),
+		form("type", "direct", "to", "["+itoa(e.admin.id)+"]", "content", "private word"),
+	} {
+		if res := e.call(http.MethodPost, "/messages", &e.member, m); res.status != http.StatusOK {
+			f.Fatalf("sending: %s", res.raw)
+		}
+	}
+	for _, s := range [][2]string{
+		{`[["channel","fuzz"],["topic","lunch"]]`, "newest"}, {`[{"operator":"is","operand":"mentioned","negated":true}]`, "oldest"},
+		{`[["dm","` + e.admin.email + `"]]`, "first_unread"}, {`[["search","pizza soon"]]`, "2"}, {`[["sender",` + itoa(e.member.id) + `]]`, "0"},
+		{`[["id",3],["near",2]]`, "newest"}, {`[["channel",99],["dm",[1,2]]]`, "-1"}, {`[["has","link"],["is","unread"]]`, "9999999999999999999"},
+		{`[["dm-including","nobody@example.com"]]`, "date"}, {`[["streams","public"]]`, "newest"}, {`[["bogus","x"]]`, ""},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, narrow, anchor string) {
+		values := form("narrow", narrow, "num_before", "3", "num_after", "3")
+		if anchor != "" {
+			values.Set("anchor", anchor)
+		}
+		fuzzServe(t, e.h, e.request(http.MethodGet, "/messages", &e.member, values))
 	})
 }

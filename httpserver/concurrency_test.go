@@ -271,6 +271,104 @@ func TestConcurrentRealmUpdates(t *testing.T) {
 	})
 }
 
+// TestConcurrentReactions has many users react to one message at once,
+// each sending the same reaction several times together and one more of
+// its own: each reaction is stored once, every duplicate is answered
+// REACTION_ALREADY_EXISTS, and the message's reactions are exactly those
+// acknowledged.
+func TestConcurrentReactions(t *testing.T) {
+	forBothStores(t, 16, func(t *testing.T, e *env, members []account) {
+		ids := make([]string, len(members))
+		for i, m := range members {
+			ids[i] = itoa(m.id)
+		}
+		status, body := serveAsync(e, http.MethodPost, "/users/me/subscriptions", &e.owner, form("subscriptions", `[{"name":"popular"}]`,
+			"principals", "["+joinStrings(ids)+"]"))
+		if status != http.StatusOK {
+			t.Fatalf("subscribing: %d %v", status, body)
+		}
+		status, body = serveAsync(e, http.MethodPost, "/messages", &e.owner, form("type", "channel", "to", "popular", "topic", "vote", "content", "React!"))
+		if status != http.StatusOK {
+			t.Fatalf("sending: %d %v", status, body)
+		}
+		path := "/messages/" + itoa(int64(body["id"].(float64))) + "/reactions"
+
+		const tries = 3 // identical requests per user and emoji, sent together
+		emoji := []string{"+1", "octopus", "tada"}
+		type key struct {
+			user  int64
+			emoji string
+		}
+		var (
+			mu         sync.Mutex
+			successes  = map[key]int{}
+			duplicates = map[key]int{}
+			wg         sync.WaitGroup
+		)
+		for i, m := range members {
+			// Everyone votes +1; each also adds one of the others.
+			for _, name := range []string{"+1", emoji[1+i%2]} {
+				for range tries {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						status, body := serveAsync(e, http.MethodPost, path, &m, form("emoji_name", name))
+						mu.Lock()
+						defer mu.Unlock()
+						switch {
+						case status == http.StatusOK:
+							successes[key{m.id, name}]++
+						case status == http.StatusBadRequest && body["code"] == string(chat.CodeReactionAlreadyExists) && body["msg"] == "Reaction already exists.":
+							duplicates[key{m.id, name}]++
+						default:
+							t.Errorf("%s reacting %s: %d %v", m.email, name, status, body)
+						}
+					}()
+				}
+			}
+		}
+		wg.Wait()
+		for k, n := range successes {
+			if n != 1 || duplicates[k] != tries-1 {
+				t.Errorf("user %d, %s: %d acknowledged, %d duplicates; want 1 and %d", k.user, k.emoji, n, duplicates[k], tries-1)
+			}
+		}
+		if len(successes) != 2*len(members) {
+			t.Errorf("%d reactions acknowledged, want %d", len(successes), 2*len(members))
+		}
+		// The stored reactions: the acknowledged ones, once each, as
+		// every member and the sender see them.
+		counts := map[string]int{}
+		for _, as := range append([]account{e.owner}, members...) {
+			status, body := serveAsync(e, http.MethodGet, path[:len(path)-len("/reactions")], &as, nil)
+			if status != http.StatusOK {
+				t.Fatalf("GET the message as %s: %d %v", as.email, status, body)
+			}
+			seen := map[key]bool{}
+			for _, r := range body["message"].(map[string]any)["reactions"].([]any) {
+				r := r.(map[string]any)
+				k := key{int64(r["user_id"].(float64)), r["emoji_name"].(string)}
+				if seen[k] || successes[k] != 1 {
+					t.Errorf("as %s: reaction %v stored twice or never acknowledged", as.email, r)
+				}
+				seen[k] = true
+				if as.id == e.owner.id {
+					counts[k.emoji]++
+				}
+			}
+			if len(seen) != len(successes) {
+				t.Errorf("as %s: %d reactions, %d acknowledged", as.email, len(seen), len(successes))
+			}
+		}
+		want := map[string]int{"+1": len(members), "octopus": (len(members) + 1) / 2, "tada": len(members) / 2}
+		for _, name := range emoji {
+			if counts[name] != want[name] {
+				t.Errorf("%s: %d reactions, want %d", name, counts[name], want[name])
+			}
+		}
+	})
+}
+
 func joinStrings(s []string) string {
 	out := ""
 	for i, v := range s {

@@ -63,10 +63,11 @@ func (p *process) kill() {
 }
 
 // TestCrashConsistency kills chatd with SIGKILL again and again while
-// clients create users and channels (subscribe) over SQLite, restarts it
-// on the same data, and checks that every acknowledged write is there,
-// that nothing else is, and that nothing is half-written: every user has
-// its name, every channel its creator's subscription.
+// clients create users, channels (subscribe) and reactions (to messages
+// they send) over SQLite, restarts it on the same data, and checks that
+// every acknowledged write is there, that nothing else is, and that
+// nothing is half-written: every user has its name, every channel its
+// creator's subscription, no message a reaction twice.
 func TestCrashConsistency(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "chatd")
@@ -92,7 +93,19 @@ func TestCrashConsistency(t *testing.T) {
 		attempted = map[string]bool{} // every address a client sent
 		// The same for channels, created by subscribing the owner.
 		ackedChannels, attemptedChannels = map[string]bool{}, map[string]bool{}
+		// Messages sent, and those whose reaction was acknowledged.
+		sentMessages, ackedReactions = map[int64]bool{}, map[int64]bool{}
 	)
+	post := func(path string, form url.Values) *http.Request {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1"+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(email, key)
+		return req
+	}
+	if res, err := client.Do(post("/users/me/subscriptions", url.Values{"subscriptions": {`[{"name":"reactions"}]`}})); err != nil || res.StatusCode != http.StatusOK {
+		p.kill()
+		t.Fatalf("creating the channel of the reactions: %v %v", res, err)
+	}
 	const rounds = 8
 	n := 0
 	for round := range rounds {
@@ -110,7 +123,8 @@ func TestCrashConsistency(t *testing.T) {
 					}
 					var req *http.Request
 					var record func()
-					if i%2 == 0 {
+					switch i % 3 {
+					case 0:
 						addr := fmt.Sprintf("r%d-w%d-%d@example.com", round, w, i)
 						mu.Lock()
 						attempted[addr] = true
@@ -118,7 +132,7 @@ func TestCrashConsistency(t *testing.T) {
 						form := url.Values{"email": {addr}, "password": {"long-enough"}, "full_name": {"Crash Test"}}
 						req, _ = http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users", strings.NewReader(form.Encode()))
 						record = func() { acked[addr] = true }
-					} else {
+					case 1:
 						name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
 						mu.Lock()
 						attemptedChannels[name] = true
@@ -126,6 +140,24 @@ func TestCrashConsistency(t *testing.T) {
 						form := url.Values{"subscriptions": {`[{"name":"` + name + `","description":"crash"}]`}}
 						req, _ = http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users/me/subscriptions", strings.NewReader(form.Encode()))
 						record = func() { ackedChannels[name] = true }
+					case 2:
+						// A message, then the owner's reaction to it.
+						res, err := client.Do(post("/messages", url.Values{"type": {"channel"}, "to": {"reactions"},
+							"topic": {fmt.Sprintf("r%d", round)}, "content": {"react"}}))
+						if err != nil {
+							return
+						}
+						var sent struct{ ID int64 }
+						json.NewDecoder(res.Body).Decode(&sent)
+						res.Body.Close()
+						if res.StatusCode != http.StatusOK || sent.ID == 0 {
+							continue
+						}
+						mu.Lock()
+						sentMessages[sent.ID] = true
+						mu.Unlock()
+						req = post(fmt.Sprintf("/messages/%d/reactions", sent.ID), url.Values{"emoji_name": {"+1"}})
+						record = func() { ackedReactions[sent.ID] = true }
 					}
 					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 					req.SetBasicAuth(email, key)
@@ -146,11 +178,11 @@ func TestCrashConsistency(t *testing.T) {
 		// Kill once this round has had acknowledged writes of both kinds (however
 		// slow the machine), at a moment that varies from round to round.
 		mu.Lock()
-		users, chans := len(acked)+1, len(ackedChannels)+1
+		users, chans, reactions := len(acked)+1, len(ackedChannels)+1, len(ackedReactions)+1
 		mu.Unlock()
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 			mu.Lock()
-			done := len(acked) >= users && len(ackedChannels) >= chans
+			done := len(acked) >= users && len(ackedChannels) >= chans && len(ackedReactions) >= reactions
 			mu.Unlock()
 			if done {
 				break
@@ -192,8 +224,9 @@ func TestCrashConsistency(t *testing.T) {
 		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not exercise much", len(acked), rounds)
 	}
 	checkChannels(t, p.addr, email, key, ackedChannels, attemptedChannels)
-	t.Logf("%d crashes; %d acknowledged user creations, %d users present; %d acknowledged channel creations",
-		n, len(acked), len(present)-1, len(ackedChannels))
+	checkReactions(t, p.addr, email, key, ackedReactions, sentMessages)
+	t.Logf("%d crashes; %d acknowledged user creations, %d users present; %d acknowledged channel creations; %d acknowledged reactions on %d messages",
+		n, len(acked), len(present)-1, len(ackedChannels), len(ackedReactions), len(sentMessages))
 	if strings.Contains(p.out, "First start") {
 		t.Errorf("a restart after a crash created a new organization")
 	}
@@ -250,5 +283,42 @@ func checkChannels(t *testing.T, addr, email, key string, acked, attempted map[s
 	}
 	if len(acked) < 8 {
 		t.Errorf("only %d channel creations were acknowledged: the test did not exercise much", len(acked))
+	}
+}
+
+// checkReactions checks the reactions after the crashes: every message
+// whose reaction was acknowledged has it, and no message has it twice.
+func checkReactions(t *testing.T, addr, email, key string, acked, sent map[int64]bool) {
+	t.Helper()
+	for id := range sent {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://%s/api/v1/messages/%d", addr, id), nil)
+		req.SetBasicAuth(email, key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Message struct {
+				Reactions []struct {
+					EmojiName string `json:"emoji_name"`
+				}
+			}
+		}
+		err = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Errorf("acknowledged message %d after the crashes: %d %v", id, res.StatusCode, err)
+			continue
+		}
+		n := len(body.Message.Reactions)
+		if n > 1 || n == 1 && body.Message.Reactions[0].EmojiName != "+1" {
+			t.Errorf("message %d has reactions %+v", id, body.Message.Reactions)
+		}
+		if acked[id] && n != 1 {
+			t.Errorf("acknowledged reaction to message %d is missing after the crashes", id)
+		}
+	}
+	if len(acked) < 8 {
+		t.Errorf("only %d reactions were acknowledged: the test did not exercise much", len(acked))
 	}
 }

@@ -24,6 +24,28 @@ import (
 // shutdownGrace is how long in-flight requests may run after a stop signal.
 const shutdownGrace = 30 * time.Second
 
+// Limits of the HTTP server. The API's form bodies are at most 10 MiB
+// (413 beyond); large files go through the upload routes, which stream and
+// are bound by neither BodyTimeout nor WriteTimeout.
+const (
+	// headerTimeout bounds the reading of a request's headers.
+	headerTimeout = 10 * time.Second
+	// maxHeaderBytes bounds the request line and headers; net/http answers
+	// 431 Request Header Fields Too Large beyond it.
+	maxHeaderBytes = 64 << 10
+	// bodyTimeout bounds the reading of an API request's form body (408
+	// beyond): 10 MiB at 175 KiB/s.
+	bodyTimeout = 60 * time.Second
+	// writeTimeout bounds an API request from its start to its answer. It
+	// must exceed the longest long-poll of GET /events, 55 s (the Hub's
+	// 45 s heartbeat plus up to 10 s of jitter), and delete_topic's 50 s
+	// budget.
+	writeTimeout = 90 * time.Second
+	// idleTimeout is how long a kept-alive connection may wait for its
+	// next request.
+	idleTimeout = 120 * time.Second
+)
+
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chatd serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -104,9 +126,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	srv := &http.Server{
-		Handler:           httpserver.New(svc, httpserver.Options{Logger: logger, RateLimits: rateLimits(*rateLimit)}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		Handler: httpserver.New(svc, httpserver.Options{
+			Logger: logger, RateLimits: rateLimits(*rateLimit),
+			BodyTimeout: bodyTimeout, WriteTimeout: writeTimeout,
+		}),
+		ReadHeaderTimeout: headerTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "store", sf.kind, "data", sf.data)

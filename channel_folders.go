@@ -120,7 +120,7 @@ func (s *Service) CreateChannelFolder(ctx context.Context, actor int64, name, de
 			return err
 		}
 		f := ChannelFolder{RealmID: realm.ID, Name: name, Description: description,
-			RenderedDescription: renderPlainText(description), CreatorID: u.ID, DateCreated: s.now()}
+			RenderedDescription: renderMarkdown(description), CreatorID: u.ID, DateCreated: s.now()}
 		if err := tx.CreateChannelFolder(&f); err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func (s *Service) UpdateChannelFolder(ctx context.Context, actor, id int64, req 
 				return err
 			}
 			f.Description = *req.Description
-			f.RenderedDescription = renderPlainText(f.Description)
+			f.RenderedDescription = renderMarkdown(f.Description)
 			events = append(events, map[string]any{"description": f.Description, "rendered_description": f.RenderedDescription})
 		}
 		if req.IsArchived != nil && *req.IsArchived != f.IsArchived {

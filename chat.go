@@ -28,8 +28,9 @@ const ServiceVersion = "0.1.0"
 
 // FeatureLevel is the service_feature_level reported to clients: the highest
 // level of SPEC.md's versioning list up to which every listed change is
-// implemented. It rises as the operations of later levels land.
-const FeatureLevel = 0
+// implemented (PROTOCOL.md A1). Every change the list names, from 9
+// (principals as integers) to 490 (is_deleted), is in place.
+const FeatureLevel = 490
 
 // Config holds the settings of a Service. Every field has a working zero
 // value, described with the field.
@@ -81,7 +82,8 @@ type Config struct {
 	// pushrelay package provides the HTTP client.
 	PushRelay PushRelay
 	// WebPublicChannels lets organization owners create web-public
-	// channels. False means "Web-public channels are not enabled."
+	// channels in organizations with spectator access. False means
+	// "Web-public channels are not enabled."
 	WebPublicChannels bool
 	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
 	// deleting batches before it answers complete: false. Zero means 50

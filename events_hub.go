@@ -242,25 +242,30 @@ func (h *Hub) Publish(_ context.Context, events []Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range events {
+		// A shared payload is encoded on the first queue that takes it:
+		// most events of a bulk operation go to users without a queue, and
+		// some payloads are large.
 		var data json.RawMessage
 		typ, _ := e.Payload["type"].(string)
-		if e.PerQueue == nil {
-			var err error
-			if data, typ, err = encodePayload(e.Payload); err != nil {
-				continue
-			}
-		}
+		failed := false
 		deliver := func(q *queue) {
-			if q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
+			if failed || q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
 				return
 			}
-			if e.PerQueue == nil {
-				h.pushLocked(q, typ, data)
+			if e.PerQueue != nil {
+				for _, d := range e.PerQueue(q.info) {
+					h.pushLocked(q, typ, d)
+				}
 				return
 			}
-			for _, d := range e.PerQueue(q.info) {
-				h.pushLocked(q, typ, d)
+			if data == nil {
+				var err error
+				if data, _, err = encodePayload(e.Payload); err != nil {
+					failed = true // an unencodable event is dropped
+					return
+				}
 			}
+			h.pushLocked(q, typ, data)
 		}
 		if e.AllUsers {
 			for q := range h.byRealm[e.RealmID] {
@@ -290,6 +295,11 @@ func encodePayload(p map[string]any) (json.RawMessage, string, error) {
 // accepts reports whether the queue's client asked for the event.
 func (q *queue) accepts(typ string, payload map[string]any) bool {
 	if q.types != nil && !q.types[typ] {
+		return false
+	}
+	// The legacy muted_topics event is for clients that do not know
+	// user_topic (PROTOCOL.md C3).
+	if typ == "muted_topics" && q.types["user_topic"] {
 		return false
 	}
 	if typ == "typing" && payload["message_type"] == "stream" && !q.streamTyping {
@@ -513,4 +523,16 @@ func (h *Hub) QueueCount() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.queues)
+}
+
+// DropQueues removes every queue and answers their long-polls, as if they
+// had expired: their clients get BAD_EVENT_QUEUE_ID and register again,
+// reloading the state. A server whose event feed was interrupted calls it,
+// since its queues may have missed events.
+func (h *Hub) DropQueues() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, q := range h.queues {
+		h.dropLocked(q)
+	}
 }

@@ -209,6 +209,12 @@ func (s *Service) registerViewer(ctx context.Context, actor int64, req *Register
 func realmState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
 	return s.registerViewer(ctx, actor, req, func(_ Tx, v *viewer) error {
 		r := v.realm
+		// The settings first: the block's own keys below replace them
+		// where the wire differs from the stored value (the description
+		// is sent as HTML).
+		for _, st := range realmSettings {
+			state["realm_"+st.name] = st.get(&r)
+		}
 		for k, val := range map[string]any{
 			"realm_name":                                       r.Name,
 			"realm_description":                                renderPlainText(r.Description),
@@ -239,9 +245,6 @@ func realmState(s *Service, ctx context.Context, actor int64, req *RegisterReque
 			"realm_mandatory_topics":                           r.TopicsPolicy == TopicsDisableEmpty,
 		} {
 			state[k] = val
-		}
-		for _, st := range realmSettings {
-			state["realm_"+st.name] = st.get(&r)
 		}
 		return nil
 	})

@@ -55,8 +55,8 @@ type UserGroup struct {
 // GroupTx stores user groups.
 type GroupTx interface {
 	// CreateUserGroups stores the groups under new increasing IDs, in order,
-	// and sets their IDs. It returns ErrExists when a realm would have two
-	// groups of the same name.
+	// and sets their IDs. It returns ErrExists, storing none, when a realm
+	// would have two groups of the same name.
 	CreateUserGroups(gs []*UserGroup) error
 	// UserGroups returns the realm's groups ordered by ID.
 	UserGroups(realmID int64) ([]UserGroup, error)

@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
@@ -15,7 +16,9 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/internal/pgtest"
 	"github.com/teamchat/chat/storage/memory"
+	"github.com/teamchat/chat/storage/postgres"
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
@@ -36,6 +39,22 @@ var backends = []backend{
 		}
 		return st
 	}},
+}
+
+// PostgreSQL joins the backends when a test database is configured, and
+// always in CI, where a missing one fails the tests (see pgtest).
+func init() {
+	if !pgtest.Available() && !pgtest.InCI() {
+		return
+	}
+	backends = append(backends, backend{"postgres", func(t *testing.T) chat.Store {
+		t.Helper()
+		st, err := postgres.Open(context.Background(), pgtest.Schema(t))
+		if err != nil {
+			t.Fatalf("postgres.Open: %v", err)
+		}
+		return st
+	}})
 }
 
 // forEachStore runs fn once per storage backend, as a subtest named after

@@ -97,9 +97,7 @@ func (s *Service) ImportSlack(ctx context.Context, r io.ReaderAt, size int64, op
 	if err != nil {
 		return ImportResult{}, errorf("Not a zip archive: %v", err)
 	}
-	im := &slackImport{s: s, ctx: ctx, opts: opts, start: time.Now(),
-		users: map[string]*slackUser{}, channels: map[string]*slackConv{},
-		threads: map[threadKey]string{}, emoji: map[string]string{}, realmEmoji: map[string]int64{}}
+	im := &slackImport{s: s, ctx: ctx, opts: opts, start: time.Now()}
 	if im.opts.BatchSize <= 0 {
 		im.opts.BatchSize = 1000
 	}
@@ -110,13 +108,15 @@ func (s *Service) ImportSlack(ctx context.Context, r io.ReaderAt, size int64, op
 		return ImportResult{}, err
 	}
 	err = s.update(ctx, func(tx Tx) error {
-		im.tx = tx
+		// A backend may run fn again after a conflict (PostgreSQL's
+		// serialization failures): start over, without the files of the
+		// attempt that was rolled back.
+		im.deleteBlobs()
+		im.reset(tx)
 		return im.run()
 	})
 	if err != nil {
-		for _, key := range im.blobs {
-			s.deleteBlob(ctx, key)
-		}
+		im.deleteBlobs()
 		return ImportResult{}, err
 	}
 	im.progress("done")
@@ -173,6 +173,22 @@ type slackConv struct {
 }
 
 type threadKey struct{ folder, ts string }
+
+// reset clears what an attempt of the import wrote down.
+func (im *slackImport) reset(tx Tx) {
+	im.tx, im.res, im.realm = tx, ImportResult{}, Realm{}
+	im.users, im.channels, im.byFolder = map[string]*slackUser{}, map[string]*slackConv{}, map[string]*slackConv{}
+	im.threads, im.emoji, im.realmEmoji = map[threadKey]string{}, map[string]string{}, map[string]int64{}
+}
+
+// deleteBlobs deletes the files stored so far, for an import that failed
+// or starts over.
+func (im *slackImport) deleteBlobs() {
+	for _, key := range im.blobs {
+		im.s.deleteBlob(im.ctx, key)
+	}
+	im.blobs = nil
+}
 
 func (im *slackImport) user(id string) (*slackUser, bool) {
 	u, ok := im.users[id]

@@ -392,11 +392,15 @@ func (s *Service) narrowUsers(tx Tx, cc *channelContext, operand any) ([]int64, 
 // SearchWords splits a search query into the words every match must
 // contain: runs of letters and digits, lower-cased. Backends match whole
 // words of a message's topic and content (its Markdown source).
+// Backends may also cut a whole message with it, so duplicates are found
+// with a map rather than by scanning the words so far.
 func SearchWords(q string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(q, notWordRune) {
 		w = strings.ToLower(w)
-		if !slices.Contains(out, w) {
+		if !seen[w] {
+			seen[w] = true
 			out = append(out, w)
 		}
 	}

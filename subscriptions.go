@@ -143,6 +143,10 @@ type ChannelTx interface {
 	// SubscriptionsOfUsers returns the subscriptions of the users, ordered
 	// by user ID then channel ID.
 	SubscriptionsOfUsers(userIDs []int64) ([]Subscription, error)
+	// SubscriptionColors returns the distinct colours of the users'
+	// subscriptions, keyed by user ID, each user's sorted; users without
+	// subscriptions have no entry.
+	SubscriptionColors(userIDs []int64) (map[int64][]string, error)
 	// ChannelSubscriptions returns the subscriptions to the channels,
 	// ordered by channel ID then user ID.
 	ChannelSubscriptions(channelIDs []int64) ([]Subscription, error)

@@ -108,18 +108,17 @@ type ChannelQuery struct {
 var DefaultChannelQuery = ChannelQuery{IncludePublic: true, IncludeSubscribed: true, ExcludeArchived: true}
 
 // Channels returns the channels of the actor's organization that q selects
-// and the actor may see, sorted by name. IncludeAll needs an
-// administrator (ErrMustBeAdmin); guests never get public channels they are
-// not subscribed to.
+// and the actor may see, sorted by name. IncludeAll selects every channel
+// whose metadata the actor may see (all of them for administrators), as
+// the reference server does since feature level 356; guests never get
+// public channels they are not subscribed to. Errors: those of the actor
+// check.
 func (s *Service) Channels(ctx context.Context, actor int64, q ChannelQuery) ([]ChannelView, error) {
 	var out []ChannelView
 	err := s.view(ctx, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
-		}
-		if q.IncludeAll && !cc.actor.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		all, err := tx.Channels(cc.realm.ID)
 		if err != nil {
@@ -281,7 +280,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 			return err
 		}
 		for _, c := range channels {
-			gone := removedBy[c.ID]
+			gone := slices.Sorted(slices.Values(removedBy[c.ID]))
 			if len(gone) == 0 {
 				continue
 			}
@@ -293,7 +292,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 			var to []int64
 			for i := range all {
 				u := &all[i]
-				if !u.IsActive || slices.Contains(gone, u.ID) {
+				if _, removed := slices.BinarySearch(gone, u.ID); !u.IsActive || removed {
 					continue
 				}
 				_, sub := slices.BinarySearch(left, u.ID)
@@ -304,7 +303,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 			if len(to) > 0 {
 				emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{
 					"type": "subscription", "op": "peer_remove", "stream_ids": []int64{c.ID},
-					"user_ids": slices.Sorted(slices.Values(gone))}})
+					"user_ids": gone}})
 			}
 		}
 		return nil

@@ -200,7 +200,8 @@ func (s *Service) channelTemplate(tx Tx, g *groups, actor *UserRecord, realm Rea
 	c := Channel{RealmID: realm.ID, DateCreated: s.now(), CreatorID: actor.ID, InviteOnly: req.InviteOnly,
 		IsWebPublic: req.IsWebPublic, IsDefault: req.IsDefaultStream, TopicsPolicy: TopicsInherit}
 	if req.IsWebPublic {
-		if !s.cfg.WebPublicChannels {
+		// The server's setting and the organization's spectator access.
+		if !s.cfg.WebPublicChannels || !realm.EnableSpectatorAccess {
 			return c, ErrWebPublicDisabled
 		}
 		if actor.Role != RoleOwner {
@@ -420,7 +421,7 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *Subscri
 		}
 		c := template.Clone()
 		c.Name, c.Description = w.name, w.description
-		c.RenderedDescription = renderPlainText(w.description)
+		c.RenderedDescription = renderMarkdown(w.description)
 		toCreate = append(toCreate, &c)
 	}
 
@@ -510,16 +511,16 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *Subscri
 	for i := range users {
 		userIDs[i] = users[i].ID
 	}
-	theirs, err := tx.SubscriptionsOfUsers(userIDs)
+	colors, err := tx.SubscriptionColors(userIDs)
 	if err != nil {
 		return out, err
 	}
 	used := make(map[int64]map[string]bool, len(users))
-	for _, sub := range theirs {
-		if used[sub.UserID] == nil {
-			used[sub.UserID] = map[string]bool{}
+	for id, list := range colors {
+		used[id] = make(map[string]bool, len(list))
+		for _, c := range list {
+			used[id][c] = true
 		}
-		used[sub.UserID][sub.Color] = true
 	}
 
 	out.Subscribed = map[string][]string{}
@@ -649,11 +650,12 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 	}
 	// Who can see a channel: everyone but guests for public channels,
 	// subscribers and administrators for private ones.
+	// exclude is sorted.
 	viewers := func(c *Channel, exclude []int64) []int64 {
 		var ids []int64
 		for i := range all {
 			u := &all[i]
-			if !u.IsActive || slices.Contains(exclude, u.ID) {
+			if _, excluded := slices.BinarySearch(exclude, u.ID); !u.IsActive || excluded {
 				continue
 			}
 			_, sub := slices.BinarySearch(after[c.ID], u.ID)
@@ -669,31 +671,37 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 				"type": "stream", "op": "create", "streams": []ChannelView{viewChannel(c, len(after[c.ID]))}}})
 		}
 	}
-	channels := make(map[int64]*Channel, len(targets))
+	// One subscription/add event per user with all their new
+	// subscriptions. newSubs holds each user's rows together; the channel
+	// objects and subscriber lists are built once per channel.
+	views := make(map[int64]*SubscriptionView, len(targets))
 	for _, c := range targets {
-		channels[c.ID] = c
+		v := viewSubscription(c, &Subscription{}, after[c.ID], true)
+		views[c.ID] = &v
 	}
-	byUser := map[int64][]SubscriptionView{}
-	var order []int64
+	subViews := make([]SubscriptionView, len(newSubs))
 	for i := range newSubs {
-		sub := &newSubs[i]
-		if byUser[sub.UserID] == nil {
-			order = append(order, sub.UserID)
-		}
-		byUser[sub.UserID] = append(byUser[sub.UserID], viewSubscription(channels[sub.ChannelID], sub, after[sub.ChannelID], true))
+		subViews[i] = *views[newSubs[i].ChannelID]
+		subViews[i].setSettings(&newSubs[i])
 	}
-	for _, id := range order {
-		emit(Event{RealmID: realm.ID, UserIDs: []int64{id}, Payload: map[string]any{
-			"type": "subscription", "op": "add", "subscriptions": byUser[id]}})
+	for start := 0; start < len(newSubs); {
+		end := start + 1
+		for end < len(newSubs) && newSubs[end].UserID == newSubs[start].UserID {
+			end++
+		}
+		emit(Event{RealmID: realm.ID, UserIDs: []int64{newSubs[start].UserID}, Payload: map[string]any{
+			"type": "subscription", "op": "add", "subscriptions": subViews[start:end:end]}})
+		start = end
 	}
 	for _, c := range targets {
 		if len(added[c.ID]) == 0 {
 			continue
 		}
-		if ids := viewers(c, added[c.ID]); len(ids) > 0 {
+		newcomers := slices.Sorted(slices.Values(added[c.ID]))
+		if ids := viewers(c, newcomers); len(ids) > 0 {
 			emit(Event{RealmID: realm.ID, UserIDs: ids, Payload: map[string]any{
 				"type": "subscription", "op": "peer_add", "stream_ids": []int64{c.ID},
-				"user_ids": slices.Sorted(slices.Values(added[c.ID]))}})
+				"user_ids": newcomers}})
 		}
 	}
 	return nil

@@ -93,18 +93,8 @@ func viewChannel(c *Channel, subscribers int) ChannelView {
 
 // viewSubscription builds the subscription object of sub to c.
 func viewSubscription(c *Channel, sub *Subscription, subscribers []int64, withSubscribers bool) SubscriptionView {
-	v := SubscriptionView{
-		ChannelView:            viewChannel(c, len(subscribers)),
-		Color:                  sub.Color,
-		IsMuted:                sub.IsMuted,
-		InHomeView:             !sub.IsMuted,
-		PinToTop:               sub.PinToTop,
-		DesktopNotifications:   sub.DesktopNotifications,
-		AudibleNotifications:   sub.AudibleNotifications,
-		PushNotifications:      sub.PushNotifications,
-		EmailNotifications:     sub.EmailNotifications,
-		WildcardMentionsNotify: sub.WildcardMentionsNotify,
-	}
+	v := SubscriptionView{ChannelView: viewChannel(c, len(subscribers))}
+	v.setSettings(sub)
 	if withSubscribers {
 		if subscribers == nil {
 			subscribers = []int64{}
@@ -112,4 +102,12 @@ func viewSubscription(c *Channel, sub *Subscription, subscribers []int64, withSu
 		v.Subscribers = &subscribers
 	}
 	return v
+}
+
+// setSettings sets the fields of v that hold the settings of sub.
+func (v *SubscriptionView) setSettings(sub *Subscription) {
+	v.Color, v.IsMuted, v.InHomeView, v.PinToTop = sub.Color, sub.IsMuted, !sub.IsMuted, sub.PinToTop
+	v.DesktopNotifications, v.AudibleNotifications = sub.DesktopNotifications, sub.AudibleNotifications
+	v.PushNotifications, v.EmailNotifications = sub.PushNotifications, sub.EmailNotifications
+	v.WildcardMentionsNotify = sub.WildcardMentionsNotify
 }

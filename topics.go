@@ -93,7 +93,8 @@ func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelCont
 	if err != nil {
 		return err
 	}
-	to := subscriberIDs(subs)[c.ID]
+	subscribers := subscriberIDs(subs)[c.ID]
+	to := subscribers
 	if _, found := slices.BinarySearch(to, cc.actor.ID); !found {
 		to = append(slices.Clone(to), cc.actor.ID)
 		slices.Sort(to)
@@ -109,7 +110,7 @@ func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelCont
 		var viewers []int64
 		for i := range all {
 			u := &all[i]
-			_, sub := slices.BinarySearch(subscriberIDs(subs)[c.ID], u.ID)
+			_, sub := slices.BinarySearch(subscribers, u.ID)
 			if u.IsActive && (channelAccess{user: u, g: cc.g, subscribed: sub}).metadata(c) {
 				viewers = append(viewers, u.ID)
 			}

@@ -251,6 +251,22 @@ func (s *Service) RequireAdmin(ctx context.Context, actor int64) error {
 	})
 }
 
+// RequireNonGuest returns nil when actor is an active user who is not a
+// guest, which endpoints that refuse guests check before reading their
+// parameters (PROTOCOL.md B2.1). Bots pass. Any user may call it.
+//
+// Errors: ErrNotAllowedForGuests, or the errors of an unknown or deactivated
+// actor.
+func (s *Service) RequireNonGuest(ctx context.Context, actor int64) error {
+	return s.view(ctx, func(tx Tx) error {
+		u, _, err := s.actor(tx, actor)
+		if err == nil && u.Role == RoleGuest {
+			err = ErrNotAllowedForGuests
+		}
+		return err
+	})
+}
+
 // CreateUser creates a member account with a password, as POST /users does.
 // Administrators and owners may call it.
 //

@@ -13,7 +13,7 @@ import (
 func (s *Server) channelRoutes() {
 	s.handle("/users/me/subscriptions", map[string]endpoint{
 		http.MethodGet:    {authenticated, s.getSubscriptions},
-		http.MethodPost:   {authenticated, s.subscribe},
+		http.MethodPost:   {nonGuest, s.subscribe},
 		http.MethodDelete: {authenticated, s.unsubscribe},
 	})
 	s.handle("/users/me/subscriptions/properties", map[string]endpoint{

@@ -249,7 +249,7 @@ func TestChannelFolders(t *testing.T) {
 	e.expectError(res, 400, chat.CodeBadRequest, "Channel folder 'frontend' already exists")
 	res = e.call(http.MethodGet, "/channel_folders", &e.guest, nil)
 	folder := map[string]any{"id": float64(1), "name": "Frontend", "order": float64(1), "description": "UI *work*",
-		"rendered_description": "<p>UI *work*</p>", "creator_id": float64(e.admin.id),
+		"rendered_description": "<p>UI <em>work</em></p>", "creator_id": float64(e.admin.id),
 		"date_created": float64(joined.Unix()), "is_archived": false}
 	e.expect(res, 200, success("channel_folders", []any{folder}))
 	e.subscribeAs(&e.admin, "ui", "folder_id", "1")

@@ -45,7 +45,7 @@ type account struct {
 // env is a server over the in-memory store with one organization whose
 // users cover every role, a bot, and each email-visibility setting.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	svc *chat.Service
 	h   http.Handler
 	log *bytes.Buffer
@@ -56,19 +56,19 @@ type env struct {
 	membersOnly, adminsOnly, modsOnly, nobody account
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	return newEnvWithStore(t, memory.New())
 }
 
-func newEnvWithStore(t *testing.T, store chat.Store) *env {
+func newEnvWithStore(t testing.TB, store chat.Store) *env {
 	t.Helper()
 	return newEnvWith(t, store, nil)
 }
 
 // newEnvWith builds the env over store; configure, when not nil, changes
 // the service's Config before the service is made.
-func newEnvWith(t *testing.T, store chat.Store, configure func(*chat.Config)) *env {
+func newEnvWith(t testing.TB, store chat.Store, configure func(*chat.Config)) *env {
 	t.Helper()
 	logs := &bytes.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
@@ -82,7 +82,7 @@ func newEnvWith(t *testing.T, store chat.Store, configure func(*chat.Config)) *e
 	}
 	svc := chat.New(store, cfg)
 	t.Cleanup(func() { svc.Close() })
-	e := &env{t: t, svc: svc, h: httpserver.New(svc, httpserver.Options{Logger: logger}), log: logs}
+	e := &env{t: t, svc: svc, h: validated(t, httpserver.New(svc, httpserver.Options{Logger: logger})), log: logs}
 	ctx := context.Background()
 	org, err := svc.CreateOrg(ctx, chat.NewOrg{
 		Name: "Test Org", Host: host, URL: "http://" + host,
@@ -299,7 +299,7 @@ func httpserverNew(t *testing.T, store chat.Store, e *env) http.Handler {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(e.log, nil))
 	svc := chat.New(store, chat.Config{Logger: logger, PasswordCost: bcrypt.MinCost})
-	return httpserver.New(svc, httpserver.Options{Logger: logger})
+	return validated(t, httpserver.New(svc, httpserver.Options{Logger: logger}))
 }
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }

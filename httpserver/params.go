@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -20,8 +22,33 @@ import (
 // maxFormBytes bounds a form body. Uploads have their own route and limit.
 const maxFormBytes = 10 << 20
 
-// errBodyTooLarge answers a form body over maxFormBytes.
-var errBodyTooLarge = &chat.Error{Code: chat.CodeBadRequest, Msg: "Request body too large"}
+// maxJSONDepth bounds the nesting of arrays and objects in a JSON-encoded
+// parameter. The deepest value of the API (a list of objects holding a
+// group-setting object holding a list) is four levels deep.
+const maxJSONDepth = 32
+
+// maxListItems bounds the JSON arrays of the parameters that name many
+// rows at once, so that one request cannot make one transaction of
+// unbounded size. The reference server sets no such limits; these are far
+// above what its clients send (msg_ids follows its 5 000 messages per
+// fetch).
+var maxListItems = map[string]int{
+	"subscriptions":     1000,
+	"principals":        10000,
+	"user_ids":          10000,
+	"msg_ids":           5000,
+	"narrow":            100,
+	"to":                1000,
+	"subscription_data": 1000,
+	"data":              1000,
+}
+
+// Errors of the request body. They keep the BAD_REQUEST code of every
+// parameter error but have statuses of their own (see statusByError).
+var (
+	errBodyTooLarge = &chat.Error{Code: chat.CodeBadRequest, Msg: "Request body too large"}
+	errBodyTimeout  = &chat.Error{Code: chat.CodeBadRequest, Msg: "Timed out reading the request body"}
+)
 
 // params is the only reader of request parameters. A name is looked up in
 // the body first, then in the query string; the last of repeated values
@@ -70,6 +97,9 @@ func parseParams(r *http.Request) (*params, error) {
 		r.Body = io.NopCloser(bytes.NewReader(raw))
 		r.Header.Set("Content-Type", mime.FormatMediaType(mediaType, mtParams))
 		if err := r.ParseMultipartForm(maxFormBytes); err != nil {
+			if errors.Is(err, multipart.ErrMessageTooLarge) {
+				return nil, errBodyTooLarge
+			}
 			return nil, &chat.Error{Code: chat.CodeBadRequest, Msg: "Malformed multipart body", Err: err}
 		}
 		p.body = url.Values(r.MultipartForm.Value)
@@ -81,6 +111,9 @@ func bodyError(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return errBodyTooLarge
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return errBodyTimeout
 	}
 	return &chat.Error{Code: chat.CodeBadRequest, Msg: "Could not read the request body", Err: err}
 }
@@ -145,12 +178,60 @@ func (p *params) jsonValue(name string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	return p.decodeJSON(name, raw)
+}
+
+// decodeJSON decodes the JSON text of parameter name strictly and checks
+// the limits of its shape: nesting depth and, for the parameters of
+// maxListItems, the length of the list.
+func (p *params) decodeJSON(name, raw string) (any, bool) {
+	if jsonDepth(raw) > maxJSONDepth {
+		p.fail(errorf("%s is nested too deeply (limit: %d levels)", name, maxJSONDepth))
+		return nil, false
+	}
 	v, err := decodeStrictJSON(raw)
 	if err != nil {
 		p.fail(errorf("%s is not valid JSON", name))
 		return nil, false
 	}
+	if limit, ok := maxListItems[name]; ok {
+		if list, isList := v.([]any); isList && len(list) > limit {
+			p.fail(errorf("%s is too long (limit: %d items)", name, limit))
+			return nil, false
+		}
+	}
 	return v, true
+}
+
+// jsonDepth returns the deepest nesting of arrays and objects in the JSON
+// text raw, which need not be valid; brackets inside strings do not count.
+// It runs before decoding, so that a deep value costs no more than its
+// length.
+func jsonDepth(raw string) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 func decodeStrictJSON(raw string) (any, error) {
@@ -238,8 +319,7 @@ func (p *params) Decode(name string, decode func([]byte) error) bool {
 	if !ok {
 		return false
 	}
-	if _, err := decodeStrictJSON(raw); err != nil {
-		p.fail(errorf("%s is not valid JSON", name))
+	if _, ok := p.decodeJSON(name, raw); !ok {
 		return false
 	}
 	if err := decode([]byte(raw)); err != nil {
@@ -465,6 +545,9 @@ func (p *params) ProfileData(name string) []chat.ProfileDataEntry {
 	if !ok {
 		return nil
 	}
+	if _, ok := p.decodeJSON(name, raw); !ok {
+		return nil
+	}
 	entries, err := chat.ParseProfileData(name, raw)
 	if err != nil {
 		p.fail(err)
@@ -506,8 +589,7 @@ func (p *params) Optional(name string, dest any) {
 		if !ok {
 			return
 		}
-		if _, err := decodeStrictJSON(raw); err != nil {
-			p.fail(errorf("%s is not valid JSON", name))
+		if _, ok := p.decodeJSON(name, raw); !ok {
 			return
 		}
 		field := reflect.ValueOf(dest).Elem() // the *T field

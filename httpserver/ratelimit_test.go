@@ -13,7 +13,7 @@ import (
 func newLimitedEnv(t *testing.T, rl httpserver.RateLimits) *env {
 	t.Helper()
 	e := newEnv(t)
-	e.h = httpserver.New(e.svc, httpserver.Options{RateLimits: rl})
+	e.h = validated(t, httpserver.New(e.svc, httpserver.Options{RateLimits: rl}))
 	return e
 }
 

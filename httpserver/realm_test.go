@@ -2,9 +2,11 @@ package httpserver_test
 
 import (
 	"net/http"
+	"regexp"
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage/memory"
 )
 
 func TestLinkifierPermissions(t *testing.T) {
@@ -252,4 +254,19 @@ func TestVideoCallNotConfigured(t *testing.T) {
 		http.StatusBadRequest, chat.CodeBadRequest, "Video call provider credentials have not been configured")
 	e.expectError(e.call(http.MethodPost, "/calls/videocall/create", nil, nil),
 		http.StatusUnauthorized, chat.CodeUnauthorized, "Not logged in: API authentication or user session required")
+}
+
+func TestVideoCallJitsi(t *testing.T) {
+	e := newEnvWith(t, memory.New(), func(c *chat.Config) {
+		c.VideoCalls = chat.JitsiMeet{ServerURL: "https://meet.example.org/"}
+	})
+	res := e.call(http.MethodPost, "/calls/videocall/create", &e.member, form("topic", "x"))
+	url, _ := res.body["url"].(string)
+	if res.status != http.StatusOK || !regexp.MustCompile(`^https://meet\.example\.org/[a-z2-7]{26}$`).MatchString(url) {
+		t.Fatalf("status %d, body %s", res.status, res.raw)
+	}
+	e.expect(res, http.StatusOK, success("url", url, "ignored_parameters_unsupported", []any{"topic"}))
+	if again := e.call(http.MethodPost, "/calls/videocall/create", &e.member, nil); again.body["url"] == url {
+		t.Errorf("two calls got the same room %s", url)
+	}
 }

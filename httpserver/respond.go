@@ -57,6 +57,15 @@ var statusByCode = map[chat.Code]int{
 	chat.CodeInternalServerErrorOnBouncer: http.StatusBadGateway,
 }
 
+// statusByError gives the few errors whose status is not their code's: a
+// request body that is too large (413) or too slow (408) is refused with
+// the HTTP status that proxies and clients know, while its body is the
+// usual BAD_REQUEST envelope.
+var statusByError = map[*chat.Error]int{
+	errBodyTooLarge: http.StatusRequestEntityTooLarge,
+	errBodyTimeout:  http.StatusRequestTimeout,
+}
+
 // internalError is what clients see of any failure that is not theirs.
 var internalError = &chat.Error{Code: chat.CodeInternalServerError, Msg: "Internal server error"}
 
@@ -132,7 +141,10 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 		log.Error("internal error", "err", err)
 		e = internalError
 	}
-	status, ok := statusByCode[e.Code]
+	status, ok := statusByError[e]
+	if !ok {
+		status, ok = statusByCode[e.Code]
+	}
 	if !ok {
 		status = http.StatusBadRequest
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/teamchat/chat"
 )
@@ -30,6 +31,17 @@ type Options struct {
 	// RateLimits are the request budgets; the zero value sets none.
 	// chatd uses DefaultRateLimits.
 	RateLimits RateLimits
+	// BodyTimeout bounds the time to read a request's form body, so that a
+	// client trickling bytes cannot hold a connection; a body not read in
+	// time is answered 408. Zero sets no bound. chatd uses 60 s.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds the time from the start of a request to the end
+	// of its answer. It must exceed the longest long-poll of GET /events
+	// (55 s with the Hub's defaults). Zero sets no bound. chatd uses 90 s.
+	// Both timeouts apply to the routes of this package's API only; they
+	// are set per request, so that routes that stream large bodies are not
+	// bound by them.
+	WriteTimeout time.Duration
 }
 
 // Server is an http.Handler for the API of one chat.Service.
@@ -38,11 +50,34 @@ type Server struct {
 	log    *slog.Logger
 	mux    *http.ServeMux
 	limits rateLimiters
+	opts   Options
+	// registered lists every method and pattern given to handle or
+	// handleRaw, so that tests can check that each one is covered
+	// (export_test.go).
+	registered []registeredRoute
+}
+
+// registeredRoute is one method of a mux pattern (Prefix included for the
+// API's routes) and the access it admits.
+type registeredRoute struct {
+	method, pattern string
+	access          access
+}
+
+// handleRaw registers h for the full mux pattern, for routes that answer
+// outside the JSON conventions of handle (streamed uploads, tus, file
+// downloads). h checks the method and calls admit itself; methods and a
+// record what it serves, so that the route is listed with the others.
+func (s *Server) handleRaw(pattern string, a access, methods []string, h http.HandlerFunc) {
+	for _, m := range methods {
+		s.registered = append(s.registered, registeredRoute{m, pattern, a})
+	}
+	s.mux.HandleFunc(pattern, h)
 }
 
 // New returns a Server for svc.
 func New(svc *chat.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux(), limits: newRateLimiters(opts.RateLimits)}
+	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux(), limits: newRateLimiters(opts.RateLimits), opts: opts}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -64,6 +99,9 @@ const (
 	public access = iota
 	// authenticated endpoints need a valid API key.
 	authenticated
+	// nonGuest endpoints need the API key of a user who is not a guest
+	// (bots included); the role is checked before the parameters are read.
+	nonGuest
 	// adminOnly endpoints need an administrator's API key; the role is
 	// checked before the parameters are read.
 	adminOnly
@@ -92,8 +130,9 @@ type endpoint struct {
 // method. GET endpoints also answer HEAD; other methods get a JSON 405.
 func (s *Server) handle(path string, methods map[string]endpoint) {
 	allowed := make([]string, 0, len(methods)+1)
-	for m := range methods {
+	for m, ep := range methods {
 		allowed = append(allowed, m)
+		s.registered = append(s.registered, registeredRoute{m, Prefix + path, ep.access})
 	}
 	if _, ok := methods[http.MethodGet]; ok {
 		allowed = append(allowed, http.MethodHead)
@@ -121,6 +160,11 @@ func (s *Server) handle(path string, methods map[string]endpoint) {
 // serve authenticates the request as the endpoint requires, reads its
 // parameters, runs the endpoint and writes the answer.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
+	if s.opts.WriteTimeout > 0 {
+		// net/http lifts the deadline once the answer is flushed, so it
+		// does not reach a later request on the same connection.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -137,7 +181,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		return
 	}
 	c.actor = actor
-	p, err := parseParams(r)
+	p, err := s.readParams(w, r)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -172,6 +216,8 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64,
 		return 0, err
 	}
 	switch a {
+	case nonGuest:
+		err = s.svc.RequireNonGuest(r.Context(), actor)
 	case adminOnly:
 		err = s.svc.RequireAdmin(r.Context(), actor)
 	case ownerOnly:
@@ -180,6 +226,30 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64,
 		err = s.svc.RequireHuman(r.Context(), actor)
 	}
 	return actor, err
+}
+
+// readParams reads the parameters of r within Options.BodyTimeout. When
+// the body could not be read whole, the connection is closed after the
+// answer: the rest of the body would otherwise be read (and waited for)
+// before the next request.
+func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (*params, error) {
+	clear := func() {}
+	if s.opts.BodyTimeout > 0 && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) == nil {
+			clear = func() { rc.SetReadDeadline(time.Time{}) }
+		}
+	}
+	p, err := parseParams(r)
+	// The deadline must not outlast the body: net/http's background read,
+	// which notices a client going away during a long operation, would
+	// take its expiry for a closed connection and cancel the request.
+	if err == errBodyTooLarge || err == errBodyTimeout {
+		w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	clear()
+	return p, err
 }
 
 // authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4).
@@ -233,4 +303,5 @@ func (s *Server) routes() {
 	s.uploadRoutes()
 	s.pushRoutes()
 	s.messageRoutes()
+	s.openAPIRoutes()
 }

@@ -23,9 +23,11 @@ func (s *Server) tusRoutes() {
 	collection := func(w http.ResponseWriter, r *http.Request) {
 		s.tus(w, r, "")
 	}
-	s.mux.HandleFunc(Prefix+"/tus", collection)
-	s.mux.HandleFunc(Prefix+"/tus/{$}", collection)
-	s.mux.HandleFunc(Prefix+"/tus/{id}", func(w http.ResponseWriter, r *http.Request) {
+	// OPTIONS, which tus answers without credentials, is not listed.
+	create := []string{http.MethodPost}
+	s.handleRaw(Prefix+"/tus", authenticated, create, collection)
+	s.handleRaw(Prefix+"/tus/{$}", authenticated, create, collection)
+	s.handleRaw(Prefix+"/tus/{id}", authenticated, []string{http.MethodHead, http.MethodPatch}, func(w http.ResponseWriter, r *http.Request) {
 		s.tus(w, r, r.PathValue("id"))
 	})
 }

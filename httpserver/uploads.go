@@ -17,7 +17,7 @@ import (
 // form of a download, the downloads themselves (outside /api/v1, as in the
 // reference server) and the resumable uploads of /api/v1/tus/.
 func (s *Server) uploadRoutes() {
-	s.mux.HandleFunc(Prefix+"/user_uploads", func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw(Prefix+"/user_uploads", authenticated, []string{http.MethodPost}, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Allow", http.MethodPost)
 			w.WriteHeader(http.StatusNoContent)
@@ -32,13 +32,14 @@ func (s *Server) uploadRoutes() {
 	s.handle("/user_uploads/{realm_id}/{path...}", map[string]endpoint{
 		http.MethodGet: {authenticated, s.temporaryUploadURL},
 	})
-	s.mux.HandleFunc("/user_uploads/{realm_id}/{path...}", getOnly(func(w http.ResponseWriter, r *http.Request) {
+	get := []string{http.MethodGet}
+	s.handleRaw("/user_uploads/{realm_id}/{path...}", authenticated, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, false)
 	}))
-	s.mux.HandleFunc("/user_uploads/download/{realm_id}/{path...}", getOnly(func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw("/user_uploads/download/{realm_id}/{path...}", authenticated, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, true)
 	}))
-	s.mux.HandleFunc("/user_uploads/temporary/{token}/{filename}", getOnly(s.temporaryDownload))
+	s.handleRaw("/user_uploads/temporary/{token}/{filename}", public, get, getOnly(s.temporaryDownload))
 	s.tusRoutes()
 }
 

@@ -392,7 +392,7 @@ func (s *recordingSink) Publish(_ context.Context, events []chat.Event) {
 
 func TestUploadRoutesAreRateLimited(t *testing.T) {
 	e := newUploadEnv(t, 100)
-	e.h = httpserver.New(e.svc, httpserver.Options{RateLimits: httpserver.RateLimits{PerUser: 2}})
+	e.h = validated(t, httpserver.New(e.svc, httpserver.Options{RateLimits: httpserver.RateLimits{PerUser: 2}}))
 	url := e.upload(&e.member, "a.txt", []byte("a"))
 	if w := e.fetch(url, &e.member); w.Code != http.StatusOK || w.Header().Get("X-RateLimit-Remaining") != "0" {
 		t.Errorf("download: %d %v", w.Code, w.Header())

@@ -348,7 +348,7 @@ func TestFetchAPIKeyFirstLoginSetsDateJoined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, svc: svc, h: httpserver.New(svc, httpserver.Options{})}
+	e := &env{t: t, svc: svc, h: validated(t, httpserver.New(svc, httpserver.Options{}))}
 	owner := account{org.UserID, org.Email, org.APIKey}
 
 	now = joined.Add(48 * time.Hour)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage/postgres"
 )
 
 // createOrg implements `chatd create-org`.
@@ -105,11 +106,26 @@ func required(fs *flag.FlagSet, names ...string) error {
 
 // withService opens the store, runs fn with a service over it and closes it.
 func withService(sf storeFlags, fn func(*chat.Service) error) error {
-	store, err := sf.open()
+	ctx := context.Background()
+	store, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}
-	svc := chat.New(store, chat.Config{})
+	var cfg chat.Config
+	if pg, ok := store.(*postgres.Store); ok {
+		// Servers on the same database tell their clients about the
+		// changes, as for changes made through them.
+		hub := chat.NewHub(chat.HubOptions{})
+		defer hub.Close()
+		events, err := postgres.NewEvents(ctx, pg, hub, postgres.EventsOptions{})
+		if err != nil {
+			store.Close()
+			return err
+		}
+		defer events.Close()
+		cfg.Hub, cfg.Events = hub, events
+	}
+	svc := chat.New(store, cfg)
 	return errors.Join(fn(svc), svc.Close())
 }
 

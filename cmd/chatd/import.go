@@ -40,7 +40,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	store, err := sf.open()
+	store, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}

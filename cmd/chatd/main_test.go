@@ -190,6 +190,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"create-org", "--data", dir, "--name", "X", "--owner-email", "bad", "--owner-name", "Some One"},
 		{"create-user", "--data", dir, "--email", "a@b.example", "--name", "Some One", "--role", "king"},
 		{"serve", "--store", "floppy"},
+		{"serve", "--store", "postgres", "--dsn", ""},
 		{"serve", "stray-argument"},
 		{"serve", "--max-upload-mib", "0"},
 		{"serve", "--push-relay-url", "ftp://relay.example"},

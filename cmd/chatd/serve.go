@@ -18,10 +18,33 @@ import (
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/httpserver"
 	"github.com/teamchat/chat/pushrelay"
+	"github.com/teamchat/chat/storage/postgres"
 )
 
 // shutdownGrace is how long in-flight requests may run after a stop signal.
 const shutdownGrace = 30 * time.Second
+
+// Limits of the HTTP server. The API's form bodies are at most 10 MiB
+// (413 beyond); large files go through the upload routes, which stream and
+// are bound by neither BodyTimeout nor WriteTimeout.
+const (
+	// headerTimeout bounds the reading of a request's headers.
+	headerTimeout = 10 * time.Second
+	// maxHeaderBytes bounds the request line and headers; net/http answers
+	// 431 Request Header Fields Too Large beyond it.
+	maxHeaderBytes = 64 << 10
+	// bodyTimeout bounds the reading of an API request's form body (408
+	// beyond): 10 MiB at 175 KiB/s.
+	bodyTimeout = 60 * time.Second
+	// writeTimeout bounds an API request from its start to its answer. It
+	// must exceed the longest long-poll of GET /events, 55 s (the Hub's
+	// 45 s heartbeat plus up to 10 s of jitter), and delete_topic's 50 s
+	// budget.
+	writeTimeout = 90 * time.Second
+	// idleTimeout is how long a kept-alive connection may wait for its
+	// next request.
+	idleTimeout = 120 * time.Second
+)
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chatd serve", flag.ContinueOnError)
@@ -40,6 +63,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"requests per minute per user; 0 turns every rate limit off")
 	videoProvider := fs.String("videocall-provider", "", "video-call provider: jitsi, or empty for none")
 	videoURL := fs.String("videocall-url", "", "meeting server URL of the jitsi video-call provider, such as https://meet.example.org")
+	uploadURLKey := fs.String("upload-url-key", "", "key that signs temporary download URLs; give every process of one database the same (default: random at each start)")
 	authMethods := fs.String("auth-methods", "password,email", "comma-separated login methods reported by /server_settings; without password, password login is off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -59,7 +83,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := chat.Config{
 		Logger: logger, JWTSecret: []byte(*jwtSecret),
 		VideoCalls: videoCalls, AuthenticationMethods: methods,
-		MaxUploadMiB: *maxUploadMiB,
+		MaxUploadMiB: *maxUploadMiB, UploadURLKey: []byte(*uploadURLKey),
 	}
 	if *pushRelayURL != "" {
 		relay, err := pushrelay.New(*pushRelayURL, nil)
@@ -71,9 +95,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.Blobs, err = sf.blobs(); err != nil {
 		return err
 	}
-	store, err := sf.open()
+	store, err := sf.open(ctx)
 	if err != nil {
 		return err
+	}
+	if pg, ok := store.(*postgres.Store); ok {
+		// Processes sharing the database hear each other's events: each
+		// publishes through PostgreSQL and delivers what it hears to the
+		// queues of its own clients.
+		hub := chat.NewHub(chat.HubOptions{})
+		events, err := postgres.NewEvents(ctx, pg, hub, postgres.EventsOptions{Logger: logger, Lost: hub.DropQueues})
+		if err != nil {
+			store.Close()
+			return err
+		}
+		cfg.Hub, cfg.Events = hub, events
+		defer hub.Close()
+		defer events.Close()
 	}
 	svc := chat.New(store, cfg)
 	defer svc.Close()
@@ -88,9 +126,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	srv := &http.Server{
-		Handler:           httpserver.New(svc, httpserver.Options{Logger: logger, RateLimits: rateLimits(*rateLimit)}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		Handler: httpserver.New(svc, httpserver.Options{
+			Logger: logger, RateLimits: rateLimits(*rateLimit),
+			BodyTimeout: bodyTimeout, WriteTimeout: writeTimeout,
+		}),
+		ReadHeaderTimeout: headerTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "store", sf.kind, "data", sf.data)
@@ -133,6 +175,11 @@ func firstRun(ctx context.Context, svc *chat.Service, out io.Writer, addr, exter
 		OwnerEmail: email, OwnerName: fullName, OwnerPassword: password,
 	})
 	if err != nil {
+		// Processes sharing a database may start together: the one that
+		// lost the race finds the organization the other created.
+		if orgs, lerr := svc.Orgs(ctx); lerr == nil && len(orgs) > 0 {
+			return nil
+		}
 		return fmt.Errorf("creating the first organization: %w", err)
 	}
 	fmt.Fprintf(out, `First start: created the organization %q at %s.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage/blobfs"
 	"github.com/teamchat/chat/storage/memory"
+	"github.com/teamchat/chat/storage/postgres"
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
@@ -16,18 +19,20 @@ import (
 type storeFlags struct {
 	kind string
 	data string
+	dsn  string
 }
 
 func (sf *storeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&sf.kind, "store", "sqlite", "storage backend: sqlite or memory (memory keeps nothing across restarts)")
-	fs.StringVar(&sf.data, "data", "chatd-data", "data directory (SQLite database and uploads)")
+	fs.StringVar(&sf.kind, "store", "sqlite", "storage backend: sqlite, postgres (needs --dsn; several processes may share it) or memory (keeps nothing across restarts)")
+	fs.StringVar(&sf.data, "data", "chatd-data", "data directory (SQLite database and uploads; with postgres, uploads only, shared by every process)")
+	fs.StringVar(&sf.dsn, "dsn", "", "PostgreSQL database of --store postgres, as postgres://user:password@host:5432/db?sslmode=disable")
 }
 
 // dbFile is the SQLite database inside the data directory.
 const dbFile = "chat.db"
 
 // open opens the configured store, creating the data directory if needed.
-func (sf *storeFlags) open() (chat.Store, error) {
+func (sf *storeFlags) open(ctx context.Context) (chat.Store, error) {
 	switch sf.kind {
 	case "memory":
 		return memory.New(), nil
@@ -36,18 +41,24 @@ func (sf *storeFlags) open() (chat.Store, error) {
 			return nil, fmt.Errorf("creating the data directory: %w", err)
 		}
 		return sqlite.Open(filepath.Join(sf.data, dbFile))
+	case "postgres":
+		if sf.dsn == "" {
+			return nil, errors.New("--store postgres needs --dsn (or CHATD_DSN)")
+		}
+		return postgres.Open(ctx, sf.dsn)
 	}
-	return nil, fmt.Errorf("unknown store %q (want sqlite or memory)", sf.kind)
+	return nil, fmt.Errorf("unknown store %q (want sqlite, postgres or memory)", sf.kind)
 }
 
 // uploadsDir is the directory of uploaded files inside the data directory.
 const uploadsDir = "uploads"
 
 // blobs returns the store of uploaded files: a directory of the data
-// directory with the SQLite store; nil (in memory, like the records) with
-// the memory store.
+// directory with the SQLite and PostgreSQL stores (processes sharing a
+// PostgreSQL database must share it too, on a network file system); nil
+// (in memory, like the records) with the memory store.
 func (sf *storeFlags) blobs() (chat.BlobStore, error) {
-	if sf.kind != "sqlite" {
+	if sf.kind == "memory" {
 		return nil, nil
 	}
 	return blobfs.New(filepath.Join(sf.data, uploadsDir))

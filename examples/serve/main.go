@@ -4,16 +4,23 @@
 // until interrupted.
 //
 //	go run ./examples/serve
+//
+// Flags: -listen ADDR (port 0 picks a free port; the address is printed),
+// -db FILE, and -once, which stops the server cleanly after it has
+// answered one request (CI runs it so).
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/httpserver"
@@ -21,7 +28,12 @@ import (
 )
 
 func main() {
-	store, err := sqlite.Open("chat.db")
+	listen := flag.String("listen", "127.0.0.1:9992", "address to listen on")
+	db := flag.String("db", "chat.db", "SQLite database file")
+	once := flag.Bool("once", false, "stop after answering one request")
+	flag.Parse()
+
+	store, err := sqlite.Open(*db)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -30,27 +42,42 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		log.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
 	orgs, err := svc.Orgs(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if len(orgs) == 0 {
 		org, err := svc.CreateOrg(ctx, chat.NewOrg{
-			Name: "Example", Host: "127.0.0.1:9992",
+			Name: "Example", Host: ln.Addr().String(),
 			OwnerEmail: "owner@example.com", OwnerName: "Example Owner",
 		})
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("curl -sSu %s:%s http://127.0.0.1:9992/api/v1/users\n", org.Email, org.APIKey)
+		fmt.Printf("curl -sSu %s:%s %s/api/v1/users\n", org.Email, org.APIKey, base)
 	}
 
-	srv := &http.Server{Addr: "127.0.0.1:9992", Handler: httpserver.New(svc, httpserver.Options{})}
+	var handler http.Handler = httpserver.New(svc, httpserver.Options{})
+	if *once {
+		// Stop the server once the first answer is written.
+		api, done := handler, sync.OnceFunc(stop)
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			api.ServeHTTP(w, r)
+			done()
+		})
+	}
+	srv := &http.Server{Handler: handler}
 	go func() {
 		<-ctx.Done()
 		srv.Shutdown(context.Background())
 	}()
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	fmt.Printf("serving on %s\n", base)
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
 }

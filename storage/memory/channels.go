@@ -63,7 +63,13 @@ func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
 		return err
 	}
 	c := &t.s.c
+	seen := map[nameKey]bool{}
 	for _, g := range gs {
+		k := nameKey{g.RealmID, g.Name}
+		if seen[k] {
+			return chat.ErrExists
+		}
+		seen[k] = true
 		for _, old := range c.groups {
 			if old.RealmID == g.RealmID && old.Name == g.Name {
 				return chat.ErrExists
@@ -261,6 +267,22 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) 
 			out = append(out, cloneSub(s))
 		}
 		slices.SortFunc(out[start:], func(a, b chat.Subscription) int { return cmp.Compare(a.ChannelID, b.ChannelID) })
+	}
+	return out, nil
+}
+
+func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	for _, u := range userIDs {
+		if _, done := out[u]; done || len(t.s.c.subs[u]) == 0 {
+			continue
+		}
+		var colors []string
+		for _, s := range t.s.c.subs[u] {
+			colors = append(colors, s.Color)
+		}
+		slices.Sort(colors)
+		out[u] = slices.Compact(colors)
 	}
 	return out, nil
 }

@@ -4,16 +4,18 @@ import (
 	"database/sql"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/teamchat/chat"
 )
 
-// The channel area's statements run by text: database/sql prepares them on
-// the transaction's connection. Bulk writes pass their rows as one JSON
-// array to a single INSERT ... SELECT FROM json_each, so a request that
-// subscribes thousands of users costs one round trip.
+// The channel area's statements are prepared once per Store (the query
+// enum of tx.go). Lists of IDs or keys travel as one JSON array read with
+// json_each, and new subscriptions are inserted subBatch rows per statement,
+// so a request that subscribes thousands of users costs few round trips.
+// The minimal message store at the end still runs its statements by text.
 
-// exec runs a write statement.
+// exec runs a write statement given by text.
 func (t *tx) exec(op, query string, args ...any) (sql.Result, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
@@ -23,10 +25,29 @@ func (t *tx) exec(op, query string, args ...any) (sql.Result, error) {
 	return res, t.check(op, err)
 }
 
-// query runs a read statement and calls scan for each row.
+// query runs a read statement given by text and calls scan for each row.
 func (t *tx) query(op, query string, scan func(scanner) error, args ...any) error {
 	t.queries.Add(1)
 	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	return t.scanRows(op, rows, err, scan)
+}
+
+// execQ runs a prepared write statement.
+func (t *tx) execQ(op string, q query, args ...any) (sql.Result, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	res, err := t.stmt(q).ExecContext(t.ctx, args...)
+	return res, t.check(op, err)
+}
+
+// queryQ runs a prepared read statement and calls scan for each row.
+func (t *tx) queryQ(op string, q query, scan func(scanner) error, args ...any) error {
+	rows, err := t.stmt(q).QueryContext(t.ctx, args...)
+	return t.scanRows(op, rows, err, scan)
+}
+
+func (t *tx) scanRows(op string, rows *sql.Rows, err error, scan func(scanner) error) error {
 	if err != nil {
 		return t.check(op, err)
 	}
@@ -73,16 +94,23 @@ func parseIDs(s string) ([]int64, error) {
 
 // Groups.
 
+const selectUserGroup = `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
+	deactivated, members, subgroups FROM user_groups `
+
+// CreateUserGroups inserts the groups inside a savepoint, so that a name
+// conflict on a later group leaves none of them stored.
 func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
+	return t.savepoint("CreateUserGroups", len(gs), func() error { return t.createUserGroups(gs) })
+}
+
+func (t *tx) createUserGroups(gs []*chat.UserGroup) error {
 	for _, g := range gs {
 		created, err := toNanos(g.DateCreated)
 		if err != nil {
 			return err
 		}
-		res, err := t.exec("CreateUserGroups", `INSERT INTO user_groups (realm_id, name, description, is_system,
-			creator_id, date_created, deactivated, members, subgroups) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			g.RealmID, g.Name, g.Description, b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated),
-			idsJSON(g.Members), idsJSON(g.Subgroups))
+		res, err := t.execQ("CreateUserGroups", qCreateUserGroup, g.RealmID, g.Name, g.Description,
+			b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated), idsJSON(g.Members), idsJSON(g.Subgroups))
 		if err != nil {
 			return err
 		}
@@ -95,8 +123,7 @@ func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
 
 func (t *tx) UserGroups(realmID int64) ([]chat.UserGroup, error) {
 	out := []chat.UserGroup{}
-	err := t.query("UserGroups", `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
-		deactivated, members, subgroups FROM user_groups WHERE realm_id = ? ORDER BY id`, func(sc scanner) error {
+	err := t.queryQ("UserGroups", qUserGroups, func(sc scanner) error {
 		var (
 			g                      chat.UserGroup
 			system, created, deact int64
@@ -122,10 +149,10 @@ func (t *tx) UserGroups(realmID int64) ([]chat.UserGroup, error) {
 
 // Channels.
 
-const channelColumns = `id, realm_id, name, description, rendered_description, date_created, creator_id,
+const selectChannel = `SELECT id, realm_id, name, description, rendered_description, date_created, creator_id,
 	invite_only, is_web_public, history_public, is_default, retention_days, topics_policy, folder_id,
 	first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
-	can_delete_any, can_delete_own, can_send_message, can_subscribe`
+	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
 
 func groupSettingText(v chat.GroupSetting) string {
 	b, _ := v.MarshalJSON()
@@ -180,9 +207,9 @@ func scanChannel(sc scanner) (chat.Channel, error) {
 	return c, nil
 }
 
-func (t *tx) channels(op, where string, args ...any) ([]chat.Channel, error) {
+func (t *tx) channels(op string, q query, args ...any) ([]chat.Channel, error) {
 	out := []chat.Channel{}
-	err := t.query(op, `SELECT `+channelColumns+` FROM channels `+where, func(sc scanner) error {
+	err := t.queryQ(op, q, func(sc scanner) error {
 		c, err := scanChannel(sc)
 		out = append(out, c)
 		return err
@@ -190,30 +217,53 @@ func (t *tx) channels(op, where string, args ...any) ([]chat.Channel, error) {
 	return out, err
 }
 
+// CreateChannels inserts the channels one by one inside a savepoint, so
+// that a name conflict on a later channel leaves none of them stored.
 func (t *tx) CreateChannels(cs []*chat.Channel) error {
-	for _, c := range cs {
-		args, err := channelArgs(c)
-		if err != nil {
-			return err
+	return t.savepoint("CreateChannels", len(cs), func() error {
+		for _, c := range cs {
+			args, err := channelArgs(c)
+			if err != nil {
+				return err
+			}
+			res, err := t.execQ("CreateChannels", qCreateChannel, append([]any{c.RealmID}, args...)...)
+			if err != nil {
+				return err
+			}
+			if c.ID, err = res.LastInsertId(); err != nil {
+				return t.check("CreateChannels", err)
+			}
 		}
-		res, err := t.exec("CreateChannels", `INSERT INTO channels (realm_id, name, name_key, description,
-			rendered_description, date_created, creator_id, invite_only, is_web_public, history_public, is_default,
-			retention_days, topics_policy, folder_id, first_message_id, is_archived, can_add_subscribers,
-			can_remove_subscribers, can_administer, can_delete_any, can_delete_own, can_send_message, can_subscribe)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			append([]any{c.RealmID}, args...)...)
-		if err != nil {
-			return err
-		}
-		if c.ID, err = res.LastInsertId(); err != nil {
-			return t.check("CreateChannels", err)
-		}
+		return nil
+	})
+}
+
+// savepoint runs fn, which runs statements writes, inside a savepoint that
+// is rolled back when fn fails, which undoes fn's statements only (the
+// transaction goes on). A single statement needs none: SQLite undoes a
+// failed statement whole.
+func (t *tx) savepoint(op string, statements int, fn func() error) error {
+	if err := t.writable(); err != nil {
+		return err
 	}
-	return nil
+	if statements <= 1 {
+		return fn()
+	}
+	if _, err := t.tx.ExecContext(t.ctx, `SAVEPOINT batch`); err != nil {
+		return t.check(op, err)
+	}
+	if err := fn(); err != nil {
+		if _, rbErr := t.tx.ExecContext(t.ctx, `ROLLBACK TO batch; RELEASE batch`); rbErr != nil {
+			return t.check(op, rbErr)
+		}
+		return err
+	}
+	_, err := t.tx.ExecContext(t.ctx, `RELEASE batch`)
+	return t.check(op, err)
 }
 
 func (t *tx) Channel(id int64) (chat.Channel, error) {
-	c, err := t.channels("Channel", `WHERE id = ?`, id)
+	c, err := t.channels("Channel", qChannel, id)
 	if err != nil {
 		return chat.Channel{}, err
 	}
@@ -228,12 +278,11 @@ func (t *tx) ChannelsByName(realmID int64, keys []string) ([]chat.Channel, error
 	if err != nil {
 		return nil, err
 	}
-	return t.channels("ChannelsByName", `WHERE realm_id = ? AND name_key IN (SELECT value FROM json_each(?)) ORDER BY id`,
-		realmID, string(list))
+	return t.channels("ChannelsByName", qChannelsByName, realmID, string(list))
 }
 
 func (t *tx) Channels(realmID int64) ([]chat.Channel, error) {
-	return t.channels("Channels", `WHERE realm_id = ? ORDER BY id`, realmID)
+	return t.channels("Channels", qChannels, realmID)
 }
 
 func (t *tx) UpdateChannel(c chat.Channel) error {
@@ -241,12 +290,7 @@ func (t *tx) UpdateChannel(c chat.Channel) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.exec("UpdateChannel", `UPDATE channels SET name = ?, name_key = ?, description = ?,
-		rendered_description = ?, date_created = ?, creator_id = ?, invite_only = ?, is_web_public = ?,
-		history_public = ?, is_default = ?, retention_days = ?, topics_policy = ?, folder_id = ?,
-		first_message_id = ?, is_archived = ?, can_add_subscribers = ?, can_remove_subscribers = ?,
-		can_administer = ?, can_delete_any = ?, can_delete_own = ?, can_send_message = ?, can_subscribe = ?
-		WHERE id = ?`, append(args, c.ID)...)
+	res, err := t.execQ("UpdateChannel", qUpdateChannel, append(args, c.ID)...)
 	if err != nil {
 		return err
 	}
@@ -255,7 +299,18 @@ func (t *tx) UpdateChannel(c chat.Channel) error {
 
 // Subscriptions.
 
-const subColumns = `user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email, wildcard`
+const (
+	subColumns = `user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email, wildcard`
+	selectSub  = `SELECT ` + subColumns + ` FROM subscriptions `
+	insertSubs = `INSERT INTO subscriptions (` + subColumns + `) VALUES `
+	subRow     = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// subBatch is the number of rows of one qCreateSubscriptions: 640
+	// parameters, well under SQLite's limit of 32 766.
+	subBatch = 64
+)
+
+// subRows is subBatch rows of placeholders.
+var subRows = subRow + strings.Repeat(", "+subRow, subBatch-1)
 
 func nullBool(b *bool) any {
 	if b == nil {
@@ -285,9 +340,9 @@ func scanSub(sc scanner) (chat.Subscription, error) {
 	return s, err
 }
 
-func (t *tx) subs(op, where string, args ...any) ([]chat.Subscription, error) {
+func (t *tx) subs(op string, q query, args ...any) ([]chat.Subscription, error) {
 	out := []chat.Subscription{}
-	err := t.query(op, `SELECT `+subColumns+` FROM subscriptions `+where, func(sc scanner) error {
+	err := t.queryQ(op, q, func(sc scanner) error {
 		s, err := scanSub(sc)
 		out = append(out, s)
 		return err
@@ -295,53 +350,51 @@ func (t *tx) subs(op, where string, args ...any) ([]chat.Subscription, error) {
 	return out, err
 }
 
-// CreateSubscriptions inserts every row with one statement: the rows travel
-// as a JSON array of [user, channel, color, muted, pin, desktop, audible,
-// push, email, wildcard] arrays.
+// appendSubArgs appends the column values of s.
+func appendSubArgs(args []any, s *chat.Subscription) []any {
+	return append(args, s.UserID, s.ChannelID, s.Color, b2i(s.IsMuted), b2i(s.PinToTop),
+		nullBool(s.DesktopNotifications), nullBool(s.AudibleNotifications), nullBool(s.PushNotifications),
+		nullBool(s.EmailNotifications), nullBool(s.WildcardMentionsNotify))
+}
+
+// CreateSubscriptions inserts subBatch rows per statement, then the rest
+// one by one. A failed statement undoes itself; when one fails, the rows
+// of the statements before it are deleted again, so that the call stores
+// none. (A savepoint would do the same, but SQLite then journals every
+// statement into one growing journal, which costs far more on the path that
+// matters.)
 func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
-	if len(subs) == 0 {
-		return nil
+	if err := t.writable(); err != nil || len(subs) == 0 {
+		return err
 	}
-	b := make([]byte, 0, len(subs)*48)
-	b = append(b, '[')
-	appendNullBool := func(b []byte, v *bool) []byte {
-		if v == nil {
-			return append(b, "null"...)
+	args := make([]any, 0, 10*subBatch)
+	done := 0
+	var err error
+	for err == nil && done < len(subs) {
+		args = args[:0]
+		q, n := qCreateSubscriptions, subBatch
+		if len(subs)-done < subBatch {
+			q, n = qCreateSubscription, 1
 		}
-		return strconv.AppendInt(b, b2i(*v), 10)
+		for i := range n {
+			args = appendSubArgs(args, &subs[done+i])
+		}
+		if _, err = t.execQ("CreateSubscriptions", q, args...); err == nil {
+			done += n
+		}
 	}
-	for i := range subs {
-		s := &subs[i]
-		if i > 0 {
-			b = append(b, ',')
+	if err != nil && t.failed == nil {
+		for i := range done {
+			if _, delErr := t.execQ("CreateSubscriptions", qDeleteSubscription, subs[i].UserID, subs[i].ChannelID); delErr != nil {
+				return delErr
+			}
 		}
-		b = append(b, '[')
-		b = strconv.AppendInt(b, s.UserID, 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, s.ChannelID, 10)
-		b = append(b, ',')
-		color, _ := json.Marshal(s.Color)
-		b = append(b, color...)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, b2i(s.IsMuted), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, b2i(s.PinToTop), 10)
-		for _, v := range []*bool{s.DesktopNotifications, s.AudibleNotifications, s.PushNotifications,
-			s.EmailNotifications, s.WildcardMentionsNotify} {
-			b = append(b, ',')
-			b = appendNullBool(b, v)
-		}
-		b = append(b, ']')
 	}
-	b = append(b, ']')
-	_, err := t.exec("CreateSubscriptions", `INSERT INTO subscriptions (`+subColumns+`)
-		SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
-		value ->> 7, value ->> 8, value ->> 9 FROM json_each(?)`, string(b))
 	return err
 }
 
 func (t *tx) Subscription(userID, channelID int64) (chat.Subscription, error) {
-	s, err := t.subs("Subscription", `WHERE user_id = ? AND channel_id = ?`, userID, channelID)
+	s, err := t.subs("Subscription", qSubscription, userID, channelID)
 	if err != nil {
 		return chat.Subscription{}, err
 	}
@@ -355,24 +408,37 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) 
 	if len(userIDs) == 0 {
 		return []chat.Subscription{}, nil
 	}
-	return t.subs("SubscriptionsOfUsers",
-		`WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`, idsJSON(userIDs))
+	return t.subs("SubscriptionsOfUsers", qSubscriptionsOfUsers, idsJSON(userIDs))
+}
+
+func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	err := t.queryQ("SubscriptionColors", qSubscriptionColors, func(sc scanner) error {
+		var (
+			id    int64
+			color string
+		)
+		err := sc.Scan(&id, &color)
+		out[id] = append(out[id], color)
+		return err
+	}, idsJSON(userIDs))
+	return out, err
 }
 
 func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
 	if len(channelIDs) == 0 {
 		return []chat.Subscription{}, nil
 	}
-	return t.subs("ChannelSubscriptions",
-		`WHERE channel_id IN (SELECT value FROM json_each(?)) ORDER BY channel_id, user_id`, idsJSON(channelIDs))
+	return t.subs("ChannelSubscriptions", qChannelSubscriptions, idsJSON(channelIDs))
 }
 
 func (t *tx) UpdateSubscription(s chat.Subscription) error {
-	res, err := t.exec("UpdateSubscription", `UPDATE subscriptions SET color = ?, is_muted = ?, pin_to_top = ?,
-		desktop = ?, audible = ?, push = ?, email = ?, wildcard = ? WHERE user_id = ? AND channel_id = ?`,
-		s.Color, b2i(s.IsMuted), b2i(s.PinToTop), nullBool(s.DesktopNotifications), nullBool(s.AudibleNotifications),
-		nullBool(s.PushNotifications), nullBool(s.EmailNotifications), nullBool(s.WildcardMentionsNotify),
-		s.UserID, s.ChannelID)
+	res, err := t.execQ("UpdateSubscription", qUpdateSubscription, s.Color, b2i(s.IsMuted), b2i(s.PinToTop),
+		nullBool(s.DesktopNotifications), nullBool(s.AudibleNotifications), nullBool(s.PushNotifications),
+		nullBool(s.EmailNotifications), nullBool(s.WildcardMentionsNotify), s.UserID, s.ChannelID)
 	if err != nil {
 		return err
 	}
@@ -380,8 +446,7 @@ func (t *tx) UpdateSubscription(s chat.Subscription) error {
 }
 
 func (t *tx) DeleteSubscription(userID, channelID int64) error {
-	res, err := t.exec("DeleteSubscription", `DELETE FROM subscriptions WHERE user_id = ? AND channel_id = ?`,
-		userID, channelID)
+	res, err := t.execQ("DeleteSubscription", qDeleteSubscription, userID, channelID)
 	if err != nil {
 		return err
 	}
@@ -390,12 +455,12 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 
 // Folders.
 
-const folderColumns = `id, realm_id, name, description, rendered_description, creator_id, date_created,
-	is_archived, ord`
+const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id, date_created,
+	is_archived, ord FROM channel_folders `
 
-func (t *tx) folders(op, where string, args ...any) ([]chat.ChannelFolder, error) {
+func (t *tx) folders(op string, q query, args ...any) ([]chat.ChannelFolder, error) {
 	out := []chat.ChannelFolder{}
-	err := t.query(op, `SELECT `+folderColumns+` FROM channel_folders `+where, func(sc scanner) error {
+	err := t.queryQ(op, q, func(sc scanner) error {
 		var (
 			f                 chat.ChannelFolder
 			created, archived int64
@@ -414,9 +479,8 @@ func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.exec("CreateChannelFolder", `INSERT INTO channel_folders (realm_id, name, description,
-		rendered_description, creator_id, date_created, is_archived, ord) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		f.RealmID, f.Name, f.Description, f.RenderedDescription, f.CreatorID, created, b2i(f.IsArchived), f.Order)
+	res, err := t.execQ("CreateChannelFolder", qCreateChannelFolder, f.RealmID, f.Name, f.Description,
+		f.RenderedDescription, f.CreatorID, created, b2i(f.IsArchived), f.Order)
 	if err != nil {
 		return err
 	}
@@ -427,7 +491,7 @@ func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
 }
 
 func (t *tx) ChannelFolder(id int64) (chat.ChannelFolder, error) {
-	fs, err := t.folders("ChannelFolder", `WHERE id = ?`, id)
+	fs, err := t.folders("ChannelFolder", qChannelFolder, id)
 	if err != nil {
 		return chat.ChannelFolder{}, err
 	}
@@ -438,7 +502,7 @@ func (t *tx) ChannelFolder(id int64) (chat.ChannelFolder, error) {
 }
 
 func (t *tx) ChannelFolders(realmID int64) ([]chat.ChannelFolder, error) {
-	return t.folders("ChannelFolders", `WHERE realm_id = ? ORDER BY ord, id`, realmID)
+	return t.folders("ChannelFolders", qChannelFolders, realmID)
 }
 
 func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
@@ -446,9 +510,8 @@ func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.exec("UpdateChannelFolder", `UPDATE channel_folders SET name = ?, description = ?,
-		rendered_description = ?, creator_id = ?, date_created = ?, is_archived = ?, ord = ? WHERE id = ?`,
-		f.Name, f.Description, f.RenderedDescription, f.CreatorID, created, b2i(f.IsArchived), f.Order, f.ID)
+	res, err := t.execQ("UpdateChannelFolder", qUpdateChannelFolder, f.Name, f.Description, f.RenderedDescription,
+		f.CreatorID, created, b2i(f.IsArchived), f.Order, f.ID)
 	if err != nil {
 		return err
 	}
@@ -457,42 +520,41 @@ func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
 
 // User topics.
 
-func (t *tx) userTopics(op, where string, args ...any) ([]chat.UserTopic, error) {
+const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
+
+func (t *tx) userTopics(op string, q query, args ...any) ([]chat.UserTopic, error) {
 	out := []chat.UserTopic{}
-	err := t.query(op, `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `+where,
-		func(sc scanner) error {
-			var (
-				ut      chat.UserTopic
-				policy  int64
-				updated int64
-			)
-			err := sc.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
-			ut.VisibilityPolicy, ut.LastUpdated = int(policy), fromNanos(updated)
-			out = append(out, ut)
-			return err
-		}, args...)
+	err := t.queryQ(op, q, func(sc scanner) error {
+		var (
+			ut      chat.UserTopic
+			policy  int64
+			updated int64
+		)
+		err := sc.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
+		ut.VisibilityPolicy, ut.LastUpdated = int(policy), fromNanos(updated)
+		out = append(out, ut)
+		return err
+	}, args...)
 	return out, err
 }
 
 func (t *tx) SetUserTopic(ut chat.UserTopic) error {
 	key := chat.TopicKey(ut.Topic)
 	if ut.VisibilityPolicy == chat.TopicInherit {
-		_, err := t.exec("SetUserTopic", `DELETE FROM user_topics WHERE user_id = ? AND channel_id = ? AND topic_key = ?`,
-			ut.UserID, ut.ChannelID, key)
+		_, err := t.execQ("SetUserTopic", qDeleteUserTopic, ut.UserID, ut.ChannelID, key)
 		return err
 	}
 	updated, err := toNanos(ut.LastUpdated)
 	if err != nil {
 		return err
 	}
-	_, err = t.exec("SetUserTopic", `INSERT OR REPLACE INTO user_topics (user_id, channel_id, topic_key, topic,
-		visibility_policy, last_updated) VALUES (?, ?, ?, ?, ?, ?)`,
-		ut.UserID, ut.ChannelID, key, ut.Topic, int64(ut.VisibilityPolicy), updated)
+	_, err = t.execQ("SetUserTopic", qSetUserTopic, ut.UserID, ut.ChannelID, key, ut.Topic,
+		int64(ut.VisibilityPolicy), updated)
 	return err
 }
 
 func (t *tx) UserTopic(userID, channelID int64, key string) (chat.UserTopic, error) {
-	uts, err := t.userTopics("UserTopic", `WHERE user_id = ? AND channel_id = ? AND topic_key = ?`, userID, channelID, key)
+	uts, err := t.userTopics("UserTopic", qUserTopic, userID, channelID, key)
 	if err != nil {
 		return chat.UserTopic{}, err
 	}
@@ -503,17 +565,17 @@ func (t *tx) UserTopic(userID, channelID int64, key string) (chat.UserTopic, err
 }
 
 func (t *tx) UserTopics(userID int64) ([]chat.UserTopic, error) {
-	return t.userTopics("UserTopics", `WHERE user_id = ? ORDER BY channel_id, topic_key`, userID)
+	return t.userTopics("UserTopics", qUserTopics, userID)
 }
 
 func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopic, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
-	uts, err := t.userTopics("DeleteTopicUserTopics", `WHERE channel_id = ? AND topic_key = ? ORDER BY user_id`, channelID, key)
+	uts, err := t.userTopics("DeleteTopicUserTopics", qTopicUserTopics, channelID, key)
 	if err != nil || len(uts) == 0 {
 		return uts, err
 	}
-	_, err = t.exec("DeleteTopicUserTopics", `DELETE FROM user_topics WHERE channel_id = ? AND topic_key = ?`, channelID, key)
+	_, err = t.execQ("DeleteTopicUserTopics", qDeleteTopicUserTopics, channelID, key)
 	return uts, err
 }

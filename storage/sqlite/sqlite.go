@@ -93,7 +93,10 @@ func dsn(path string, reader bool) string {
 	var b strings.Builder
 	b.WriteString("file:")
 	b.WriteString(p)
-	b.WriteString("?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)")
+	// temp_store(MEMORY) keeps statement and savepoint journals in memory:
+	// multi-row inserts and savepoints would otherwise write a temporary
+	// file for every page they change.
+	b.WriteString("?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)")
 	if reader {
 		b.WriteString("&_pragma=query_only(1)")
 	} else {

@@ -39,6 +39,20 @@ const (
 	qLinkifiers
 	qRealmDomains
 	qRealmDomain
+	// Channels, groups, folders and user topics (channels.go).
+	qUserGroups
+	qChannel
+	qChannelsByName
+	qChannels
+	qSubscription
+	qSubscriptionsOfUsers
+	qSubscriptionColors
+	qChannelSubscriptions
+	qChannelFolder
+	qChannelFolders
+	qUserTopic
+	qUserTopics
+	qTopicUserTopics
 	// Uploads and push.
 	qAttachmentByPath
 	qUploadSpaceUsed
@@ -64,6 +78,19 @@ const (
 	qCreateRealmDomain
 	qUpdateRealmDomain
 	qDeleteRealmDomain
+	// Channels, groups, folders and user topics (channels.go).
+	qCreateUserGroup
+	qCreateChannel
+	qUpdateChannel
+	qCreateSubscription
+	qCreateSubscriptions // subBatch rows at once
+	qUpdateSubscription
+	qDeleteSubscription
+	qCreateChannelFolder
+	qUpdateChannelFolder
+	qSetUserTopic
+	qDeleteUserTopic
+	qDeleteTopicUserTopics
 	// Uploads and push.
 	qCreateAttachment
 	qLinkAttachment
@@ -173,6 +200,47 @@ var queries = [numQueries]string{
 	qCreateRealmDomain: `INSERT INTO realm_domains (realm_id, domain, allow_subdomains) VALUES (?, ?, ?)`,
 	qUpdateRealmDomain: `UPDATE realm_domains SET allow_subdomains = ? WHERE realm_id = ? AND id = ?`,
 	qDeleteRealmDomain: `DELETE FROM realm_domains WHERE realm_id = ? AND id = ?`,
+
+	// Channels, groups, folders and user topics (channels.go).
+	qUserGroups:           selectUserGroup + `WHERE realm_id = ? ORDER BY id`,
+	qChannel:              selectChannel + `WHERE id = ?`,
+	qChannelsByName:       selectChannel + `WHERE realm_id = ? AND name_key IN (SELECT value FROM json_each(?)) ORDER BY id`,
+	qChannels:             selectChannel + `WHERE realm_id = ? ORDER BY id`,
+	qSubscription:         selectSub + `WHERE user_id = ? AND channel_id = ?`,
+	qSubscriptionsOfUsers: selectSub + `WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`,
+	qSubscriptionColors: `SELECT DISTINCT user_id, color FROM subscriptions
+		WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, color`,
+	qChannelSubscriptions: selectSub + `WHERE channel_id IN (SELECT value FROM json_each(?)) ORDER BY channel_id, user_id`,
+	qChannelFolder:        selectFolder + `WHERE id = ?`,
+	qChannelFolders:       selectFolder + `WHERE realm_id = ? ORDER BY ord, id`,
+	qUserTopic:            selectUserTopic + `WHERE user_id = ? AND channel_id = ? AND topic_key = ?`,
+	qUserTopics:           selectUserTopic + `WHERE user_id = ? ORDER BY channel_id, topic_key`,
+	qTopicUserTopics:      selectUserTopic + `WHERE channel_id = ? AND topic_key = ? ORDER BY user_id`,
+	qCreateUserGroup: `INSERT INTO user_groups (realm_id, name, description, is_system, creator_id, date_created,
+		deactivated, members, subgroups) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qCreateChannel: `INSERT INTO channels (realm_id, name, name_key, description, rendered_description,
+		date_created, creator_id, invite_only, is_web_public, history_public, is_default, retention_days,
+		topics_policy, folder_id, first_message_id, is_archived, can_add_subscribers, can_remove_subscribers,
+		can_administer, can_delete_any, can_delete_own, can_send_message, can_subscribe)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateChannel: `UPDATE channels SET name = ?, name_key = ?, description = ?, rendered_description = ?,
+		date_created = ?, creator_id = ?, invite_only = ?, is_web_public = ?, history_public = ?, is_default = ?,
+		retention_days = ?, topics_policy = ?, folder_id = ?, first_message_id = ?, is_archived = ?,
+		can_add_subscribers = ?, can_remove_subscribers = ?, can_administer = ?, can_delete_any = ?,
+		can_delete_own = ?, can_send_message = ?, can_subscribe = ? WHERE id = ?`,
+	qCreateSubscription:  insertSubs + subRow,
+	qCreateSubscriptions: insertSubs + subRows,
+	qUpdateSubscription: `UPDATE subscriptions SET color = ?, is_muted = ?, pin_to_top = ?, desktop = ?, audible = ?,
+		push = ?, email = ?, wildcard = ? WHERE user_id = ? AND channel_id = ?`,
+	qDeleteSubscription: `DELETE FROM subscriptions WHERE user_id = ? AND channel_id = ?`,
+	qCreateChannelFolder: `INSERT INTO channel_folders (realm_id, name, description, rendered_description,
+		creator_id, date_created, is_archived, ord) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	qUpdateChannelFolder: `UPDATE channel_folders SET name = ?, description = ?, rendered_description = ?,
+		creator_id = ?, date_created = ?, is_archived = ?, ord = ? WHERE id = ?`,
+	qSetUserTopic: `INSERT OR REPLACE INTO user_topics (user_id, channel_id, topic_key, topic, visibility_policy,
+		last_updated) VALUES (?, ?, ?, ?, ?, ?)`,
+	qDeleteUserTopic:       `DELETE FROM user_topics WHERE user_id = ? AND channel_id = ? AND topic_key = ?`,
+	qDeleteTopicUserTopics: `DELETE FROM user_topics WHERE channel_id = ? AND topic_key = ?`,
 	// Uploads and push.
 	qCreateAttachment: `INSERT INTO attachments (realm_id, owner_id, path_id, name, size, content_type,
 		create_time) VALUES (?, ?, ?, ?, ?, ?, ?)`,

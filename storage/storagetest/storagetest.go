@@ -31,7 +31,28 @@ import (
 // after Close), so open must not close it.
 func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 	t.Helper()
+	RunWith(t, open, Options{})
+}
+
+// Options describe where a backend differs in ways the SPI allows.
+type Options struct {
+	// ConcurrentUpdates says that Updates do not wait for one another: they
+	// run side by side, and the backend keeps them serialisable by aborting
+	// and running fn again when they collide (PostgreSQL's SERIALIZABLE).
+	// The suite then checks that an Update whose context ends while fn runs
+	// commits nothing, instead of checking that an Update waiting for
+	// another gives up when its context ends.
+	ConcurrentUpdates bool
+}
+
+// RunWith is Run for a backend with the given differences.
+func RunWith(t *testing.T, open func(t *testing.T) chat.Store, opts Options) {
+	t.Helper()
 	s := &suite{open: open}
+	canceledWhileWaiting := s.testCanceledWhileWaiting
+	if opts.ConcurrentUpdates {
+		canceledWhileWaiting = s.testCanceledWhileRunning
+	}
 	cases := []struct {
 		name string
 		fn   func(*testing.T)
@@ -61,7 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Update/RollbackOnPanic", s.testRollbackOnPanic},
 		{"NoAliasing", s.testNoAliasing},
 		{"Context/Canceled", s.testCanceled},
-		{"Context/CanceledWhileWaiting", s.testCanceledWhileWaiting},
+		{"Context/CanceledWhileWaiting", canceledWhileWaiting},
 		{"Concurrent/Creates", s.testConcurrentCreates},
 		{"Concurrent/ReadModifyWrite", s.testConcurrentReadModifyWrite},
 		{"Close", s.testClose},
@@ -72,9 +93,20 @@ func Run(t *testing.T, open func(t *testing.T) chat.Store) {
 		{"Realm/Settings", s.testRealmSettings},
 		{"Linkifiers", s.testLinkifiers},
 		{"RealmDomains", s.testRealmDomains},
+		{"UserGroups", s.testUserGroups},
+		{"Channels", s.testChannels},
+		{"Subscriptions", s.testSubscriptions},
+		{"Subscriptions/Bulk", s.testSubscriptionsBulk},
+		{"ChannelFolders", s.testChannelFolders},
+		{"UserTopics", s.testUserTopics},
+		{"Messages/Channels", s.testChannelMessages},
+		{"Channels/Rollback", s.testChannelsRollback},
+		{"Channels/ReadOnly", s.testChannelsReadOnly},
 		{"Attachments", s.testAttachments},
 		{"PushTokens", s.testPushTokens},
 		{"Devices", s.testDevices},
+		{"Messages", s.testMessages},
+		{"Reactions", s.testReactions},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)
@@ -1504,6 +1536,27 @@ func (s *suite) testCanceledWhileWaiting(t *testing.T) {
 		t.Error("Update canceled while waiting ran fn")
 	default:
 	}
+	view(t, st, func(tx chat.Tx) {
+		checkRealms(t, "Realms after canceled Update", mustRealms(t, tx), nil)
+	})
+}
+
+// testCanceledWhileRunning cancels an Update while fn runs, for backends
+// whose Updates run side by side: it must commit nothing and report the
+// cancellation.
+func (s *suite) testCanceledWhileRunning(t *testing.T) {
+	st := s.store(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := st.Update(ctx, func(tx chat.Tx) error {
+		r := realmN(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		cancel()
+		return nil
+	})
+	checkErr(t, "Update canceled while running", err, context.Canceled)
 	view(t, st, func(tx chat.Tx) {
 		checkRealms(t, "Realms after canceled Update", mustRealms(t, tx), nil)
 	})

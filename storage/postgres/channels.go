@@ -1,0 +1,386 @@
+package postgres
+
+import (
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamchat/chat"
+)
+
+// Groups, channels, subscriptions, folders and users' topic policies
+// (messages are in messages.go). Writes of many rows go in one round trip:
+// a pgx.Batch of single-row INSERTs when each row's new ID is needed, one
+// INSERT ... SELECT FROM unnest of column arrays otherwise.
+
+// insertIDs runs an INSERT ... RETURNING id once per row of args, in one
+// round trip, guarded so that a unique violation stores none of the rows
+// and is chat.ErrExists. set receives each new ID in order.
+func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
+	if len(args) == 0 {
+		return t.writable()
+	}
+	return t.guarded(op, func() error { return t.batchIDs(op, sql, args, set) })
+}
+
+// batchIDs is insertIDs without the savepoint, for tables without a
+// uniqueness rule a row could break: any failure there breaks the
+// transaction, which the savepoint's two round trips would not change.
+func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
+	if err := t.writable(); err != nil || len(args) == 0 {
+		return err
+	}
+	b := &pgx.Batch{}
+	for _, a := range args {
+		b.Queue(sql, a...)
+	}
+	res := t.tx.SendBatch(t.ctx, b)
+	for i := range args {
+		var id int64
+		if err := res.QueryRow().Scan(&id); err != nil {
+			res.Close()
+			return t.check(op, err)
+		}
+		set(i, id)
+	}
+	return t.check(op, res.Close())
+}
+
+// Groups.
+
+func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
+	args := make([][]any, len(gs))
+	for i, g := range gs {
+		created, err := toNanos(g.DateCreated)
+		if err != nil {
+			return err
+		}
+		args[i] = []any{g.RealmID, g.Name, g.Description, g.IsSystem, g.CreatorID, created, g.Deactivated,
+			orEmpty(g.Members), orEmpty(g.Subgroups)}
+	}
+	return t.insertIDs("CreateUserGroups", `INSERT INTO user_groups (realm_id, name, description, is_system,
+		creator_id, date_created, deactivated, members, subgroups) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		RETURNING id`, args, func(i int, id int64) { gs[i].ID = id })
+}
+
+func (t *tx) UserGroups(realmID int64) ([]chat.UserGroup, error) {
+	return list(t, "UserGroups", `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
+		deactivated, members, subgroups FROM user_groups WHERE realm_id = $1 ORDER BY id`,
+		func(row pgx.Row) (chat.UserGroup, error) {
+			var (
+				g       chat.UserGroup
+				created int64
+			)
+			err := row.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &g.IsSystem, &g.CreatorID, &created,
+				&g.Deactivated, &g.Members, &g.Subgroups)
+			g.DateCreated = fromNanos(created)
+			return g, err
+		}, realmID)
+}
+
+// Channels.
+
+const selectChannel = `SELECT id, realm_id, name, description, rendered_description, date_created,
+	creator_id, invite_only, is_web_public, history_public, is_default, retention_days, topics_policy,
+	folder_id, first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
+	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
+
+func groupSettingText(v chat.GroupSetting) string {
+	b, _ := v.MarshalJSON()
+	return string(b)
+}
+
+// channelArgs returns the column values of c from name on, with name_key
+// after name.
+func channelArgs(c *chat.Channel) ([]any, error) {
+	created, err := toNanos(c.DateCreated)
+	if err != nil {
+		return nil, err
+	}
+	return []any{c.Name, chat.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
+		c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers, c.IsDefault,
+		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, c.IsArchived,
+		groupSettingText(c.CanAddSubscribersGroup), groupSettingText(c.CanRemoveSubscribersGroup),
+		groupSettingText(c.CanAdministerChannelGroup), groupSettingText(c.CanDeleteAnyMessageGroup),
+		groupSettingText(c.CanDeleteOwnMessageGroup), groupSettingText(c.CanSendMessageGroup),
+		groupSettingText(c.CanSubscribeGroup)}, nil
+}
+
+func scanChannel(row pgx.Row) (chat.Channel, error) {
+	var (
+		c                                             chat.Channel
+		created, retain                               int64
+		policy                                        string
+		add, remove, admin, delAny, delOwn, send, sub string
+	)
+	if err := row.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created,
+		&c.CreatorID, &c.InviteOnly, &c.IsWebPublic, &c.HistoryPublicToSubscribers, &c.IsDefault, &retain,
+		&policy, &c.FolderID, &c.FirstMessageID, &c.IsArchived,
+		&add, &remove, &admin, &delAny, &delOwn, &send, &sub); err != nil {
+		return c, err
+	}
+	c.DateCreated = fromNanos(created)
+	c.MessageRetentionDays = int(retain)
+	c.TopicsPolicy = chat.TopicsPolicy(policy)
+	for _, f := range []struct {
+		text string
+		dst  *chat.GroupSetting
+	}{{add, &c.CanAddSubscribersGroup}, {remove, &c.CanRemoveSubscribersGroup}, {admin, &c.CanAdministerChannelGroup},
+		{delAny, &c.CanDeleteAnyMessageGroup}, {delOwn, &c.CanDeleteOwnMessageGroup}, {send, &c.CanSendMessageGroup},
+		{sub, &c.CanSubscribeGroup}} {
+		v, err := chat.ParseGroupSetting("value", []byte(f.text))
+		if err != nil {
+			return c, err
+		}
+		*f.dst = v
+	}
+	return c, nil
+}
+
+func (t *tx) CreateChannels(cs []*chat.Channel) error {
+	args := make([][]any, len(cs))
+	for i, c := range cs {
+		a, err := channelArgs(c)
+		if err != nil {
+			return err
+		}
+		args[i] = append([]any{c.RealmID}, a...)
+	}
+	return t.insertIDs("CreateChannels", `INSERT INTO channels (realm_id, name, name_key, description,
+		rendered_description, date_created, creator_id, invite_only, is_web_public, history_public, is_default,
+		retention_days, topics_policy, folder_id, first_message_id, is_archived, can_add_subscribers,
+		can_remove_subscribers, can_administer, can_delete_any, can_delete_own, can_send_message, can_subscribe)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+		$21, $22, $23) RETURNING id`, args, func(i int, id int64) { cs[i].ID = id })
+}
+
+func (t *tx) Channel(id int64) (chat.Channel, error) {
+	return one(t, "Channel", selectChannel+`WHERE id = $1`, scanChannel, id)
+}
+
+func (t *tx) ChannelsByName(realmID int64, keys []string) ([]chat.Channel, error) {
+	return list(t, "ChannelsByName", selectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
+		scanChannel, realmID, orEmpty(keys))
+}
+
+func (t *tx) Channels(realmID int64) ([]chat.Channel, error) {
+	return list(t, "Channels", selectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
+}
+
+func (t *tx) UpdateChannel(c chat.Channel) error {
+	args, err := channelArgs(&c)
+	if err != nil {
+		return err
+	}
+	return t.guarded("UpdateChannel", func() error {
+		return t.execOne("UpdateChannel", `UPDATE channels SET name = $1, name_key = $2, description = $3,
+			rendered_description = $4, date_created = $5, creator_id = $6, invite_only = $7, is_web_public = $8,
+			history_public = $9, is_default = $10, retention_days = $11, topics_policy = $12, folder_id = $13,
+			first_message_id = $14, is_archived = $15, can_add_subscribers = $16, can_remove_subscribers = $17,
+			can_administer = $18, can_delete_any = $19, can_delete_own = $20, can_send_message = $21,
+			can_subscribe = $22 WHERE id = $23`, append(args, c.ID)...)
+	})
+}
+
+// Subscriptions.
+
+const selectSub = `SELECT user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email,
+	wildcard FROM subscriptions `
+
+func scanSub(row pgx.Row) (chat.Subscription, error) {
+	var s chat.Subscription
+	err := row.Scan(&s.UserID, &s.ChannelID, &s.Color, &s.IsMuted, &s.PinToTop, &s.DesktopNotifications,
+		&s.AudibleNotifications, &s.PushNotifications, &s.EmailNotifications, &s.WildcardMentionsNotify)
+	return s, err
+}
+
+// CreateSubscriptions inserts every row with one statement, the rows
+// travelling as one array per column; NULL elements of the boolean arrays
+// are the settings that follow the user's defaults.
+func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
+	if len(subs) == 0 {
+		return t.writable()
+	}
+	var (
+		users, channels        = make([]int64, len(subs)), make([]int64, len(subs))
+		colors                 = make([]string, len(subs))
+		muted, pinned          = make([]bool, len(subs)), make([]bool, len(subs))
+		desktop, audible, push = make([]*bool, len(subs)), make([]*bool, len(subs)), make([]*bool, len(subs))
+		email, wildcard        = make([]*bool, len(subs)), make([]*bool, len(subs))
+	)
+	for i, s := range subs {
+		users[i], channels[i], colors[i], muted[i], pinned[i] = s.UserID, s.ChannelID, s.Color, s.IsMuted, s.PinToTop
+		desktop[i], audible[i], push[i] = s.DesktopNotifications, s.AudibleNotifications, s.PushNotifications
+		email[i], wildcard[i] = s.EmailNotifications, s.WildcardMentionsNotify
+	}
+	return t.guarded("CreateSubscriptions", func() error {
+		_, err := t.exec("CreateSubscriptions", `INSERT INTO subscriptions (user_id, channel_id, color, is_muted,
+			pin_to_top, desktop, audible, push, email, wildcard)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::boolean[], $5::boolean[],
+				$6::boolean[], $7::boolean[], $8::boolean[], $9::boolean[], $10::boolean[])`,
+			users, channels, colors, muted, pinned, desktop, audible, push, email, wildcard)
+		return err
+	})
+}
+
+func (t *tx) Subscription(userID, channelID int64) (chat.Subscription, error) {
+	return one(t, "Subscription", selectSub+`WHERE user_id = $1 AND channel_id = $2`, scanSub, userID, channelID)
+}
+
+func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) {
+	if len(userIDs) == 0 {
+		return []chat.Subscription{}, nil
+	}
+	return list(t, "SubscriptionsOfUsers", selectSub+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
+		scanSub, userIDs)
+}
+
+func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	rows, err := list(t, "SubscriptionColors", `SELECT DISTINCT user_id, color FROM subscriptions
+		WHERE user_id = ANY($1) ORDER BY user_id, color`, func(row pgx.Row) (userColor, error) {
+		var uc userColor
+		err := row.Scan(&uc.userID, &uc.color)
+		return uc, err
+	}, userIDs)
+	for _, uc := range rows {
+		out[uc.userID] = append(out[uc.userID], uc.color)
+	}
+	return out, err
+}
+
+type userColor struct {
+	userID int64
+	color  string
+}
+
+func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
+	if len(channelIDs) == 0 {
+		return []chat.Subscription{}, nil
+	}
+	return list(t, "ChannelSubscriptions", selectSub+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
+		scanSub, channelIDs)
+}
+
+func (t *tx) UpdateSubscription(s chat.Subscription) error {
+	return t.execOne("UpdateSubscription", `UPDATE subscriptions SET color = $1, is_muted = $2, pin_to_top = $3,
+		desktop = $4, audible = $5, push = $6, email = $7, wildcard = $8 WHERE user_id = $9 AND channel_id = $10`,
+		s.Color, s.IsMuted, s.PinToTop, s.DesktopNotifications, s.AudibleNotifications, s.PushNotifications,
+		s.EmailNotifications, s.WildcardMentionsNotify, s.UserID, s.ChannelID)
+}
+
+func (t *tx) DeleteSubscription(userID, channelID int64) error {
+	return t.execOne("DeleteSubscription", `DELETE FROM subscriptions WHERE user_id = $1 AND channel_id = $2`,
+		userID, channelID)
+}
+
+// Folders.
+
+const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id,
+	date_created, is_archived, ord FROM channel_folders `
+
+func scanFolder(row pgx.Row) (chat.ChannelFolder, error) {
+	var (
+		f       chat.ChannelFolder
+		created int64
+	)
+	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
+		&created, &f.IsArchived, &f.Order)
+	f.DateCreated = fromNanos(created)
+	return f, err
+}
+
+func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
+	created, err := toNanos(f.DateCreated)
+	if err != nil {
+		return err
+	}
+	id, err := t.insertID("CreateChannelFolder", `INSERT INTO channel_folders (realm_id, name, description,
+		rendered_description, creator_id, date_created, is_archived, ord) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		RETURNING id`,
+		f.RealmID, f.Name, f.Description, f.RenderedDescription, f.CreatorID, created, f.IsArchived, f.Order)
+	if err != nil {
+		return err
+	}
+	f.ID = id
+	return nil
+}
+
+func (t *tx) ChannelFolder(id int64) (chat.ChannelFolder, error) {
+	return one(t, "ChannelFolder", selectFolder+`WHERE id = $1`, scanFolder, id)
+}
+
+func (t *tx) ChannelFolders(realmID int64) ([]chat.ChannelFolder, error) {
+	return list(t, "ChannelFolders", selectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
+}
+
+func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
+	created, err := toNanos(f.DateCreated)
+	if err != nil {
+		return err
+	}
+	return t.execOne("UpdateChannelFolder", `UPDATE channel_folders SET name = $1, description = $2,
+		rendered_description = $3, creator_id = $4, date_created = $5, is_archived = $6, ord = $7 WHERE id = $8`,
+		f.Name, f.Description, f.RenderedDescription, f.CreatorID, created, f.IsArchived, f.Order, f.ID)
+}
+
+// User topics.
+
+const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
+
+func scanUserTopic(row pgx.Row) (chat.UserTopic, error) {
+	var (
+		ut              chat.UserTopic
+		policy, updated int64
+	)
+	err := row.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
+	ut.VisibilityPolicy, ut.LastUpdated = int(policy), fromNanos(updated)
+	return ut, err
+}
+
+func (t *tx) SetUserTopic(ut chat.UserTopic) error {
+	key := chat.TopicKey(ut.Topic)
+	if ut.VisibilityPolicy == chat.TopicInherit {
+		_, err := t.exec("SetUserTopic", `DELETE FROM user_topics WHERE user_id = $1 AND channel_id = $2
+			AND topic_key = $3`, ut.UserID, ut.ChannelID, key)
+		return err
+	}
+	updated, err := toNanos(ut.LastUpdated)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec("SetUserTopic", `INSERT INTO user_topics (user_id, channel_id, topic_key, topic,
+		visibility_policy, last_updated) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (user_id, channel_id, topic_key) DO UPDATE SET topic = excluded.topic,
+		visibility_policy = excluded.visibility_policy, last_updated = excluded.last_updated`,
+		ut.UserID, ut.ChannelID, key, ut.Topic, int64(ut.VisibilityPolicy), updated)
+	return err
+}
+
+func (t *tx) UserTopic(userID, channelID int64, key string) (chat.UserTopic, error) {
+	return one(t, "UserTopic", selectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
+		scanUserTopic, userID, channelID, key)
+}
+
+func (t *tx) UserTopics(userID int64) ([]chat.UserTopic, error) {
+	return list(t, "UserTopics", selectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
+		scanUserTopic, userID)
+}
+
+// DeleteTopicUserTopics deletes and returns the rows with one statement.
+func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopic, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	return list(t, "DeleteTopicUserTopics", `WITH gone AS (DELETE FROM user_topics
+		WHERE channel_id = $1 AND topic_key = $2
+		RETURNING user_id, channel_id, topic, visibility_policy, last_updated)
+		SELECT * FROM gone ORDER BY user_id`, scanUserTopic, channelID, key)
+}
+
+func scanID(row pgx.Row) (int64, error) {
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}

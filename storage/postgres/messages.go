@@ -1,0 +1,288 @@
+package postgres
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamchat/chat"
+)
+
+// Messages, the users' rows for them, and reactions. The rows of all the
+// recipients of a message go in one INSERT ... SELECT FROM unnest;
+// FindMessages is one query whatever the narrow's backend part.
+//
+// Search matches the words of chat.SearchWords, which the Go code computes
+// and stores with each message (search_words, a text array under a GIN
+// index): a message matches when its words contain all the words searched,
+// exactly as chat.SearchMatches decides.
+
+const messageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
+	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
+
+// scanMessage reads the messageColumns, then extra destinations.
+func scanMessage(row pgx.Row, m *chat.MessageRecord, extra ...any) error {
+	var (
+		rt, sent, edited int64
+		users            []int64
+	)
+	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
+		&m.RenderedContent, &sent, &m.Client, &edited, &m.HasLink, &m.HasImage, &m.HasAttachment}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return err
+	}
+	m.RecipientType, m.DateSent, m.EditedAt = int(rt), fromNanos(sent), fromNanos(edited)
+	if len(users) > 0 {
+		m.DirectUserIDs = users
+	}
+	return nil
+}
+
+// maxIndexedWord is the length in bytes of the longest word stored as
+// itself in search_words. A longer one is stored as a digest (see
+// indexWord), because a GIN index entry must fit in a third of a page and a
+// message may be one long word.
+const maxIndexedWord = 64
+
+// indexWord returns the search_words form of a word of chat.SearchWords:
+// the word, or for a long one "#" and the hex SHA-256 of it, which no word
+// can equal since words are letters and digits.
+func indexWord(w string) string {
+	if len(w) <= maxIndexedWord {
+		return w
+	}
+	sum := sha256.Sum256([]byte(w))
+	return "#" + hex.EncodeToString(sum[:])
+}
+
+// indexWords returns the search_words form of words.
+func indexWords(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = indexWord(w)
+	}
+	return out
+}
+
+// searchWords returns the search_words of a message: the distinct words of
+// its topic and content. The space between them keeps a word from running
+// from one into the other.
+func searchWords(m *chat.MessageRecord) []string {
+	return indexWords(chat.SearchWords(m.Topic + " " + m.Content))
+}
+
+// CreateMessages inserts the messages in one round trip. Messages have no
+// uniqueness rule to break, so the batch is not guarded.
+func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
+	args := make([][]any, len(ms))
+	for i, m := range ms {
+		sent, err := toNanos(m.DateSent)
+		if err != nil {
+			return err
+		}
+		edited, err := toNanos(m.EditedAt)
+		if err != nil {
+			return err
+		}
+		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, orEmpty(m.DirectUserIDs),
+			m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, m.HasLink,
+			m.HasImage, m.HasAttachment, searchWords(m)}
+	}
+	return t.batchIDs("CreateMessages", `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
+		direct_user_ids, topic, topic_key, content, rendered_content, date_sent, client, edited_at, has_link,
+		has_image, has_attachment, search_words)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`, args,
+		func(i int, id int64) { ms[i].ID = id })
+}
+
+func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+	return one(t, "Message", `SELECT `+messageColumns+` FROM messages AS m WHERE m.id = $1`,
+		func(row pgx.Row) (chat.MessageRecord, error) {
+			var m chat.MessageRecord
+			err := scanMessage(row, &m)
+			return m, err
+		}, id)
+}
+
+func (t *tx) UpdateMessage(m chat.MessageRecord) error {
+	edited, err := toNanos(m.EditedAt)
+	if err != nil {
+		return err
+	}
+	return t.execOne("UpdateMessage", `UPDATE messages SET topic = $1, topic_key = $2, content = $3,
+		rendered_content = $4, edited_at = $5, has_link = $6, has_image = $7, has_attachment = $8,
+		search_words = $9 WHERE id = $10`,
+		m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, m.HasLink, m.HasImage,
+		m.HasAttachment, searchWords(&m), m.ID)
+}
+
+func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {
+	return list(t, "TopicMessageIDs", `SELECT id FROM messages WHERE channel_id = $1 AND topic_key = $2
+		AND recipient_type = 1 ORDER BY id DESC LIMIT $3`, scanID, channelID, key, int64(limit))
+}
+
+// DeleteMessages removes the messages; their users' rows and reactions go
+// with them (ON DELETE CASCADE).
+func (t *tx) DeleteMessages(ids []int64) error {
+	if len(ids) == 0 {
+		return t.writable()
+	}
+	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id = ANY($1)`, ids)
+	return err
+}
+
+func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
+	return one(t, "OldestChannelMessageID", `SELECT coalesce(min(id), 0) FROM messages
+		WHERE channel_id = $1 AND recipient_type = 1`, scanID, channelID)
+}
+
+// CreateUserMessages inserts the rows with one statement, which inserts
+// none when any of them exists already: then it is chat.ErrExists and the
+// transaction goes on, without the round trips of a savepoint. Should a
+// concurrent transaction insert one of the rows after this one's snapshot,
+// the unique index makes PostgreSQL report a serialization failure (the
+// statement read those keys), and Update runs fn again.
+func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
+	if err := t.writable(); err != nil || len(rows) == 0 {
+		return err
+	}
+	users, messages, flags := make([]int64, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
+	seen := make(map[[2]int64]bool, len(rows))
+	for i, r := range rows {
+		k := [2]int64{r.UserID, r.MessageID}
+		if seen[k] {
+			return chat.ErrExists
+		}
+		seen[k] = true
+		users[i], messages[i], flags[i] = r.UserID, r.MessageID, int64(r.Flags)
+	}
+	tag, err := t.exec("CreateUserMessages", `INSERT INTO user_messages (user_id, message_id, flags)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+		WHERE NOT EXISTS (SELECT FROM user_messages AS um
+			JOIN unnest($1::bigint[], $2::bigint[]) AS r (user_id, message_id)
+			ON um.user_id = r.user_id AND um.message_id = r.message_id)`, users, messages, flags)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return chat.ErrExists
+	}
+	return nil
+}
+
+func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
+	return one(t, "UserMessage", `SELECT flags FROM user_messages WHERE user_id = $1 AND message_id = $2`,
+		func(row pgx.Row) (chat.UserMessage, error) {
+			var flags int64
+			err := row.Scan(&flags)
+			return chat.UserMessage{UserID: userID, MessageID: messageID, Flags: chat.MessageFlags(flags)}, err
+		}, userID, messageID)
+}
+
+func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
+	return list(t, "MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = $1
+		ORDER BY user_id`, func(row pgx.Row) (chat.UserMessage, error) {
+		r := chat.UserMessage{MessageID: messageID}
+		var flags int64
+		err := row.Scan(&r.UserID, &flags)
+		r.Flags = chat.MessageFlags(flags)
+		return r, err
+	}, messageID)
+}
+
+// FindMessages builds one statement from the filter's set fields.
+func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
+	var q strings.Builder
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	maxID := f.MaxID
+	if maxID == 0 {
+		maxID = 1<<63 - 1
+	}
+	order := "m.id"
+	if f.ChannelHistory && f.ChannelID != 0 {
+		// Every message of the channel, with the reader's row if any.
+		q.WriteString(`SELECT ` + messageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ` +
+			arg(f.UserID) + ` WHERE m.channel_id = ` + arg(f.ChannelID) + ` AND m.recipient_type = 1
+			AND m.realm_id = ` + arg(f.RealmID) + ` AND m.id BETWEEN ` + arg(f.MinID) + ` AND ` + arg(maxID))
+	} else {
+		// The reader's rows drive the query, in the order of their primary
+		// key (user, message).
+		q.WriteString(`SELECT ` + messageColumns + `, um.flags, true
+			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
+			WHERE um.user_id = ` + arg(f.UserID) + ` AND um.message_id BETWEEN ` + arg(f.MinID) + ` AND ` +
+			arg(maxID) + ` AND m.realm_id = ` + arg(f.RealmID))
+		if f.ChannelID != 0 {
+			q.WriteString(` AND m.channel_id = ` + arg(f.ChannelID) + ` AND m.recipient_type = 1`)
+		}
+		order = "um.message_id"
+	}
+	if f.TopicKey != nil {
+		q.WriteString(` AND m.topic_key = ` + arg(*f.TopicKey) + ` AND m.recipient_type = 1`)
+	}
+	if f.IDs != nil {
+		q.WriteString(` AND m.id = ANY(` + arg(f.IDs) + `::bigint[])`)
+	}
+	if len(f.Search) > 0 {
+		q.WriteString(` AND m.search_words @> ` + arg(indexWords(f.Search)) + `::text[]`)
+	}
+	q.WriteString(` ORDER BY ` + order)
+	if f.Descending {
+		q.WriteString(` DESC`)
+	}
+	if f.Limit > 0 {
+		q.WriteString(` LIMIT ` + arg(int64(f.Limit)))
+	}
+	return list(t, "FindMessages", q.String(), func(row pgx.Row) (chat.MessageRow, error) {
+		var (
+			r     chat.MessageRow
+			flags int64
+		)
+		err := scanMessage(row, &r.Message, &flags, &r.Received)
+		r.Flags = chat.MessageFlags(flags)
+		return r, err
+	}, args...)
+}
+
+// CreateReaction relies on the unique index: a reaction that exists
+// already inserts nothing, which is chat.ErrExists.
+func (t *tx) CreateReaction(r chat.Reaction) error {
+	tag, err := t.exec("CreateReaction", `INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code,
+		reaction_type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+		r.MessageID, r.UserID, r.EmojiName, r.EmojiCode, string(r.ReactionType))
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return chat.ErrExists
+	}
+	return nil
+}
+
+func (t *tx) DeleteReaction(r chat.Reaction) error {
+	return t.execOne("DeleteReaction", `DELETE FROM reactions WHERE message_id = $1 AND user_id = $2
+		AND emoji_code = $3 AND reaction_type = $4`, r.MessageID, r.UserID, r.EmojiCode, string(r.ReactionType))
+}
+
+func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
+	if len(messageIDs) == 0 {
+		return []chat.Reaction{}, nil
+	}
+	return list(t, "Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+		WHERE message_id = ANY($1) ORDER BY message_id, id`, func(row pgx.Row) (chat.Reaction, error) {
+		var (
+			r   chat.Reaction
+			typ string
+		)
+		err := row.Scan(&r.MessageID, &r.UserID, &r.EmojiName, &r.EmojiCode, &typ)
+		r.ReactionType = chat.ReactionType(typ)
+		return r, err
+	}, messageIDs)
+}

@@ -1,0 +1,138 @@
+package postgres
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamchat/chat"
+)
+
+// Custom profile fields and their values, custom emoji.
+
+const (
+	selectProfileField = `SELECT id, realm_id, name, hint, type, field_data, display_order, required,
+		editable_by_user, display_in_profile_summary, use_for_user_matching FROM profile_fields `
+	selectProfileValue = `SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM profile_values AS v `
+	selectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
+)
+
+func scanProfileField(row pgx.Row) (chat.ProfileField, error) {
+	var (
+		f          chat.ProfileField
+		typ, order int64
+	)
+	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &f.Required,
+		&f.EditableByUser, &f.DisplayInProfileSummary, &f.UseForUserMatching)
+	f.Type = chat.FieldType(typ)
+	f.Order = int(order)
+	return f, err
+}
+
+func scanProfileValue(row pgx.Row) (chat.ProfileValueRecord, error) {
+	var v chat.ProfileValueRecord
+	err := row.Scan(&v.UserID, &v.FieldID, &v.Value, &v.RenderedValue)
+	return v, err
+}
+
+func scanRealmEmoji(row pgx.Row) (chat.RealmEmoji, error) {
+	var e chat.RealmEmoji
+	err := row.Scan(&e.ID, &e.RealmID, &e.Name, &e.Deactivated, &e.AuthorID)
+	return e, err
+}
+
+// CreateProfileField inserts the field only when its realm exists, so that
+// an unknown realm is ErrNotFound rather than a broken transaction.
+func (t *tx) CreateProfileField(f *chat.ProfileField) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, err := t.Realm(f.RealmID); err != nil {
+		return err
+	}
+	id, err := t.insertID("CreateProfileField", `INSERT INTO profile_fields (realm_id, name, hint, type,
+		field_data, display_order, required, editable_by_user, display_in_profile_summary, use_for_user_matching)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id`,
+		f.RealmID, f.Name, f.Hint, int64(f.Type), f.FieldData, int64(f.Order), f.Required, f.EditableByUser,
+		f.DisplayInProfileSummary, f.UseForUserMatching)
+	if err != nil {
+		return err
+	}
+	f.ID = id
+	return nil
+}
+
+func (t *tx) ProfileFields(realmID int64) ([]chat.ProfileField, error) {
+	return list(t, "ProfileFields", selectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
+		scanProfileField, realmID)
+}
+
+func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]chat.ProfileValueRecord, error) {
+	if userIDs == nil {
+		return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
+			WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id`, scanProfileValue, realmID)
+	}
+	if len(userIDs) == 0 {
+		return []chat.ProfileValueRecord{}, nil
+	}
+	return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
+		WHERE u.realm_id = $1 AND v.user_id = ANY($2) ORDER BY v.user_id, v.field_id`,
+		scanProfileValue, realmID, userIDs)
+}
+
+// SetProfileValue writes only when the user and the field exist, so that
+// either missing is ErrNotFound rather than a broken transaction.
+func (t *tx) SetProfileValue(v chat.ProfileValueRecord) error {
+	return t.execOne("SetProfileValue", `INSERT INTO profile_values (user_id, field_id, value, rendered_value)
+		SELECT $1, $2, $3, $4
+		WHERE EXISTS (SELECT FROM users WHERE id = $1) AND EXISTS (SELECT FROM profile_fields WHERE id = $2)
+		ON CONFLICT (user_id, field_id) DO UPDATE SET value = excluded.value,
+		rendered_value = excluded.rendered_value`, v.UserID, v.FieldID, v.Value, v.RenderedValue)
+}
+
+func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
+	_, err := t.exec("DeleteProfileValue", `DELETE FROM profile_values WHERE user_id = $1 AND field_id = $2`,
+		userID, fieldID)
+	return err
+}
+
+// Custom emoji.
+
+func (t *tx) CreateRealmEmoji(e *chat.RealmEmoji) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, err := t.Realm(e.RealmID); err != nil {
+		return err
+	}
+	id, err := t.insertID("CreateRealmEmoji", `INSERT INTO realm_emoji (realm_id, name, deactivated, author_id)
+		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id`, e.RealmID, e.Name, e.Deactivated, e.AuthorID)
+	if err != nil {
+		return err
+	}
+	e.ID = id
+	return nil
+}
+
+func (t *tx) RealmEmoji(id int64) (chat.RealmEmoji, error) {
+	return one(t, "RealmEmoji", selectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
+}
+
+func (t *tx) RealmEmojiByName(realmID int64, name string) (chat.RealmEmoji, error) {
+	return one(t, "RealmEmojiByName", selectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
+		realmID, name)
+}
+
+func (t *tx) UpdateRealmEmoji(e chat.RealmEmoji) error {
+	err := t.guarded("UpdateRealmEmoji", func() error {
+		return t.execOne("UpdateRealmEmoji", `UPDATE realm_emoji SET name = $1, deactivated = $2, author_id = $3
+			WHERE id = $4 AND realm_id = $5`, e.Name, e.Deactivated, e.AuthorID, e.ID, e.RealmID)
+	})
+	if !errors.Is(err, chat.ErrNotFound) {
+		return err
+	}
+	if _, err := t.RealmEmoji(e.ID); err != nil {
+		return err
+	}
+	return errors.New("postgres: an emoji cannot move between organizations")
+}

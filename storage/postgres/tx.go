@@ -1,0 +1,195 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/teamchat/chat"
+)
+
+// tx is a chat.Tx over one PostgreSQL transaction. Statements run by text:
+// pgx prepares each distinct text once per connection and reuses it.
+//
+// PostgreSQL aborts the whole transaction at the first failing statement,
+// while the SPI lets the domain go on after ErrExists. So inserts that may
+// collide use ON CONFLICT DO NOTHING and report ErrExists when no row was
+// written, and the few updates that may break a uniqueness rule run inside
+// a savepoint (guarded), which undoes only that statement.
+type tx struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	readOnly bool
+	// failed is the first storage failure, after which PostgreSQL has
+	// aborted the transaction: Update must not commit.
+	failed error
+}
+
+// check returns the error to give for err, the result of operation op:
+// pgx.ErrNoRows becomes chat.ErrNotFound and a unique violation
+// chat.ErrExists. Any failure but ErrNoRows has aborted the transaction,
+// so it is recorded in t.failed (guarded undoes that).
+func (t *tx) check(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return chat.ErrNotFound
+	}
+	if sqlState(err) == codeUniqueViolation {
+		err = fmt.Errorf("postgres: %s: %w: %w", op, chat.ErrExists, err)
+	} else {
+		err = fmt.Errorf("postgres: %s: %w", op, err)
+	}
+	if t.failed == nil {
+		t.failed = err
+	}
+	return err
+}
+
+// writable returns chat.ErrReadOnly in a View, and the earlier failure of a
+// broken transaction.
+func (t *tx) writable() error {
+	if t.readOnly {
+		return chat.ErrReadOnly
+	}
+	return t.failed
+}
+
+// exec runs a write statement.
+func (t *tx) exec(op, sql string, args ...any) (pgconn.CommandTag, error) {
+	if err := t.writable(); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := t.tx.Exec(t.ctx, sql, args...)
+	return tag, t.check(op, err)
+}
+
+// execOne runs a write statement that must change a row: none changed is
+// chat.ErrNotFound.
+func (t *tx) execOne(op, sql string, args ...any) error {
+	tag, err := t.exec(op, sql, args...)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return chat.ErrNotFound
+	}
+	return nil
+}
+
+// insertID runs an INSERT ... ON CONFLICT DO NOTHING RETURNING id and
+// returns the new ID; no row means a uniqueness rule stopped it, which is
+// chat.ErrExists.
+func (t *tx) insertID(op, sql string, args ...any) (int64, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	var id int64
+	err := t.tx.QueryRow(t.ctx, sql, args...).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("postgres: %s: %w", op, chat.ErrExists)
+	}
+	return id, t.check(op, err)
+}
+
+// guarded runs fn, which makes writes, inside a savepoint: when fn fails,
+// its writes are undone and the transaction goes on as before, so that a
+// unique violation can be reported as ErrExists. Savepoints cost a
+// subtransaction each, so only writes that may break a rule the domain
+// reacts to are guarded.
+func (t *tx) guarded(op string, fn func() error) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, err := t.tx.Exec(t.ctx, `SAVEPOINT guard`); err != nil {
+		return t.check(op, err)
+	}
+	err := fn()
+	switch {
+	case err == nil, t.failed == nil:
+		// Success, or a failure before any statement failed.
+		if _, rerr := t.tx.Exec(t.ctx, `RELEASE SAVEPOINT guard`); rerr != nil {
+			return t.check(op, rerr)
+		}
+		return err
+	case retryable(t.failed):
+		return err // the transaction is doomed anyway
+	}
+	t.failed = nil
+	if _, rerr := t.tx.Exec(t.ctx, `ROLLBACK TO SAVEPOINT guard; RELEASE SAVEPOINT guard`); rerr != nil {
+		return t.check(op, rerr)
+	}
+	return err
+}
+
+// query runs a read statement and calls scan for each row.
+func (t *tx) query(op, sql string, scan func(pgx.Rows) error, args ...any) error {
+	rows, err := t.tx.Query(t.ctx, sql, args...)
+	if err != nil {
+		return t.check(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return t.check(op, err)
+		}
+	}
+	return t.check(op, rows.Err())
+}
+
+// list runs a read statement and returns the rows that scan makes of it,
+// never nil.
+func list[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...any) ([]T, error) {
+	out := []T{}
+	err := t.query(op, sql, func(rows pgx.Rows) error {
+		v, err := scan(rows)
+		out = append(out, v)
+		return err
+	}, args...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// one runs a read statement for one row: none is chat.ErrNotFound.
+func one[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...any) (T, error) {
+	v, err := scan(t.tx.QueryRow(t.ctx, sql, args...))
+	return v, t.check(op, err)
+}
+
+// Times are stored as Unix nanoseconds, 0 for the zero time.
+
+// toNanos returns the column value of a time.
+func toNanos(tm time.Time) (int64, error) {
+	if tm.IsZero() {
+		return 0, nil
+	}
+	n := tm.UnixNano()
+	if !time.Unix(0, n).Equal(tm) {
+		return 0, fmt.Errorf("postgres: time %v out of range", tm)
+	}
+	return n, nil
+}
+
+// fromNanos is the inverse of toNanos, giving UTC times.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// orEmpty returns ids, or an empty slice for nil: array columns are NOT
+// NULL.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

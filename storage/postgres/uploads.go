@@ -1,0 +1,161 @@
+package postgres
+
+import (
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamchat/chat"
+)
+
+// Uploads and push.
+
+const selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
+	bouncer_public_key, encrypted_push_registration, create_time FROM devices `
+
+func (t *tx) CreateAttachment(a *chat.Attachment) error {
+	created, err := toNanos(a.CreateTime)
+	if err != nil {
+		return err
+	}
+	id, err := t.insertID("CreateAttachment", `INSERT INTO attachments (realm_id, owner_id, path_id, name, size,
+		content_type, create_time) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
+		a.RealmID, a.OwnerID, a.PathID, a.Name, a.Size, a.ContentType, created)
+	if err != nil {
+		return err
+	}
+	a.ID = id
+	return nil
+}
+
+func (t *tx) AttachmentByPath(realmID int64, pathID string) (chat.Attachment, error) {
+	return one(t, "AttachmentByPath", `SELECT id, realm_id, owner_id, path_id, name, size, content_type,
+		create_time FROM attachments WHERE path_id = $1 AND realm_id = $2`, func(row pgx.Row) (chat.Attachment, error) {
+		var (
+			a       chat.Attachment
+			created int64
+		)
+		err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
+		a.CreateTime = fromNanos(created)
+		return a, err
+	}, pathID, realmID)
+}
+
+func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
+	return one(t, "UploadSpaceUsed", `SELECT coalesce(sum(size), 0)::bigint FROM attachments WHERE realm_id = $1`,
+		scanID, realmID)
+}
+
+// LinkAttachment writes only when the attachment exists, so that an
+// unknown one is ErrNotFound rather than a broken transaction.
+func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	var exists bool
+	err := t.tx.QueryRow(t.ctx, `WITH link AS (INSERT INTO attachment_messages (attachment_id, message_id)
+		SELECT $1, $2 WHERE EXISTS (SELECT FROM attachments WHERE id = $1) ON CONFLICT DO NOTHING)
+		SELECT EXISTS (SELECT FROM attachments WHERE id = $1)`, attachmentID, messageID).Scan(&exists)
+	if err != nil {
+		return t.check("LinkAttachment", err)
+	}
+	if !exists {
+		return chat.ErrNotFound
+	}
+	return nil
+}
+
+func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
+	ids, err := list(t, "AttachmentMessages", `SELECT message_id FROM attachment_messages
+		WHERE attachment_id = $1 ORDER BY message_id`, scanID, attachmentID)
+	if len(ids) == 0 {
+		return nil, err
+	}
+	return ids, err
+}
+
+func (t *tx) AddPushToken(pt chat.PushToken) error {
+	created, err := toNanos(pt.CreateTime)
+	if err != nil {
+		return err
+	}
+	tag, err := t.exec("AddPushToken", `INSERT INTO push_tokens (user_id, kind, token, app_id, create_time)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, pt.UserID, pt.Kind, pt.Token, pt.AppID, created)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return chat.ErrExists
+	}
+	return nil
+}
+
+func (t *tx) PushTokens(userID int64) ([]chat.PushToken, error) {
+	return list(t, "PushTokens", `SELECT user_id, kind, token, app_id, create_time FROM push_tokens
+		WHERE user_id = $1 ORDER BY seq`, func(row pgx.Row) (chat.PushToken, error) {
+		var (
+			pt      chat.PushToken
+			created int64
+		)
+		err := row.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created)
+		pt.CreateTime = fromNanos(created)
+		return pt, err
+	}, userID)
+}
+
+func scanDevice(row pgx.Row) (chat.Device, error) {
+	var (
+		d              chat.Device
+		keyID, created int64
+	)
+	err := row.Scan(&d.ID, &d.UserID, &d.RealmID, &d.PushKey, &keyID, &d.TokenKind, &d.TokenID,
+		&d.BouncerPublicKey, &d.EncryptedPushRegistration, &created)
+	d.PushKeyID = uint32(keyID)
+	d.CreateTime = fromNanos(created)
+	return d, err
+}
+
+// deviceArgs returns the column values of d from user_id on.
+func deviceArgs(d *chat.Device) ([]any, error) {
+	created, err := toNanos(d.CreateTime)
+	if err != nil {
+		return nil, err
+	}
+	return []any{d.UserID, d.RealmID, d.PushKey, int64(d.PushKeyID), d.TokenKind, d.TokenID,
+		d.BouncerPublicKey, d.EncryptedPushRegistration, created}, nil
+}
+
+func (t *tx) CreateDevice(d *chat.Device) error {
+	args, err := deviceArgs(d)
+	if err != nil {
+		return err
+	}
+	id, err := t.insertID("CreateDevice", `INSERT INTO devices (user_id, realm_id, push_key, push_key_id,
+		token_kind, token_id, bouncer_public_key, encrypted_push_registration, create_time)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, args...)
+	if err != nil {
+		return err
+	}
+	d.ID = id
+	return nil
+}
+
+func (t *tx) Device(id int64) (chat.Device, error) {
+	return one(t, "Device", selectDevice+`WHERE id = $1`, scanDevice, id)
+}
+
+func (t *tx) Devices(userID int64) ([]chat.Device, error) {
+	return list(t, "Devices", selectDevice+`WHERE user_id = $1 ORDER BY id`, scanDevice, userID)
+}
+
+func (t *tx) UpdateDevice(d chat.Device) error {
+	args, err := deviceArgs(&d)
+	if err != nil {
+		return err
+	}
+	return t.execOne("UpdateDevice", `UPDATE devices SET user_id = $1, realm_id = $2, push_key = $3,
+		push_key_id = $4, token_kind = $5, token_id = $6, bouncer_public_key = $7,
+		encrypted_push_registration = $8, create_time = $9 WHERE id = $10`, append(args, d.ID)...)
+}
+
+func (t *tx) DeleteDevice(id int64) error {
+	return t.execOne("DeleteDevice", `DELETE FROM devices WHERE id = $1`, id)
+}

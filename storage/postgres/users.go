@@ -1,0 +1,244 @@
+package postgres
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamchat/chat"
+)
+
+// Organizations and users.
+
+const (
+	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility,
+		new_stream_announcements_stream_id, signup_announcements_stream_id,
+		zulip_update_announcements_stream_id, moderation_request_channel_id,
+		emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing,
+		message_content_edit_limit_seconds, message_content_delete_limit_seconds, topics_policy,
+		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
+		invite_required, send_channel_events_messages`
+	userColumns = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
+		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
+		email_visibility, can_change_user_emails, presence_enabled, status_text, status_emoji_name,
+		status_emoji_code, status_reaction_type`
+	selectRealm = `SELECT ` + realmColumns + ` FROM realms `
+	selectUser  = `SELECT ` + userColumns + ` FROM users `
+)
+
+// errMoveUser is returned by UpdateUser for a user whose RealmID changed, as
+// the memory store does.
+var errMoveUser = errors.New("postgres: a user cannot move between organizations")
+
+func scanRealm(row pgx.Row) (chat.Realm, error) {
+	var (
+		r                      chat.Realm
+		created, visibility    int64
+		editLimit, deleteLimit int64
+		topicsPolicy           string
+	)
+	err := row.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &r.Deactivated, &created, &visibility,
+		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
+		&r.ModerationRequestChannelID,
+		&r.EmailsRestrictedToDomains, &r.DisallowDisposableEmailAddresses, &r.AllowMessageEditing, &editLimit,
+		&deleteLimit, &topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, &r.EnableSpectatorAccess,
+		&r.WaitingPeriodThreshold, &r.InviteRequired, &r.SendChannelEventsMessages)
+	r.MessageContentEditLimitSeconds = chat.TimeLimit(editLimit)
+	r.MessageContentDeleteLimitSeconds = chat.TimeLimit(deleteLimit)
+	r.TopicsPolicy = chat.TopicsPolicy(topicsPolicy)
+	r.DateCreated = fromNanos(created)
+	r.DefaultEmailVisibility = chat.EmailVisibility(visibility)
+	return r, err
+}
+
+// realmArgs returns the column values of r from name on, in the order of
+// the INSERT and UPDATE statements.
+func realmArgs(r *chat.Realm) ([]any, error) {
+	created, err := toNanos(r.DateCreated)
+	if err != nil {
+		return nil, err
+	}
+	return []any{r.Name, r.Description, r.Host, r.URL, r.Deactivated, created,
+		int64(r.DefaultEmailVisibility), r.NewStreamAnnouncementsStreamID, r.SignupAnnouncementsStreamID,
+		r.ZulipUpdateAnnouncementsStreamID, r.ModerationRequestChannelID, r.EmailsRestrictedToDomains,
+		r.DisallowDisposableEmailAddresses, r.AllowMessageEditing,
+		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
+		string(r.TopicsPolicy), r.DefaultLanguage, int64(r.VideoChatProvider), r.EnableSpectatorAccess,
+		int64(r.WaitingPeriodThreshold), r.InviteRequired, r.SendChannelEventsMessages}, nil
+}
+
+func scanUser(row pgx.Row) (chat.UserRecord, error) {
+	var (
+		u                                     chat.UserRecord
+		role, botType, joined, login, avatarV int64
+		visibility                            int64
+		reactionType                          string
+	)
+	err := row.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &u.IsActive, &botType, &u.BotOwnerID,
+		&joined, &login, &u.IsImportedStub, &u.Timezone, &u.AvatarSource, &avatarV, &u.APIKey, &u.PasswordHash,
+		&visibility, &u.CanChangeUserEmails, &u.PresenceEnabled, &u.Status.Text, &u.Status.EmojiName,
+		&u.Status.EmojiCode, &reactionType)
+	u.Status.ReactionType = chat.ReactionType(reactionType)
+	u.Role = chat.Role(role)
+	u.BotType = chat.BotType(botType)
+	u.DateJoined = fromNanos(joined)
+	u.LastLogin = fromNanos(login)
+	u.AvatarVersion = int(avatarV)
+	u.EmailVisibility = chat.EmailVisibility(visibility)
+	return u, err
+}
+
+// userArgs returns the column values of u from email on, in the order of
+// the INSERT and UPDATE statements.
+func userArgs(u *chat.UserRecord) ([]any, error) {
+	joined, err := toNanos(u.DateJoined)
+	if err != nil {
+		return nil, err
+	}
+	login, err := toNanos(u.LastLogin)
+	if err != nil {
+		return nil, err
+	}
+	return []any{u.Email, chat.EmailKey(u.Email), u.FullName, int64(u.Role), u.IsActive,
+		int64(u.BotType), u.BotOwnerID, joined, login, u.IsImportedStub, u.Timezone, u.AvatarSource,
+		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility), u.CanChangeUserEmails,
+		u.PresenceEnabled, u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
+		string(u.Status.ReactionType)}, nil
+}
+
+func (t *tx) CreateRealm(r *chat.Realm) error {
+	args, err := realmArgs(r)
+	if err != nil {
+		return err
+	}
+	id, err := t.insertID("CreateRealm", `INSERT INTO realms (name, description, host, url, deactivated,
+		date_created, default_email_visibility, new_stream_announcements_stream_id,
+		signup_announcements_stream_id, zulip_update_announcements_stream_id, moderation_request_channel_id,
+		emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing,
+		message_content_edit_limit_seconds, message_content_delete_limit_seconds, topics_policy,
+		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
+		invite_required, send_channel_events_messages)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+		$21, $22, $23)
+		ON CONFLICT DO NOTHING RETURNING id`, args...)
+	if err != nil {
+		return err
+	}
+	r.ID = id
+	return nil
+}
+
+func (t *tx) Realm(id int64) (chat.Realm, error) {
+	return one(t, "Realm", selectRealm+`WHERE id = $1`, scanRealm, id)
+}
+
+func (t *tx) RealmByHost(host string) (chat.Realm, error) {
+	return one(t, "RealmByHost", selectRealm+`WHERE host = $1`, scanRealm, host)
+}
+
+func (t *tx) Realms() ([]chat.Realm, error) {
+	rs, err := list(t, "Realms", selectRealm+`ORDER BY id`, scanRealm)
+	if len(rs) == 0 {
+		return nil, err
+	}
+	return rs, err
+}
+
+func (t *tx) UpdateRealm(r chat.Realm) error {
+	args, err := realmArgs(&r)
+	if err != nil {
+		return err
+	}
+	return t.guarded("UpdateRealm", func() error {
+		return t.execOne("UpdateRealm", `UPDATE realms SET name = $1, description = $2, host = $3, url = $4,
+			deactivated = $5, date_created = $6, default_email_visibility = $7,
+			new_stream_announcements_stream_id = $8, signup_announcements_stream_id = $9,
+			zulip_update_announcements_stream_id = $10, moderation_request_channel_id = $11,
+			emails_restricted_to_domains = $12, disallow_disposable_email_addresses = $13,
+			allow_message_editing = $14, message_content_edit_limit_seconds = $15,
+			message_content_delete_limit_seconds = $16, topics_policy = $17, default_language = $18,
+			video_chat_provider = $19, enable_spectator_access = $20, waiting_period_threshold = $21,
+			invite_required = $22, send_channel_events_messages = $23
+			WHERE id = $24`, append(args, r.ID)...)
+	})
+}
+
+// Users.
+
+func (t *tx) CreateUser(u *chat.UserRecord) error {
+	args, err := userArgs(u)
+	if err != nil {
+		return err
+	}
+	id, err := t.insertID("CreateUser", `INSERT INTO users (realm_id, email, email_key, full_name, role,
+		is_active, bot_type, bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source,
+		avatar_version, api_key, password_hash, email_visibility, can_change_user_emails, presence_enabled,
+		status_text, status_emoji_name, status_emoji_code, status_reaction_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+		$21, $22, $23)
+		ON CONFLICT DO NOTHING RETURNING id`, append([]any{u.RealmID}, args...)...)
+	if err != nil {
+		return err
+	}
+	u.ID = id
+	return nil
+}
+
+func (t *tx) User(id int64) (chat.UserRecord, error) {
+	return one(t, "User", selectUser+`WHERE id = $1`, scanUser, id)
+}
+
+func (t *tx) UserByEmail(realmID int64, email string) (chat.UserRecord, error) {
+	return one(t, "UserByEmail", selectUser+`WHERE realm_id = $1 AND email_key = $2`, scanUser,
+		realmID, chat.EmailKey(email))
+}
+
+func (t *tx) UserByAPIKey(key string) (chat.UserRecord, error) {
+	return one(t, "UserByAPIKey", selectUser+`WHERE api_key = $1`, scanUser, key)
+}
+
+func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
+	if ids == nil {
+		return list(t, "Users", selectUser+`WHERE realm_id = $1 ORDER BY id`, scanUser, realmID)
+	}
+	if len(ids) == 0 {
+		return []chat.UserRecord{}, nil
+	}
+	return list(t, "Users", selectUser+`WHERE realm_id = $1 AND id = ANY($2) ORDER BY id`, scanUser,
+		realmID, ids)
+}
+
+func (t *tx) UsersByRole(realmID int64, role chat.Role) ([]chat.UserRecord, error) {
+	return list(t, "UsersByRole", selectUser+`WHERE realm_id = $1 AND role = $2 ORDER BY id`, scanUser,
+		realmID, int64(role))
+}
+
+// BotsOwnedBy lists, like the memory store, the bots of the owner's
+// organization.
+func (t *tx) BotsOwnedBy(ownerID int64) ([]chat.UserRecord, error) {
+	return list(t, "BotsOwnedBy", selectUser+`WHERE bot_owner_id = $1 AND bot_type <> 0
+		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = $1) ORDER BY id`, scanUser, ownerID)
+}
+
+func (t *tx) UpdateUser(u chat.UserRecord) error {
+	args, err := userArgs(&u)
+	if err != nil {
+		return err
+	}
+	err = t.guarded("UpdateUser", func() error {
+		return t.execOne("UpdateUser", `UPDATE users SET email = $1, email_key = $2, full_name = $3, role = $4,
+			is_active = $5, bot_type = $6, bot_owner_id = $7, date_joined = $8, last_login = $9,
+			is_imported_stub = $10, timezone = $11, avatar_source = $12, avatar_version = $13, api_key = $14,
+			password_hash = $15, email_visibility = $16, can_change_user_emails = $17, presence_enabled = $18,
+			status_text = $19, status_emoji_name = $20, status_emoji_code = $21, status_reaction_type = $22
+			WHERE id = $23 AND realm_id = $24`, append(args, u.ID, u.RealmID)...)
+	})
+	if !errors.Is(err, chat.ErrNotFound) {
+		return err
+	}
+	// Nothing matched: an unknown ID, or a user of another realm.
+	if _, err := t.User(u.ID); err != nil {
+		return err
+	}
+	return errMoveUser
+}

@@ -134,12 +134,13 @@ func importGenerated(t testing.TB, data []byte, dir string) (chat.ImportResult, 
 
 // A large export streams: the live heap stays far below the size of its
 // messages, and the import finishes in reasonable time. Channels have five
-// members, to keep the time on rows that this test is not about; under the
-// race detector the export is smaller.
+// members, to keep the time on rows that this test is not about. Under the
+// race detector, which makes SQLite some fifty times slower, the export is
+// smaller and the time is not judged.
 func TestImportSlackLarge(t *testing.T) {
 	n := 20000
 	if raceEnabled {
-		n = 8000
+		n = 5000
 	}
 	data, raw := generatedExport(t, n, 5)
 	res, took, peak := importGenerated(t, data, t.TempDir())
@@ -151,7 +152,7 @@ func TestImportSlackLarge(t *testing.T) {
 	if peak > raw/2 {
 		t.Errorf("live heap grew by %d bytes during the import, more than half the %d bytes of messages: not streaming", peak, raw)
 	}
-	if took > 2*time.Minute {
+	if !raceEnabled && took > 2*time.Minute {
 		t.Errorf("import took %v", took)
 	}
 }

@@ -3,5 +3,5 @@
 package chat_test
 
 // raceEnabled says the tests run under the race detector, which slows the
-// SQLite backend about twenty-fold.
+// SQLite backend some fifty-fold.
 const raceEnabled = false

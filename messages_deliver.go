@@ -17,6 +17,9 @@ type deliverOptions struct {
 	canLink func(*Channel) bool
 	// queueID and localID echo local_message_id to the sender's queue.
 	queueID, localID string
+	// imported marks every row read and emits no events: the messages
+	// come from an import into an organization that has no clients yet.
+	imported bool
 }
 
 // deliver renders the messages, stores them with the rows of their
@@ -99,6 +102,9 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 				continue
 			}
 			var f MessageFlags
+			if o.imported {
+				f |= FlagRead
+			}
 			if o.sender != nil && uid == o.sender.ID {
 				if o.readBySender {
 					f |= FlagRead
@@ -142,6 +148,9 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 				return err
 			}
 		}
+	}
+	if o.imported {
+		return nil
 	}
 	realm, err := tx.Realm(realmID)
 	if err != nil {

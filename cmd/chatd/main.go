@@ -3,6 +3,7 @@
 //	chatd serve        run the HTTP server (the default command)
 //	chatd create-org   create an organization and its owner, print them as JSON
 //	chatd create-user  create a user in an organization, print it as JSON
+//	chatd import slack import an organization from a Slack export, print a summary as JSON
 //
 // Every flag can also be set through the environment variable
 // CHATD_<FLAG>, the flag's name upper-cased with "-" as "_"; a flag on the
@@ -39,6 +40,7 @@ commands:
   serve        run the HTTP server (default)
   create-org   create an organization and its owner; prints JSON
   create-user  create a user in an organization; prints JSON
+  import slack import an organization from a Slack export zip; prints JSON
 
 Run "chatd <command> -h" for the flags of a command.
 `
@@ -57,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return createOrg(ctx, args, stdout, stderr)
 	case "create-user":
 		return createUser(ctx, args, stdout, stderr)
+	case "import":
+		return importCmd(ctx, args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -107,6 +107,15 @@ func RunWith(t *testing.T, open func(t *testing.T) chat.Store, opts Options) {
 		{"Devices", s.testDevices},
 		{"Messages", s.testMessages},
 		{"Reactions", s.testReactions},
+		{"Messages/RoundTrip", s.testMessageRoundTrip},
+		{"Messages/Topics", s.testMessageTopics},
+		{"Messages/UserMessages", s.testUserMessages},
+		{"Messages/Find", s.testFindMessages},
+		{"Messages/Search", s.testSearchMessages},
+		{"Messages/Reactions", s.testReactionsConformance},
+		{"Messages/ReadOnly", s.testMessagesReadOnly},
+		{"Messages/Rollback", s.testMessagesRollback},
+		{"Messages/NoAliasing", s.testMessagesNoAliasing},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

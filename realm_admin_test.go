@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -139,7 +140,8 @@ func TestVideoCalls(t *testing.T) {
 				}
 				return "https://zoom.example/j/" + token, nil
 			}}
-		svc2, _ := newService(t, newStore, chat.Config{VideoCalls: oauth, Rand: fixedReader(1)})
+		rec := &recorder{}
+		svc2, _ := newService(t, newStore, chat.Config{VideoCalls: oauth, Rand: fixedReader(1), Events: rec})
 		org2, err := svc2.CreateOrg(ctx, chat.NewOrg{Name: "Org", OwnerEmail: "o@example.com", OwnerName: "Owner O"})
 		wantNoErr(t, "CreateOrg", err)
 		_, err = svc2.UpdateRealm(ctx, org2.UserID, chat.RealmUpdate{VideoChatProvider: ptr(chat.VideoChatZoom)})
@@ -163,6 +165,19 @@ func TestVideoCalls(t *testing.T) {
 		wantCodeMsg(t, "revoked", err, chat.CodeInvalidVideoCallProviderToken, "Invalid Zoom access token")
 		if has, _ := svc2.HasVideoCallToken(ctx, org2.UserID); has {
 			t.Error("a revoked token was kept")
+		}
+		// Each refusal told the user's clients that there is no token.
+		var tokenEvents []any
+		for _, ev := range rec.take() {
+			if ev.Payload["type"] == "has_videocall_token" {
+				if !slices.Equal(ev.UserIDs, []int64{org2.UserID}) {
+					t.Errorf("has_videocall_token sent to %v", ev.UserIDs)
+				}
+				tokenEvents = append(tokenEvents, ev.Payload["value"])
+			}
+		}
+		if !slices.Equal(tokenEvents, []any{false, false}) {
+			t.Errorf("has_videocall_token events %v, want two false", tokenEvents)
 		}
 	})
 }

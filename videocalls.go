@@ -223,6 +223,13 @@ func (s *Service) CreateVideoCall(ctx context.Context, actor int64) (string, err
 	}
 	// The provider may call out over the network: not inside a transaction.
 	link, err := s.cfg.VideoCalls.CreateCall(ctx, req)
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeInvalidVideoCallProviderToken {
+		// The user has no usable token (any refused one is forgotten):
+		// their clients learn that they must authorize again.
+		s.cfg.Events.Publish(ctx, []Event{{RealmID: req.RealmID, UserIDs: []int64{req.UserID},
+			Payload: map[string]any{"type": "has_videocall_token", "value": false}}})
+	}
 	return link, internal(err)
 }
 

@@ -360,21 +360,6 @@ func emitActiveChange(_ Tx, emit func(Event), realmID, userID int64, active bool
 	return nil
 }
 
-// activeUserIDs returns the IDs of the realm's active users.
-func activeUserIDs(tx Tx, realmID int64) ([]int64, error) {
-	users, err := tx.Users(realmID, nil)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]int64, 0, len(users))
-	for i := range users {
-		if users[i].IsActive {
-			ids = append(ids, users[i].ID)
-		}
-	}
-	return ids, nil
-}
-
 // onlyActiveOwner reports whether id is the realm's only active human owner.
 func onlyActiveOwner(tx Tx, realmID, id int64) (bool, error) {
 	owners, err := tx.UsersByRole(realmID, RoleOwner)

@@ -129,21 +129,17 @@ func (s *Service) UpdateUser(ctx context.Context, actor, target int64, req UserU
 		if err := applyProfileData(tx, emit, realm.ID, &u, changes); err != nil {
 			return err
 		}
-		recipients, err := activeUserIDs(tx, realm.ID)
-		if err != nil {
-			return err
-		}
 		if emailChanged {
 			// Only those who may see the address learn it; the API
 			// address changes for everyone when it is the real one.
+			users, err := tx.Users(realm.ID, nil)
+			if err != nil {
+				return err
+			}
 			var seeing []int64
-			for _, id := range recipients {
-				r, err := tx.User(id)
-				if err != nil {
-					return err
-				}
-				if v := (viewer{user: r}); v.canSeeEmail(&u) {
-					seeing = append(seeing, id)
+			for i := range users {
+				if v := (viewer{user: users[i]}); users[i].IsActive && v.canSeeEmail(&u) {
+					seeing = append(seeing, users[i].ID)
 				}
 			}
 			emit(Event{RealmID: realm.ID, UserIDs: seeing, Payload: map[string]any{
@@ -155,7 +151,7 @@ func (s *Service) UpdateUser(ctx context.Context, actor, target int64, req UserU
 			}
 		}
 		for _, p := range persons {
-			emit(Event{RealmID: realm.ID, UserIDs: recipients, Payload: map[string]any{
+			emit(Event{RealmID: realm.ID, AllUsers: true, Payload: map[string]any{
 				"type": "realm_user", "op": "update", "person": p,
 			}})
 		}

@@ -34,17 +34,13 @@ type ReactionRequest struct {
 // the actor check.
 func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req ReactionRequest) error {
 	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		cc, err := s.channelContext(tx, actor)
+		rc, m, err := s.reactionContext(tx, actor, messageID)
 		if err != nil {
 			return err
 		}
-		m, _, err := readableMessage(tx, cc, messageID)
-		if err != nil {
-			return err
-		}
-		r := Reaction{MessageID: m.ID, UserID: cc.actor.ID, EmojiName: req.Name}
+		r := Reaction{MessageID: m.ID, UserID: rc.actor.ID, EmojiName: req.Name}
 		if req.Code == nil || req.Type == nil {
-			code, typ, err := emojiByName(tx, cc.realm.ID, req.Name)
+			code, typ, err := emojiByName(tx, rc.realm.ID, req.Name)
 			if err != nil {
 				return err
 			}
@@ -67,7 +63,7 @@ func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req R
 			r.EmojiName, voted = x.EmojiName, true
 		}
 		if !voted {
-			if err := checkEmoji(tx, cc.realm.ID, r.EmojiName, r.EmojiCode, r.ReactionType); err != nil {
+			if err := checkEmoji(tx, rc.realm.ID, r.EmojiName, r.EmojiCode, r.ReactionType); err != nil {
 				return err
 			}
 		}
@@ -76,7 +72,7 @@ func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req R
 		} else if err != nil {
 			return err
 		}
-		return s.emitReaction(tx, emit, cc, &m, r, "add")
+		return s.emitReaction(tx, emit, rc, &m, r, "add")
 	})
 }
 
@@ -91,22 +87,18 @@ func (s *Service) RemoveReaction(ctx context.Context, actor, messageID int64, re
 		return ErrReactionNameOrCode
 	}
 	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		cc, err := s.channelContext(tx, actor)
+		rc, m, err := s.reactionContext(tx, actor, messageID)
 		if err != nil {
 			return err
 		}
-		m, _, err := readableMessage(tx, cc, messageID)
-		if err != nil {
-			return err
-		}
-		r := Reaction{MessageID: m.ID, UserID: cc.actor.ID, ReactionType: UnicodeEmoji}
+		r := Reaction{MessageID: m.ID, UserID: rc.actor.ID, ReactionType: UnicodeEmoji}
 		if req.Type != nil {
 			r.ReactionType = ReactionType(*req.Type)
 		}
 		if req.Code != nil {
 			r.EmojiCode = *req.Code
 		} else {
-			if r.EmojiCode, r.ReactionType, err = emojiByName(tx, cc.realm.ID, req.Name); err != nil {
+			if r.EmojiCode, r.ReactionType, err = emojiByName(tx, rc.realm.ID, req.Name); err != nil {
 				return err
 			}
 		}
@@ -123,21 +115,66 @@ func (s *Service) RemoveReaction(ctx context.Context, actor, messageID int64, re
 		if err := tx.DeleteReaction(existing[i]); err != nil {
 			return err
 		}
-		return s.emitReaction(tx, emit, cc, &m, existing[i], "remove")
+		return s.emitReaction(tx, emit, rc, &m, existing[i], "remove")
 	})
+}
+
+// reactionContext is what a reaction needs to know of the actor.
+type reactionContext struct {
+	actor UserRecord
+	realm Realm
+}
+
+// reactionContext checks the actor and reads a message they may read. A
+// message the actor received needs nothing more; the actor's groups and
+// subscriptions, which decide access to a channel's history, are read only
+// for a message they did not receive. Reactions are frequent small writes,
+// and those reads cost more than the write itself.
+//
+// Errors: ErrInvalidMessage and those of the actor check.
+func (s *Service) reactionContext(tx Tx, actor, messageID int64) (*reactionContext, MessageRecord, error) {
+	u, realm, err := s.actor(tx, actor)
+	if err != nil {
+		return nil, MessageRecord{}, err
+	}
+	rc := &reactionContext{actor: u, realm: realm}
+	m, err := tx.Message(messageID)
+	if errors.Is(err, ErrNotFound) || (err == nil && m.RealmID != realm.ID) {
+		return nil, MessageRecord{}, ErrInvalidMessage
+	}
+	if err != nil {
+		return nil, MessageRecord{}, err
+	}
+	if _, err := tx.UserMessage(u.ID, m.ID); err == nil {
+		return rc, m, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, MessageRecord{}, err
+	}
+	g, err := loadGroups(tx, realm.ID)
+	if err != nil {
+		return nil, MessageRecord{}, err
+	}
+	subs, err := subscribedSet(tx, u.ID)
+	if err != nil {
+		return nil, MessageRecord{}, err
+	}
+	if _, _, err := readableMessage(tx, &channelContext{actor: u, realm: realm, g: g, subs: subs}, m.ID); err != nil {
+		return nil, MessageRecord{}, err
+	}
+	return rc, m, nil
 }
 
 // emitReaction sends a reaction event to the users who received the
 // message, and to the actor.
-func (s *Service) emitReaction(tx Tx, emit func(Event), cc *channelContext, m *MessageRecord, r Reaction, op string) error {
-	to, err := messageAudience(tx, m.ID, cc.actor.ID)
+func (s *Service) emitReaction(tx Tx, emit func(Event), rc *reactionContext, m *MessageRecord, r Reaction, op string) error {
+	to, err := messageAudience(tx, m.ID, rc.actor.ID)
 	if err != nil {
 		return err
 	}
-	emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{
+	emit(Event{RealmID: rc.realm.ID, UserIDs: to, Payload: map[string]any{
 		"type": "reaction", "op": op, "user_id": r.UserID,
-		"user": map[string]any{"user_id": cc.actor.ID, "email": apiEmail(&cc.actor, s.emailDomain(cc.realm)),
-			"full_name": cc.actor.FullName},
+		"user": map[string]any{"user_id": rc.actor.ID, "email": apiEmail(&rc.actor, s.emailDomain(rc.realm)),
+			"full_name": rc.actor.FullName},
 		"message_id": m.ID, "emoji_name": r.EmojiName, "emoji_code": r.EmojiCode, "reaction_type": r.ReactionType,
 	}})
 	return nil

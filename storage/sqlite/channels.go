@@ -21,14 +21,14 @@ func (t *tx) exec(op, query string, args ...any) (sql.Result, error) {
 		return nil, err
 	}
 	t.queries.Add(1)
-	res, err := t.tx.ExecContext(t.ctx, query, args...)
+	res, err := t.execText(query, args...)
 	return res, t.check(op, err)
 }
 
 // query runs a read statement given by text and calls scan for each row.
 func (t *tx) query(op, query string, scan func(scanner) error, args ...any) error {
 	t.queries.Add(1)
-	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	rows, err := t.queryText(query, args...)
 	return t.scanRows(op, rows, err, scan)
 }
 

@@ -135,7 +135,7 @@ func (t *tx) DeleteMessages(ids []int64) error {
 func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 	var id sql.NullInt64
 	t.queries.Add(1)
-	err := t.tx.QueryRowContext(t.ctx, `SELECT min(id) FROM messages WHERE channel_id = ? AND recipient_type = 1`,
+	err := t.queryRowText(`SELECT min(id) FROM messages WHERE channel_id = ? AND recipient_type = 1`,
 		channelID).Scan(&id)
 	if err != nil {
 		return 0, t.check("OldestChannelMessageID", err)
@@ -170,7 +170,7 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
 	var flags int64
 	t.queries.Add(1)
-	err := t.tx.QueryRowContext(t.ctx, `SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?`,
+	err := t.queryRowText(`SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?`,
 		userID, messageID).Scan(&flags)
 	if err == sql.ErrNoRows {
 		return chat.UserMessage{}, chat.ErrNotFound

@@ -35,6 +35,9 @@ type Store struct {
 	// queries prepared on the reader pool (write queries are nil there).
 	wstmts stmts
 	rstmts stmts
+	// wtexts and rtexts hold the statements run by their text.
+	wtexts textStmts
+	rtexts textStmts
 	cache  usersCache
 	// queries counts the statements transactions ran (QueryCount).
 	queries atomic.Int64
@@ -130,12 +133,14 @@ func (s *Store) prepare(ctx context.Context) error {
 // chat.ErrReadOnly. View returns fn's error, or an error without running fn
 // when ctx is done or the store is closed.
 func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
+	s.rtexts.prepare(ctx, s.reader)
 	sqlTx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("sqlite: begin read transaction: %w", err)
 	}
 	defer sqlTx.Rollback()
-	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.rstmts, readOnly: true})
+	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.rstmts, texts: &s.rtexts,
+		readOnly: true})
 }
 
 // Update runs fn in a read-write transaction on the writer connection, so
@@ -146,6 +151,7 @@ func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 // than ErrNotFound and ErrExists) may have broken the transaction even if
 // fn went on and returned nil; nothing is committed then.
 func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
+	s.wtexts.prepare(ctx, s.writer)
 	sqlTx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin transaction: %w", err)
@@ -156,7 +162,7 @@ func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 			sqlTx.Rollback()
 		}
 	}()
-	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.wstmts}
+	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.wstmts, texts: &s.wtexts}
 	err = fn(t)
 	done = true
 	if err != nil {
@@ -176,7 +182,7 @@ func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 // Close closes both pools. Transactions started afterwards fail. Close may
 // be called more than once.
 func (s *Store) Close() error {
-	var errs []error
+	errs := []error{s.wtexts.close(), s.rtexts.close()}
 	for _, set := range []*stmts{&s.rstmts, &s.wstmts} {
 		for _, st := range set {
 			if st != nil {

@@ -260,13 +260,17 @@ var errMoveUser = errors.New("sqlite: a user cannot move between organizations")
 
 // tx is a chat.Tx over one database/sql transaction.
 type tx struct {
-	ctx      context.Context
-	tx       *sql.Tx
-	cache    *usersCache
-	queries  *atomic.Int64
-	stmts    *stmts
-	txStmts  stmts // the statements of stmts bound to tx, made on first use
-	readOnly bool
+	ctx     context.Context
+	tx      *sql.Tx
+	cache   *usersCache
+	queries *atomic.Int64
+	stmts   *stmts
+	txStmts stmts // the statements of stmts bound to tx, made on first use
+	// texts holds the pool's statements run by text; boundTexts those
+	// bound to tx.
+	texts      *textStmts
+	boundTexts map[*sql.Stmt]*sql.Stmt
+	readOnly   bool
 	// failed is the first storage failure, after which SQLite may have
 	// rolled the transaction back on its own: Update must not commit.
 	failed error

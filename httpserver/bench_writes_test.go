@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,26 +22,82 @@ import (
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
-// reactionWorkers is the number of concurrent clients, each one user
-// reacting to the same message.
-const reactionWorkers = 8
-
-// reactionWindow is how long each of the three servers is measured in one
-// round.
-const reactionWindow = 300 * time.Millisecond
-
-// BenchmarkReactionWrites measures reaction writes per second over HTTP on
-// loopback, with the SQLite store: reactionWorkers users, each adding and
-// then removing the same emoji reaction to one message, alternately. Each
-// iteration is one round that measures, for reactionWindow each, the chat
-// server, a bare net/http handler that parses the form and answers the
-// success envelope, and a handler that does one raw single-row SQLite
-// upsert in its own transaction (same driver and pragmas as the store).
-// It reports the medians over the rounds of the chat server's rate
-// divided by each baseline's. Run at least 20 rounds:
+// BenchmarkHTTPWrites measures small writes per second over HTTP on
+// loopback, with the SQLite store and writeWorkers concurrent clients, each
+// one user: /reactions adds and then removes the same emoji reaction to one
+// message that every worker received, alternately; /status sets the
+// worker's status text. Each iteration is one round that measures, for
+// writeWindow each, the chat server, a bare net/http handler that parses
+// the form and answers the success envelope, and a handler that does one
+// raw single-row SQLite upsert in its own transaction (same driver and
+// pragmas as the store). It reports the medians over the rounds of the
+// chat server's rate divided by each baseline's. Run at least 20 rounds:
 //
-//	go test -run '^$' -bench ReactionWrites -benchtime 20x ./httpserver
-func BenchmarkReactionWrites(b *testing.B) {
+//	go test -run '^$' -bench HTTPWrites -benchtime 20x ./httpserver
+func BenchmarkHTTPWrites(b *testing.B) {
+	b.Run("reactions", func(b *testing.B) {
+		benchmarkWrites(b, func(w *writeBench) func(worker, n int) *http.Request {
+			owner := account{w.org.UserID, w.org.Email, w.org.APIKey}
+			ids := make([]string, len(w.users))
+			for i, u := range w.users {
+				ids[i] = itoa(u.id)
+			}
+			res := benchPost(b, w.client, http.MethodPost, w.url+"/api/v1/messages", &owner,
+				url.Values{"type": {"direct"}, "to": {"[" + strings.Join(ids, ",") + "]"}, "content": {"React to me"}})
+			var msgID int64
+			if _, err := fmt.Sscanf(res[strings.Index(res, `"id":`):], `"id":%d`, &msgID); err != nil {
+				b.Fatalf("no message ID in %s", res)
+			}
+			reactions := fmt.Sprintf("%s/api/v1/messages/%d/reactions", w.url, msgID)
+			// Even requests add the reaction, odd ones remove it, so
+			// every request succeeds and writes.
+			return func(worker, n int) *http.Request {
+				method := http.MethodPost
+				if n%2 == 1 {
+					method = http.MethodDelete
+				}
+				return w.request(method, reactions, worker, "emoji_name=octopus")
+			}
+		})
+	})
+	b.Run("status", func(b *testing.B) {
+		benchmarkWrites(b, func(w *writeBench) func(worker, n int) *http.Request {
+			status := w.url + "/api/v1/users/me/status"
+			return func(worker, n int) *http.Request {
+				return w.request(http.MethodPost, status, worker, "status_text=in+a+meeting+"+strconv.Itoa(n%2))
+			}
+		})
+	})
+}
+
+// writeWorkers is the number of concurrent clients.
+const writeWorkers = 8
+
+// writeWindow is how long each of the three servers is measured in one
+// round.
+const writeWindow = 300 * time.Millisecond
+
+// writeBench is the chat server that BenchmarkHTTPWrites measures.
+type writeBench struct {
+	svc    *chat.Service
+	org    chat.NewOrgResult
+	users  []account
+	url    string
+	client *http.Client
+}
+
+// request makes a form request from worker's user.
+func (w *writeBench) request(method, target string, worker int, form string) *http.Request {
+	r, _ := http.NewRequest(method, target, strings.NewReader(form))
+	r.Host = host
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.SetBasicAuth(w.users[worker].email, w.users[worker].key)
+	return r
+}
+
+// benchmarkWrites sets up the chat server and the baselines, lets setup
+// prepare the workload and return its requests, and measures rounds.
+func benchmarkWrites(b *testing.B, setup func(w *writeBench) func(worker, n int) *http.Request) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	store, err := sqlite.Open(filepath.Join(dir, "chat.db"))
@@ -53,31 +110,21 @@ func BenchmarkReactionWrites(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	users := make([]account, reactionWorkers)
-	ids := make([]string, reactionWorkers)
-	for i := range users {
+	w := &writeBench{svc: svc, org: org, users: make([]account, writeWorkers)}
+	for i := range w.users {
 		u, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{
 			Email: fmt.Sprintf("user-%d@example.com", i), FullName: fmt.Sprintf("User %d", i)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		users[i] = account{u.UserID, u.Email, u.APIKey}
-		ids[i] = itoa(u.UserID)
+		w.users[i] = account{u.UserID, u.Email, u.APIKey}
 	}
 	chatSrv := httptest.NewServer(httpserver.New(svc, httpserver.Options{}))
 	b.Cleanup(chatSrv.Close)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: reactionWorkers}}
-	b.Cleanup(client.CloseIdleConnections)
-
-	// One group direct message that every worker received.
-	owner := account{org.UserID, org.Email, org.APIKey}
-	res := benchPost(b, client, http.MethodPost, chatSrv.URL+"/api/v1/messages", &owner,
-		url.Values{"type": {"direct"}, "to": {"[" + strings.Join(ids, ",") + "]"}, "content": {"React to me"}})
-	var msgID int64
-	if _, err := fmt.Sscanf(res[strings.Index(res, `"id":`):], `"id":%d`, &msgID); err != nil {
-		b.Fatalf("no message ID in %s", res)
-	}
-	reactions := fmt.Sprintf("%s/api/v1/messages/%d/reactions", chatSrv.URL, msgID)
+	w.url = chatSrv.URL
+	w.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: writeWorkers}}
+	b.Cleanup(w.client.CloseIdleConnections)
+	chatReq := newWriteTarget(setup(w))
 
 	ok := []byte("{\"result\":\"success\",\"msg\":\"\"}\n")
 	bareSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -89,20 +136,20 @@ func BenchmarkReactionWrites(b *testing.B) {
 	upsertSrv := httptest.NewServer(upsertHandler(b, filepath.Join(dir, "baseline.db"), ok))
 	b.Cleanup(upsertSrv.Close)
 
-	// measure runs the workers against one target for reactionWindow and
+	// measure runs the workers against one target for writeWindow and
 	// returns the requests per second.
-	measure := func(t *reactionTarget) float64 {
+	measure := func(t *writeTarget) float64 {
 		var count atomic.Int64
 		var failed atomic.Value
-		deadline := time.Now().Add(reactionWindow)
+		deadline := time.Now().Add(writeWindow)
 		var wg sync.WaitGroup
 		start := time.Now()
-		for w := range reactionWorkers {
+		for worker := range writeWorkers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for ; time.Now().Before(deadline); t.next[w]++ {
-					resp, err := client.Do(t.req(w, t.next[w]))
+				for ; time.Now().Before(deadline); t.next[worker]++ {
+					resp, err := w.client.Do(t.req(worker, t.next[worker]))
 					if err != nil {
 						failed.Store(err.Error())
 						return
@@ -123,21 +170,8 @@ func BenchmarkReactionWrites(b *testing.B) {
 		}
 		return float64(count.Load()) / time.Since(start).Seconds()
 	}
-	// Even requests add the reaction, odd ones remove it, so every
-	// request succeeds and writes.
-	chatReq := newReactionTarget(func(w, n int) *http.Request {
-		method := http.MethodPost
-		if n%2 == 1 {
-			method = http.MethodDelete
-		}
-		r, _ := http.NewRequest(method, reactions, strings.NewReader("emoji_name=octopus"))
-		r.Host = host
-		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		r.SetBasicAuth(users[w].email, users[w].key)
-		return r
-	})
-	formReq := func(target string) *reactionTarget {
-		return newReactionTarget(func(w, n int) *http.Request {
+	formReq := func(target string) *writeTarget {
+		return newWriteTarget(func(worker, n int) *http.Request {
 			r, _ := http.NewRequest(http.MethodPost, target, strings.NewReader("emoji_name=octopus"))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			return r
@@ -158,21 +192,21 @@ func BenchmarkReactionWrites(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(median(bareRatios), "ratio-vs-bare")
 	b.ReportMetric(median(upsertRatios), "ratio-vs-upsert")
-	b.ReportMetric(median(chatRates), "reactions/s")
+	b.ReportMetric(median(chatRates), "writes/s")
 	b.ReportMetric(median(bareRates), "bare/s")
 	b.ReportMetric(median(upsertRates), "upsert/s")
 }
 
-// reactionTarget makes the requests of one measured server: req returns
+// writeTarget makes the requests of one measured server: req returns
 // worker w's n-th request, n counting on from the worker's previous rounds
 // (so that adds and removes keep alternating across rounds).
-type reactionTarget struct {
+type writeTarget struct {
 	req  func(w, n int) *http.Request
 	next []int
 }
 
-func newReactionTarget(req func(w, n int) *http.Request) *reactionTarget {
-	return &reactionTarget{req: req, next: make([]int, reactionWorkers)}
+func newWriteTarget(req func(w, n int) *http.Request) *writeTarget {
+	return &writeTarget{req: req, next: make([]int, writeWorkers)}
 }
 
 // upsertHandler answers ok after one single-row upsert in its own

@@ -22,11 +22,16 @@ const minPairs = 20
 // BenchmarkSubscribe1000x100 subscribes 1 000 users to 100 new channels in
 // one request on SQLite ("service"), and next to it inserts the same
 // 100 000 subscription rows into 100 channels created beforehand with a
-// prepared statement in one SQLite transaction ("raw"). The two alternate,
-// and after every pair both sets of rows are deleted, so each pair starts
-// from the same database. It reports the medians over at least minPairs
-// pairs: service-ms, raw-ms and service/raw, the ratio (goal: at most 2).
-// One op is one pair.
+// prepared statement in one SQLite transaction ("raw"). The request also
+// writes the notification bot's message in each new channel, with one row
+// per subscriber; a third side ("raw-rows") inserts those 100 messages and
+// 100 000 rows as well, one prepared statement per row, so that the
+// service is also compared with raw inserts of all the rows it writes. The
+// three alternate, rotating which goes first, and after every round the
+// rows are deleted, so each round starts from the same database. It
+// reports the medians over at least minPairs rounds: service-ms, raw-ms,
+// raw-rows-ms, service/raw (goal: at most 2) and service/raw-rows. One op
+// is one round.
 func BenchmarkSubscribe1000x100(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.db")
 	st, err := sqlite.Open(path)
@@ -81,11 +86,15 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 		}
 		return elapsed
 	}
-	raw := func() time.Duration {
+	raw := func(withMessages bool) time.Duration {
 		// The channels exist without subscribers, as the service's
 		// request would have made them.
+		kind := "r"
+		if withMessages {
+			kind = "m"
+		}
 		chans := make([]*chat.Channel, 100)
-		for i, n := range names("r") {
+		for i, n := range names(kind) {
 			chans[i] = &chat.Channel{RealmID: org.RealmID, Name: n, DateCreated: time.Now().UTC().Round(0)}
 		}
 		if err := st.Update(ctx, func(tx chat.Tx) error { return tx.CreateChannels(chans) }); err != nil {
@@ -96,18 +105,43 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		stmt, err := tx.Prepare(`INSERT INTO subscriptions (user_id, channel_id, color, is_muted, pin_to_top) VALUES (?, ?, ?, 0, 0)`)
-		if err != nil {
-			b.Fatal(err)
+		prepare := func(q string) *sql.Stmt {
+			stmt, err := tx.Prepare(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return stmt
 		}
+		subs := prepare(`INSERT INTO subscriptions (user_id, channel_id, color, is_muted, pin_to_top) VALUES (?, ?, ?, 0, 0)`)
 		for _, u := range ids {
 			for _, c := range chans {
-				if _, err := stmt.Exec(u, c.ID, "#76ce90"); err != nil {
+				if _, err := subs.Exec(u, c.ID, "#76ce90"); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
-		stmt.Close()
+		subs.Close()
+		if withMessages {
+			msgs := prepare(`INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id, direct_user_ids, topic,
+				topic_key, content, rendered_content, date_sent, client) VALUES (?, ?, 1, ?, '[]', ?, ?, ?, ?, ?, 'Internal')`)
+			rows := prepare(`INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, 0)`)
+			content := "**Public** channel created by @_**Owen Owner|1**. **Description:**\n```` quote\n*No description.*\n````"
+			for _, c := range chans {
+				res, err := msgs.Exec(org.RealmID, chat.NotificationBotID, c.ID, "channel events", "channel events",
+					content, "<p>"+content+"</p>", time.Now().UnixNano())
+				if err != nil {
+					b.Fatal(err)
+				}
+				id, _ := res.LastInsertId()
+				for _, u := range ids {
+					if _, err := rows.Exec(u, id); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			msgs.Close()
+			rows.Close()
+		}
 		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
 		}
@@ -120,22 +154,30 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 	if err := db.QueryRow(`SELECT coalesce(max(id), 0) + 1 FROM channels`).Scan(&firstChannel); err != nil {
 		b.Fatal(err)
 	}
-	reset := func() { exec(`DELETE FROM subscriptions WHERE channel_id >= ?`, firstChannel) }
+	reset := func() {
+		exec(`DELETE FROM subscriptions WHERE channel_id >= ?`, firstChannel)
+		exec(`DELETE FROM messages WHERE channel_id >= ?`, firstChannel)
+	}
 
-	var svcTimes, rawTimes, ratios []float64
+	var svcTimes, rawTimes, rowsTimes, ratios, rowsRatios []float64
 	pair := func() {
 		round++
-		// Alternate which side goes first, so neither always runs on a
-		// cache the other warmed.
-		var s, r time.Duration
-		if round%2 == 0 {
-			s, r = service(), raw()
-		} else {
-			r, s = raw(), service()
+		// Rotate which side goes first, so none always runs on a cache
+		// another warmed.
+		var s, r, m time.Duration
+		sides := []func(){
+			func() { s = service() },
+			func() { r = raw(false) },
+			func() { m = raw(true) },
+		}
+		for i := range sides {
+			sides[(round+i)%len(sides)]()
 		}
 		svcTimes = append(svcTimes, float64(s)/1e6)
 		rawTimes = append(rawTimes, float64(r)/1e6)
+		rowsTimes = append(rowsTimes, float64(m)/1e6)
 		ratios = append(ratios, float64(s)/float64(r))
+		rowsRatios = append(rowsRatios, float64(s)/float64(m))
 	}
 	for b.Loop() {
 		pair()
@@ -150,7 +192,9 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 	}
 	b.ReportMetric(median(svcTimes), "service-ms")
 	b.ReportMetric(median(rawTimes), "raw-ms")
+	b.ReportMetric(median(rowsTimes), "raw-rows-ms")
 	b.ReportMetric(median(ratios), "service/raw")
+	b.ReportMetric(median(rowsRatios), "service/raw-rows")
 	b.ReportMetric(float64(len(ratios)), "pairs")
 }
 

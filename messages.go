@@ -206,11 +206,12 @@ func (b *botMessages) direct(userID int64, content string) {
 // sendBotMessages renders and delivers the queued messages (see deliver)
 // and refreshes the first_message_id of the operation's copies of the
 // channels.
-func (s *Service) sendBotMessages(tx Tx, emit func(Event), b *botMessages, channels map[int64]*Channel) error {
+func (s *Service) sendBotMessages(tx Tx, emit func(Event), b *botMessages, channels map[int64]*Channel,
+	subscribers map[int64][]int64) error {
 	if len(b.list) == 0 {
 		return nil
 	}
-	if err := s.deliver(tx, emit, b.realmID, b.list, deliverOptions{}); err != nil {
+	if err := s.deliver(tx, emit, b.realmID, b.list, deliverOptions{subscribers: subscribers}); err != nil {
 		return err
 	}
 	for _, c := range channels {

@@ -20,6 +20,10 @@ type deliverOptions struct {
 	// imported marks every row read and emits no events: the messages
 	// come from an import into an organization that has no clients yet.
 	imported bool
+	// subscribers are the sorted subscriber IDs of channels the caller
+	// has just written, so that they need not be read back; the
+	// subscribers of other channels are read.
+	subscribers map[int64][]int64
 }
 
 // deliver renders the messages, stores them with the rows of their
@@ -55,19 +59,29 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 		return err
 	}
 
-	// Recipients: channel subscribers (read once per channel) or the
-	// participants, active users only.
+	// Recipients: channel subscribers (read once per channel, unless the
+	// caller knows them) or the participants, active users only.
 	channelIDs := []int64{}
+	var unknown []int64
 	for _, m := range ms {
 		if m.RecipientType == RecipientChannel && !slices.Contains(channelIDs, m.ChannelID) {
 			channelIDs = append(channelIDs, m.ChannelID)
+			if _, known := o.subscribers[m.ChannelID]; !known {
+				unknown = append(unknown, m.ChannelID)
+			}
 		}
 	}
-	subs, err := tx.ChannelSubscriptions(channelIDs)
-	if err != nil {
-		return err
+	subscribers := map[int64][]int64{}
+	if len(unknown) > 0 {
+		subs, err := tx.ChannelSubscriptions(unknown)
+		if err != nil {
+			return err
+		}
+		subscribers = subscriberIDs(subs)
 	}
-	subscribers := subscriberIDs(subs)
+	for c, ids := range o.subscribers {
+		subscribers[c] = ids
+	}
 	var candidates []int64
 	for _, ids := range subscribers {
 		candidates = append(candidates, ids...)

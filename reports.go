@@ -119,7 +119,7 @@ func (s *Service) ReportMessage(ctx context.Context, actor, id int64, reportType
 		}
 		bot := &botMessages{realmID: cc.realm.ID, now: s.now()}
 		bot.toChannel(&mod, topic, b.String())
-		return s.sendBotMessages(tx, emit, bot, map[int64]*Channel{mod.ID: &mod})
+		return s.sendBotMessages(tx, emit, bot, map[int64]*Channel{mod.ID: &mod}, nil)
 	})
 }
 

@@ -621,8 +621,16 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *Subscri
 	}
 	// The messages' events follow the channel events, so that clients
 	// know the channels of the messages they get.
+	// The targets' subscribers are known: those read above and the new
+	// ones.
+	after := make(map[int64][]int64, len(targets))
+	for _, c := range targets {
+		ids := append(slices.Clone(subscribers[c.ID]), newByChannel[c.ID]...)
+		slices.Sort(ids)
+		after[c.ID] = ids
+	}
 	var messageEvents []Event
-	if err := s.sendBotMessages(tx, func(e Event) { messageEvents = append(messageEvents, e) }, bot, channelsByID); err != nil {
+	if err := s.sendBotMessages(tx, func(e Event) { messageEvents = append(messageEvents, e) }, bot, channelsByID, after); err != nil {
 		return out, err
 	}
 	if err := s.subscribeEvents(tx, emit, realm, g, toCreate, targets, subscribers, newByChannel, newSubs); err != nil {

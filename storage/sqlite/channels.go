@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -358,7 +360,8 @@ func appendSubArgs(args []any, s *chat.Subscription) []any {
 }
 
 // CreateSubscriptions inserts subBatch rows per statement, then the rest
-// one by one. A failed statement undoes itself; when one fails, the rows
+// one by one, in the order of the table's key (user, channel), which
+// writes each B-tree page once. A failed statement undoes itself; when one fails, the rows
 // of the statements before it are deleted again, so that the call stores
 // none. (A savepoint would do the same, but SQLite then journals every
 // statement into one growing journal, which costs far more on the path that
@@ -367,6 +370,13 @@ func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
 	if err := t.writable(); err != nil || len(subs) == 0 {
 		return err
 	}
+	subs = slices.Clone(subs)
+	slices.SortFunc(subs, func(a, b chat.Subscription) int {
+		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ChannelID, b.ChannelID)
+	})
 	args := make([]any, 0, 10*subBatch)
 	done := 0
 	var err error

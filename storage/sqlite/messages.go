@@ -1,16 +1,17 @@
 package sqlite
 
 import (
+	"cmp"
 	"database/sql"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/teamchat/chat"
 )
 
-// Messages, the users' rows for them, and reactions. Rows for all the
-// recipients of a message are written by one INSERT ... SELECT FROM
-// json_each; FindMessages is one query whatever the narrow's backend part.
+// Messages, the users' rows for them, and reactions. The rows of the
+// recipients of messages are written many per statement; FindMessages is
+// one query whatever the narrow's backend part.
 
 const messageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
 	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
@@ -143,27 +144,59 @@ func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 	return id.Int64, nil
 }
 
+// userMessageBatch is the number of rows one insert of user messages
+// writes: 192 parameters.
+const userMessageBatch = 64
+
+// insertUserMessages[n-1] inserts n rows. Each length is one text,
+// prepared once.
+var insertUserMessages = func() (texts [userMessageBatch]string) {
+	for i := range texts {
+		texts[i] = `INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, ?)` +
+			strings.Repeat(`, (?, ?, ?)`, i)
+	}
+	return texts
+}()
+
+// CreateUserMessages inserts the rows userMessageBatch per statement (the
+// last statement takes the rest), in
+// the order of the table's key (user, message): a message to a channel
+// makes one row per subscriber, and inserting them in key order writes
+// each B-tree page once instead of jumping between users' pages. When a
+// statement fails, the rows of the statements before it are deleted, so
+// that the call stores none.
 func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
-	if len(rows) == 0 {
-		return t.writable()
+	if err := t.writable(); err != nil || len(rows) == 0 {
+		return err
 	}
-	b := make([]byte, 0, 2+len(rows)*24)
-	b = append(b, '[')
-	for i, r := range rows {
-		if i > 0 {
-			b = append(b, ',')
+	sorted := slices.Clone(rows)
+	slices.SortFunc(sorted, func(a, b chat.UserMessage) int {
+		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
+			return c
 		}
-		b = append(b, '[')
-		b = strconv.AppendInt(b, r.UserID, 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, r.MessageID, 10)
-		b = append(b, ',')
-		b = strconv.AppendUint(b, uint64(r.Flags), 10)
-		b = append(b, ']')
+		return cmp.Compare(a.MessageID, b.MessageID)
+	})
+	args := make([]any, 0, 3*userMessageBatch)
+	done := 0
+	var err error
+	for err == nil && done < len(sorted) {
+		args = args[:0]
+		n := min(len(sorted)-done, userMessageBatch)
+		for _, r := range sorted[done : done+n] {
+			args = append(args, r.UserID, r.MessageID, int64(r.Flags))
+		}
+		if _, err = t.exec("CreateUserMessages", insertUserMessages[n-1], args...); err == nil {
+			done += n
+		}
 	}
-	b = append(b, ']')
-	_, err := t.exec("CreateUserMessages", `INSERT INTO user_messages (user_id, message_id, flags)
-		SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`, string(b))
+	if err != nil && t.failed == nil {
+		for _, r := range sorted[:done] {
+			if _, delErr := t.exec("CreateUserMessages", `DELETE FROM user_messages WHERE user_id = ? AND message_id = ?`,
+				r.UserID, r.MessageID); delErr != nil {
+				return delErr
+			}
+		}
+	}
 	return err
 }
 

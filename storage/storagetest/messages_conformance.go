@@ -312,6 +312,51 @@ func (s *suite) testUserMessages(t *testing.T) {
 		err := st.Update(context.Background(), func(tx chat.Tx) error { return tx.CreateUserMessages(batch) })
 		checkErr(t, fmt.Sprintf("CreateUserMessages(%v)", batch), err, chat.ErrExists)
 	}
+	// The same holds for a batch larger than a backend's statement: its
+	// existing row belongs to the last of 100 users, so a backend that
+	// writes in the order of (user, message) in several statements finds
+	// it after storing the others.
+	var many []chat.UserRecord
+	update(t, st, func(tx chat.Tx) {
+		for i := range 100 {
+			many = append(many, createUser(t, tx, userN(f.a.RealmID, 100+i)))
+		}
+		if err := tx.CreateUserMessages([]chat.UserMessage{{UserID: many[99].ID, MessageID: ms[1].ID}}); err != nil {
+			t.Fatalf("CreateUserMessages: %v", err)
+		}
+	})
+	var big []chat.UserMessage
+	for i := len(many) - 1; i >= 0; i-- {
+		big = append(big, chat.UserMessage{UserID: many[i].ID, MessageID: ms[1].ID, Flags: chat.FlagRead})
+	}
+	err := st.Update(context.Background(), func(tx chat.Tx) error { return tx.CreateUserMessages(big) })
+	checkErr(t, "CreateUserMessages(100 rows, the last existing)", err, chat.ErrExists)
+	view(t, st, func(tx chat.Tx) {
+		if rows := mustRecipients(t, tx, ms[1].ID); slices.ContainsFunc(rows, func(r chat.UserMessage) bool {
+			return r.UserID >= many[0].ID && r.UserID < many[99].ID
+		}) {
+			t.Errorf("MessageRecipients after a refused batch of 100 = %v, want none of the batch's new users", rows)
+		}
+	})
+	// Inside a transaction that goes on, too.
+	update(t, st, func(tx chat.Tx) {
+		checkErr(t, "CreateUserMessages(100 rows, the last existing) in a transaction", tx.CreateUserMessages(big), chat.ErrExists)
+		if rows := mustRecipients(t, tx, ms[1].ID); slices.ContainsFunc(rows, func(r chat.UserMessage) bool {
+			return r.UserID >= many[0].ID && r.UserID < many[99].ID
+		}) {
+			t.Errorf("MessageRecipients after a refused batch of 100 = %v, want none of the batch's new users", rows)
+		}
+		if err := tx.CreateUserMessages(big[1:]); err != nil {
+			t.Fatalf("CreateUserMessages(99 new rows) after a refused batch: %v", err)
+		}
+	})
+	view(t, st, func(tx chat.Tx) {
+		if rows := mustRecipients(t, tx, ms[1].ID); !slices.ContainsFunc(rows, func(r chat.UserMessage) bool {
+			return r.UserID == many[0].ID && r.Flags == chat.FlagRead
+		}) {
+			t.Errorf("MessageRecipients = %v, want the rows written after the refused batch", rows)
+		}
+	})
 	view(t, st, func(tx chat.Tx) {
 		_, err := tx.UserMessage(f.c.ID, ms[1].ID)
 		checkErr(t, "UserMessage after refused batches", err, chat.ErrNotFound)

@@ -118,6 +118,8 @@ type Service struct {
 	readMessage MessageReadChecker
 	// tusLocks serialises the writes to each resumable upload.
 	tusLocks keyedMutex
+	// accepted remembers the credentials AuthenticateRequest accepted.
+	accepted acceptedCredentials
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -194,13 +196,13 @@ func (s *Service) now() time.Time { return s.cfg.Now().UTC().Round(0) }
 // view runs fn in a read-only transaction, turning storage failures into
 // internal errors.
 func (s *Service) view(ctx context.Context, fn func(Tx) error) error {
-	return internal(s.store.View(ctx, fn))
+	return internal(s.store.View(ctx, s.withPendingAuth(ctx, fn)))
 }
 
 // update runs fn in a read-write transaction: everything fn wrote is
 // committed when it returns nil and nothing when it returns an error.
 func (s *Service) update(ctx context.Context, fn func(Tx) error) error {
-	return internal(s.store.Update(ctx, fn))
+	return internal(s.store.Update(ctx, s.withPendingAuth(ctx, fn)))
 }
 
 // Storage errors. Backends return them (possibly wrapped); the domain turns

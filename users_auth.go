@@ -92,43 +92,61 @@ func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) 
 	}
 	var id int64
 	err := s.view(ctx, func(tx Tx) error {
-		realm, err := s.realmForHost(tx, host)
-		if err != nil && !errors.Is(err, ErrInvalidSubdomain) {
-			return err
-		}
-		var u UserRecord
-		found := false
-		if err == nil {
-			u, err = tx.UserByEmail(realm.ID, email)
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return err
-			}
-			found = err == nil && subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(apiKey)) == 1
-		}
-		if !found {
-			// The key may belong to this address in another organization.
-			other, err := tx.UserByAPIKey(apiKey)
-			if errors.Is(err, ErrNotFound) || (err == nil && EmailKey(other.Email) != EmailKey(email)) {
-				return ErrInvalidAPIKey
-			}
-			if err != nil {
-				return err
-			}
-			return ErrWrongSubdomain
-		}
-		if realm.Deactivated {
-			return ErrRealmDeactivated
-		}
-		if !u.IsActive {
-			return ErrAccountDeactivated
-		}
-		if u.BotType == BotIncomingWebhook {
-			return ErrWebhookBotNotAllowed
-		}
+		u, _, err := s.authenticateIn(tx, host, email, apiKey)
 		id = u.ID
-		return nil
+		return err
 	})
 	return id, err
+}
+
+// authenticateIn checks trimmed, well-formed credentials in tx as
+// Authenticate does, and returns the user and whether the host named the
+// user's organization exactly (rather than by the fallbacks of
+// realmForHost).
+func (s *Service) authenticateIn(tx Tx, host, email, apiKey string) (UserRecord, bool, error) {
+	realm, err := s.realmForHost(tx, host)
+	if err != nil && !errors.Is(err, ErrInvalidSubdomain) {
+		return UserRecord{}, false, err
+	}
+	var u UserRecord
+	found := false
+	if err == nil {
+		u, err = tx.UserByEmail(realm.ID, email)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return UserRecord{}, false, err
+		}
+		found = err == nil && subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(apiKey)) == 1
+	}
+	if !found {
+		// The key may belong to this address in another organization.
+		other, err := tx.UserByAPIKey(apiKey)
+		if errors.Is(err, ErrNotFound) || (err == nil && EmailKey(other.Email) != EmailKey(email)) {
+			return UserRecord{}, false, ErrInvalidAPIKey
+		}
+		if err != nil {
+			return UserRecord{}, false, err
+		}
+		return UserRecord{}, false, ErrWrongSubdomain
+	}
+	if err := credentialsUsable(&u, &realm); err != nil {
+		return UserRecord{}, false, err
+	}
+	return u, realm.Host == strings.ToLower(host), nil
+}
+
+// credentialsUsable checks, in the order of Authenticate's errors, that
+// the user whose key matched may act.
+func credentialsUsable(u *UserRecord, realm *Realm) error {
+	if realm.Deactivated {
+		return ErrRealmDeactivated
+	}
+	if !u.IsActive {
+		return ErrAccountDeactivated
+	}
+	if u.BotType == BotIncomingWebhook {
+		return ErrWebhookBotNotAllowed
+	}
+	return nil
 }
 
 // APIKeyResult is the answer of a login.

@@ -174,22 +174,39 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 			writeError(w, s.log, internalError)
 		}
 	}()
-	c := &call{ctx: r.Context(), r: r, w: w}
-	actor, err := s.admit(w, r, ep.access)
+	ctx, actor, err := s.admitRequest(w, r, ep.access)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	c.actor = actor
+	r = r.WithContext(ctx)
+	c := &call{ctx: ctx, r: r, w: w, actor: actor}
+	// fail answers err, unless the credentials, whose check may have been
+	// deferred into the operation, turn out not to hold: then that is the
+	// answer, as it would have been before any parameter was read.
+	fail := func(err error) {
+		if authErr := s.svc.VerifyRequest(ctx); authErr != nil {
+			err = authErr
+			if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
+				err = limitErr
+			}
+		}
+		writeError(w, s.log, err)
+	}
 	p, err := s.readParams(w, r)
 	if err != nil {
-		writeError(w, s.log, err)
+		fail(err)
 		return
 	}
 	c.p = p
 	data, err := ep.serve(c)
 	if err != nil {
-		writeError(w, s.log, err)
+		fail(err)
+		return
+	}
+	// An operation that ran no transaction has not checked them yet.
+	if err := s.svc.VerifyRequest(ctx); err != nil {
+		fail(err)
 		return
 	}
 	writeSuccess(w, s.log, data, p.Ignored())
@@ -200,32 +217,46 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 // Every route goes through it, those with their own body handling
 // (uploads, tus) included.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64, error) {
+	_, actor, err := s.admitAs(w, r, a, false)
+	return actor, err
+}
+
+// admitRequest is admit for the routes served by serve, which may defer
+// the check of credentials accepted before into the request's operation
+// (chat.Service.AuthenticateRequest): the operation must run with the
+// returned context, and serve verifies before answering.
+func (s *Server) admitRequest(w http.ResponseWriter, r *http.Request, a access) (context.Context, int64, error) {
+	return s.admitAs(w, r, a, true)
+}
+
+func (s *Server) admitAs(w http.ResponseWriter, r *http.Request, a access, deferred bool) (context.Context, int64, error) {
+	ctx := r.Context()
 	if a == public {
-		return 0, charge(s.limits.ip, clientIP(r), w)
+		return ctx, 0, charge(s.limits.ip, clientIP(r), w)
 	}
-	actor, err := s.authenticate(r)
+	ctx, actor, err := s.authenticate(r, deferred)
 	if err != nil {
 		// Failed authentications spend the address's budget, which
 		// bounds how fast keys can be guessed.
 		if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
 			err = limitErr
 		}
-		return 0, err
+		return ctx, 0, err
 	}
 	if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
-		return 0, err
+		return ctx, 0, err
 	}
 	switch a {
 	case nonGuest:
-		err = s.svc.RequireNonGuest(r.Context(), actor)
+		err = s.svc.RequireNonGuest(ctx, actor)
 	case adminOnly:
-		err = s.svc.RequireAdmin(r.Context(), actor)
+		err = s.svc.RequireAdmin(ctx, actor)
 	case ownerOnly:
-		err = s.svc.RequireOwner(r.Context(), actor)
+		err = s.svc.RequireOwner(ctx, actor)
 	case humanOnly:
-		err = s.svc.RequireHuman(r.Context(), actor)
+		err = s.svc.RequireHuman(ctx, actor)
 	}
-	return actor, err
+	return ctx, actor, err
 }
 
 // readParams reads the parameters of r within Options.BodyTimeout. When
@@ -252,25 +283,32 @@ func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (*params, er
 	return p, err
 }
 
-// authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4).
-func (s *Server) authenticate(r *http.Request) (int64, error) {
+// authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4),
+// or with deferred, lets the request's operation check them when they
+// were accepted before.
+func (s *Server) authenticate(r *http.Request, deferred bool) (context.Context, int64, error) {
+	ctx := r.Context()
 	header := r.Header.Get("Authorization")
 	if header == "" {
-		return 0, chat.ErrNotLoggedIn
+		return ctx, 0, chat.ErrNotLoggedIn
 	}
 	scheme, encoded, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "basic") {
-		return 0, chat.ErrBasicAuthRequired
+		return ctx, 0, chat.ErrBasicAuthRequired
 	}
 	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
 	if err != nil {
-		return 0, chat.ErrInvalidBasicAuth
+		return ctx, 0, chat.ErrInvalidBasicAuth
 	}
-	parts := strings.Split(string(decoded), ":")
-	if len(parts) != 2 {
-		return 0, chat.ErrInvalidBasicAuth
+	email, key, ok := strings.Cut(string(decoded), ":")
+	if !ok || strings.Contains(key, ":") {
+		return ctx, 0, chat.ErrInvalidBasicAuth
 	}
-	return s.svc.Authenticate(r.Context(), r.Host, parts[0], parts[1])
+	if deferred {
+		return s.svc.AuthenticateRequest(ctx, r.Host, email, key)
+	}
+	id, err := s.svc.Authenticate(ctx, r.Host, email, key)
+	return ctx, id, err
 }
 
 // routes registers every endpoint.

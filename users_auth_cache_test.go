@@ -1,0 +1,97 @@
+package chat_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/teamchat/chat"
+)
+
+// TestAuthenticateRequestDefers checks the Go side of deferred credential
+// checks: credentials accepted once are checked by the next request's
+// first transaction or by VerifyRequest, a change made behind the
+// service's back is seen there, and credentials that reached the
+// organization through a host fallback are checked afresh every time.
+func TestAuthenticateRequestDefers(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+		ctx := context.Background()
+		st := newStore(t)
+		svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost})
+		t.Cleanup(func() { svc.Close() })
+		org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com", OwnerEmail: "o@example.com", OwnerName: "Owner"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replaceKey := func(key string) {
+			t.Helper()
+			err := st.Update(ctx, func(tx chat.Tx) error {
+				u, err := tx.User(org.UserID)
+				if err != nil {
+					return err
+				}
+				u.APIKey = key
+				return tx.UpdateUser(u)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		authenticate := func(host, key string) (context.Context, error) {
+			t.Helper()
+			rctx, id, err := svc.AuthenticateRequest(ctx, host, " "+org.Email+" ", key)
+			if err == nil && id != org.UserID {
+				t.Fatalf("AuthenticateRequest = user %d, want %d", id, org.UserID)
+			}
+			return rctx, err
+		}
+		status := func(rctx context.Context) error {
+			text := "here"
+			return svc.UpdateStatus(rctx, org.UserID, chat.StatusUpdate{StatusText: &text})
+		}
+
+		// Exact host: the second request is deferred.
+		if _, err := authenticate("Chat.Example.com", org.APIKey); err != nil {
+			t.Fatal(err)
+		}
+		deferred, err := authenticate("Chat.Example.com", org.APIKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, _ := authenticate("Chat.Example.com", org.APIKey)
+		replaceKey("ReplacedKeyReplacedKeyReplaced00")
+		if err := svc.VerifyRequest(deferred); !errors.Is(err, chat.ErrInvalidAPIKey) {
+			t.Errorf("VerifyRequest after the key changed = %v, want ErrInvalidAPIKey", err)
+		}
+		if err := status(other); !errors.Is(err, chat.ErrInvalidAPIKey) {
+			t.Errorf("UpdateStatus after the key changed = %v, want ErrInvalidAPIKey", err)
+		}
+		if _, err := authenticate("Chat.Example.com", org.APIKey); !errors.Is(err, chat.ErrInvalidAPIKey) {
+			t.Errorf("AuthenticateRequest with the replaced key = %v, want ErrInvalidAPIKey", err)
+		}
+		// A request whose check passed goes on without another one.
+		replaceKey(org.APIKey)
+		authenticate("chat.example.com", org.APIKey)
+		ok, _ := authenticate("chat.example.com", org.APIKey)
+		if err := status(ok); err != nil {
+			t.Fatalf("UpdateStatus with the accepted key: %v", err)
+		}
+		if err := svc.VerifyRequest(ok); err != nil {
+			t.Errorf("VerifyRequest after the operation checked the key: %v", err)
+		}
+
+		// A host that only the single-organization fallback resolves is
+		// never deferred: the check depends on the other organizations.
+		for range 2 {
+			if _, err := authenticate("127.0.0.1:9991", org.APIKey); err != nil {
+				t.Fatal(err)
+			}
+		}
+		replaceKey("ReplacedKeyReplacedKeyReplaced01")
+		if _, err := authenticate("127.0.0.1:9991", org.APIKey); !errors.Is(err, chat.ErrInvalidAPIKey) {
+			t.Errorf("AuthenticateRequest through the fallback after the key changed = %v, want ErrInvalidAPIKey", err)
+		}
+	})
+}

@@ -18,12 +18,34 @@ type Event struct {
 	// client connected, not a list of every user.
 	AllUsers bool
 	Payload  map[string]any
-	// PerQueue, when set, encodes the event for one event queue, whose
-	// options (apply_markdown, bulk_message_deletion, ...) and narrow
-	// decide its form: none, one or several JSON objects of Payload's
-	// type, without "id". Payload then only names the type. Message
-	// events and others whose form differs by client use it.
-	PerQueue func(q QueueInfo) []json.RawMessage
+	// PerQueue, when set, makes the event's form for each event queue,
+	// whose options (apply_markdown, bulk_message_deletion, ...) and
+	// narrow decide it. Payload then holds what the hub's filters read:
+	// the type, and for typing events the message_type. Message events
+	// and others whose form differs by client have one.
+	PerQueue QueueFormatter
+}
+
+// QueueFormatter makes an event's form for each event queue. Only this
+// package implements it, for message, update_message, delete_message and
+// channel typing events: each holds the data its forms are computed from,
+// which Event's MarshalJSON writes and UnmarshalJSON reads back, so that
+// a process delivers an event caused in another exactly as that one would.
+type QueueFormatter interface {
+	// ForQueue returns the event's JSON objects for the queue, without
+	// "id": none (its narrow excludes the event), one, or several. They
+	// may be shared with other queues and must not be modified. It is safe
+	// for concurrent use.
+	ForQueue(q QueueInfo) []json.RawMessage
+	// kind names the formatter in the JSON of events.
+	kind() string
+	// payload returns the Payload of the formatter's event.
+	payload() map[string]any
+}
+
+// formattedEvent makes the event whose form f computes per queue.
+func formattedEvent(realmID int64, to []int64, f QueueFormatter) Event {
+	return Event{RealmID: realmID, UserIDs: to, Payload: f.payload(), PerQueue: f}
 }
 
 // QueueInfo is what the form of an event may depend on: the queue and the

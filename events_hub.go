@@ -253,7 +253,7 @@ func (h *Hub) Publish(_ context.Context, events []Event) {
 				return
 			}
 			if e.PerQueue != nil {
-				for _, d := range e.PerQueue(q.info) {
+				for _, d := range e.PerQueue.ForQueue(q.info) {
 					h.pushLocked(q, typ, d)
 				}
 				return

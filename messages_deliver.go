@@ -101,6 +101,7 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 	}
 	var rows []UserMessage
 	events := make([]*messageEvent, len(ms))
+	to := make([][]int64, len(ms))
 	for i, m := range ms {
 		recipients := m.DirectUserIDs
 		if m.RecipientType == RecipientChannel {
@@ -110,7 +111,6 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 		if o.sender != nil {
 			ev.senderID = o.sender.ID
 		}
-		var to []int64
 		for _, uid := range recipients {
 			if !active[uid] {
 				continue
@@ -135,13 +135,12 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 				}
 			}
 			rows = append(rows, UserMessage{UserID: uid, MessageID: m.ID, Flags: f})
-			ev.flags[uid] = f
-			to = append(to, uid)
+			if f != 0 {
+				ev.flags[uid] = f
+			}
+			to[i] = append(to[i], uid)
 		}
 		events[i] = ev
-		if len(to) > 0 {
-			ev.to = to
-		}
 	}
 	if err := tx.CreateUserMessages(rows); err != nil {
 		return err
@@ -183,50 +182,51 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 		return err
 	}
 	for i, ev := range events {
-		if ev.to == nil {
+		if to[i] == nil {
 			continue
 		}
 		ev.data = data[i]
-		emit(ev.event(realmID))
+		emit(formattedEvent(realmID, to[i], ev))
 	}
 	return nil
 }
 
-// messageEvent is a message event whose form depends on each queue: the
+// messageEvent is a message event, whose form depends on each queue: the
 // message object follows the queue's format (encoded once per format),
 // the flags its user's row, and the queue's narrow may drop it.
 type messageEvent struct {
-	data     *messageData
-	to       []int64
-	flags    map[int64]MessageFlags
-	senderID int64
-	queueID  string
-	localID  string
-	encoded  map[MessageFormat]json.RawMessage
+	data *messageData
+	// flags are the recipients' flags; those who have none are left out.
+	flags map[int64]MessageFlags
+	// The sender's queue queueID gets local_message_id localID.
+	senderID         int64
+	queueID, localID string
+
+	// messages are the message objects by format, for the readers who
+	// see the same one.
+	messages formCache[MessageFormat]
 }
 
-func (e *messageEvent) event(realmID int64) Event {
-	e.encoded = map[MessageFormat]json.RawMessage{}
-	return Event{RealmID: realmID, UserIDs: e.to, Payload: map[string]any{"type": "message"}, PerQueue: e.forQueue}
-}
+func (e *messageEvent) kind() string            { return "message" }
+func (e *messageEvent) payload() map[string]any { return map[string]any{"type": "message"} }
 
-// forQueue encodes the event for q.
-func (e *messageEvent) forQueue(q QueueInfo) []json.RawMessage {
+// ForQueue encodes the event for q.
+func (e *messageEvent) ForQueue(q QueueInfo) []json.RawMessage {
 	flags := e.flags[q.UserID]
 	if !queueNarrowMatches(q.Narrow, e.data, flags) {
 		return nil
 	}
 	f := q.Format
 	f.AllowEmptyTopicName = q.EmptyTopicName
-	msg, ok := e.encoded[f]
-	if !ok {
-		// The recipient ID depends on the reader only for one-to-one
-		// conversations, whose readers are two; encode those per reader.
-		v := e.data.view(q.UserID, f)
-		msg = encodeJSON(v)
-		if e.data.m.RecipientType == RecipientChannel || len(e.data.m.DirectUserIDs) > 2 {
-			e.encoded[f] = msg
-		}
+	var msg json.RawMessage
+	if e.data.m.RecipientType == RecipientDirect && len(e.data.m.DirectUserIDs) <= 2 {
+		// The recipient ID depends on the reader in one-to-one
+		// conversations, whose readers are two: encode per reader.
+		msg = encodeJSON(e.data.view(q.UserID, f))
+	} else {
+		msg = e.messages.get(f, func() []json.RawMessage {
+			return []json.RawMessage{encodeJSON(e.data.view(q.UserID, f))}
+		})[0]
 	}
 	b := make([]byte, 0, len(msg)+64)
 	b = append(b, `{"type":"message","message":`...)
@@ -238,6 +238,48 @@ func (e *messageEvent) forQueue(q QueueInfo) []json.RawMessage {
 		b = append(b, encodeJSON(e.localID)...)
 	}
 	return []json.RawMessage{append(b, '}')}
+}
+
+// messageEventJSON is the JSON form of a messageEvent: the whole message
+// record, so that whatever message objects read of it travels, and what
+// the loader read for every reader alike.
+type messageEventJSON struct {
+	Message         MessageRecord          `json:"message"`
+	SenderName      string                 `json:"sender_name"`
+	SenderEmail     string                 `json:"sender_email"`
+	RealmStr        string                 `json:"realm_str"`
+	GravatarAllowed bool                   `json:"gravatar_allowed"`
+	AvatarURL       string                 `json:"avatar_url"`
+	ChannelName     string                 `json:"channel_name"`
+	Direct          []DirectRecipient      `json:"direct"`
+	TopicLinks      []TopicLink            `json:"topic_links"`
+	Reactions       []ReactionView         `json:"reactions"`
+	Flags           map[int64]MessageFlags `json:"flags"`
+	SenderID        int64                  `json:"sender_id"`
+	QueueID         string                 `json:"queue_id,omitempty"`
+	LocalID         string                 `json:"local_id,omitempty"`
+}
+
+// MarshalJSON writes the event as messageEventJSON.
+func (e *messageEvent) MarshalJSON() ([]byte, error) {
+	d := e.data
+	return marshalJSON(messageEventJSON{Message: d.m, SenderName: d.senderName, SenderEmail: d.senderEmail,
+		RealmStr: d.realmStr, GravatarAllowed: d.gravatarAllowed, AvatarURL: d.avatarURL, ChannelName: d.channelName,
+		Direct: d.direct, TopicLinks: d.topicLinks, Reactions: d.reactions,
+		Flags: e.flags, SenderID: e.senderID, QueueID: e.queueID, LocalID: e.localID})
+}
+
+// UnmarshalJSON reads an event written by MarshalJSON.
+func (e *messageEvent) UnmarshalJSON(b []byte) error {
+	var w messageEventJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	e.data = &messageData{m: w.Message, senderName: w.SenderName, senderEmail: w.SenderEmail, realmStr: w.RealmStr,
+		gravatarAllowed: w.GravatarAllowed, avatarURL: w.AvatarURL, channelName: w.ChannelName,
+		direct: w.Direct, topicLinks: w.TopicLinks, reactions: w.Reactions}
+	e.flags, e.senderID, e.queueID, e.localID = w.Flags, w.SenderID, w.QueueID, w.LocalID
+	return nil
 }
 
 // queueNarrowMatches applies an event queue's narrow to a message
@@ -285,22 +327,6 @@ func topicForQueue(q QueueInfo, topic string) string {
 		return EmptyTopicDisplayName
 	}
 	return topic
-}
-
-// perQueuePayload makes an event whose payload adjust changes per queue:
-// it gets a copy of payload and returns the events for the queue.
-func perQueuePayload(realmID int64, to []int64, payload map[string]any, adjust func(q QueueInfo, p map[string]any) []map[string]any) Event {
-	return Event{RealmID: realmID, UserIDs: to, Payload: payload, PerQueue: func(q QueueInfo) []json.RawMessage {
-		p := make(map[string]any, len(payload))
-		for k, v := range payload {
-			p[k] = v
-		}
-		var out []json.RawMessage
-		for _, one := range adjust(q, p) {
-			out = append(out, encodeJSON(one))
-		}
-		return out
-	}}
 }
 
 // linkMessageAttachments links the files each new message's content points

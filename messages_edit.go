@@ -2,7 +2,8 @@ package chat
 
 import (
 	"context"
-	"slices"
+	"encoding/json"
+	"maps"
 	"time"
 )
 
@@ -88,7 +89,9 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 		flags := map[int64]MessageFlags{}
 		to := []int64{}
 		for _, r := range rows {
-			flags[r.UserID] = r.Flags
+			if r.Flags != 0 {
+				flags[r.UserID] = r.Flags
+			}
 			to = append(to, r.UserID)
 		}
 		payload := map[string]any{
@@ -104,10 +107,7 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 			}
 			payload["stream_id"], payload["stream_name"] = c.ID, c.Name
 		}
-		emit(perQueuePayload(cc.realm.ID, to, payload, func(q QueueInfo, p map[string]any) []map[string]any {
-			p["flags"] = flags[q.UserID].Names()
-			return []map[string]any{p}
-		}))
+		emit(formattedEvent(cc.realm.ID, to, &updateMessageEvent{Payload: payload, Flags: flags}))
 		return nil
 	})
 }
@@ -158,33 +158,110 @@ func (s *Service) DeleteMessage(ctx context.Context, actor, id int64) error {
 		if err := tx.DeleteMessages([]int64{m.ID}); err != nil {
 			return err
 		}
-		emit(deleteMessageEvent(cc.realm.ID, to, map[string]any{"type": "delete_message",
-			"message_ids": []int64{m.ID}, "message_type": "private"}))
+		emit(formattedEvent(cc.realm.ID, to, &deleteMessageEvent{MessageIDs: []int64{m.ID}}))
 		return nil
 	})
 }
 
-// deleteMessageEvent makes a delete_message event: queues without the
-// bulk_message_deletion capability get one event per message with
-// message_id; an empty topic is named for queues without empty_topic_name.
-func deleteMessageEvent(realmID int64, to []int64, payload map[string]any) Event {
-	return perQueuePayload(realmID, to, payload, func(q QueueInfo, p map[string]any) []map[string]any {
-		if topic, ok := p["topic"].(string); ok {
-			p["topic"] = topicForQueue(q, topic)
+// updateMessageEvent is an update_message event: each reader gets their
+// flags on the message.
+type updateMessageEvent struct {
+	// Payload is the event without "flags".
+	Payload map[string]any
+	// Flags are the readers' flags; those who have none are left out.
+	Flags map[int64]MessageFlags
+
+	byFlags formCache[MessageFlags]
+}
+
+func (e *updateMessageEvent) kind() string            { return "update_message" }
+func (e *updateMessageEvent) payload() map[string]any { return e.Payload }
+
+// ForQueue encodes the event with the flags of q's user.
+func (e *updateMessageEvent) ForQueue(q QueueInfo) []json.RawMessage {
+	flags := e.Flags[q.UserID]
+	return e.byFlags.get(flags, func() []json.RawMessage {
+		p := make(map[string]any, len(e.Payload)+1)
+		maps.Copy(p, e.Payload)
+		p["flags"] = flags.Names()
+		return []json.RawMessage{encodeJSON(p)}
+	})
+}
+
+// updateMessageEventJSON is the JSON form of an updateMessageEvent. The
+// payload is kept raw until decodePayload reads it.
+type updateMessageEventJSON struct {
+	Payload json.RawMessage        `json:"payload"`
+	Flags   map[int64]MessageFlags `json:"flags"`
+}
+
+// MarshalJSON writes the event as updateMessageEventJSON.
+func (e *updateMessageEvent) MarshalJSON() ([]byte, error) {
+	p, err := marshalJSON(e.Payload)
+	if err != nil {
+		return nil, err
+	}
+	return marshalJSON(updateMessageEventJSON{Payload: p, Flags: e.Flags})
+}
+
+// UnmarshalJSON reads an event written by MarshalJSON, its payload as
+// Event.UnmarshalJSON reads one.
+func (e *updateMessageEvent) UnmarshalJSON(b []byte) error {
+	var w updateMessageEventJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	p, err := decodePayload(w.Payload)
+	if err != nil {
+		return err
+	}
+	e.Payload, e.Flags = p, w.Flags
+	return nil
+}
+
+// deleteMessageEvent is a delete_message event: queues without the
+// bulk_message_deletion capability get one event per message, with
+// message_id; an empty topic is named for queues without
+// empty_topic_name.
+type deleteMessageEvent struct {
+	MessageIDs []int64 `json:"message_ids"`
+	// StreamID and Topic name the channel topic of channel messages;
+	// StreamID is 0 for direct messages.
+	StreamID int64  `json:"stream_id,omitempty"`
+	Topic    string `json:"topic,omitempty"`
+
+	// byForm holds the forms by [bulk_message_deletion, empty topic
+	// named].
+	byForm formCache[[2]bool]
+}
+
+func (e *deleteMessageEvent) kind() string { return "delete_message" }
+
+func (e *deleteMessageEvent) payload() map[string]any {
+	p := map[string]any{"type": "delete_message", "message_ids": e.MessageIDs, "message_type": "private"}
+	if e.StreamID != 0 {
+		p["message_type"], p["stream_id"], p["topic"] = "stream", e.StreamID, e.Topic
+	}
+	return p
+}
+
+// ForQueue encodes the event for q's capabilities.
+func (e *deleteMessageEvent) ForQueue(q QueueInfo) []json.RawMessage {
+	topic := topicForQueue(q, e.Topic)
+	renamed := e.StreamID != 0 && topic != e.Topic
+	return e.byForm.get([2]bool{q.BulkMessageDeletion, renamed}, func() []json.RawMessage {
+		p := e.payload()
+		if renamed {
+			p["topic"] = topic
 		}
 		if q.BulkMessageDeletion {
-			return []map[string]any{p}
+			return []json.RawMessage{encodeJSON(p)}
 		}
-		ids := slices.Clone(p["message_ids"].([]int64))
 		delete(p, "message_ids")
-		out := make([]map[string]any, len(ids))
-		for i, id := range ids {
-			one := make(map[string]any, len(p)+1)
-			for k, v := range p {
-				one[k] = v
-			}
-			one["message_id"] = id
-			out[i] = one
+		out := make([]json.RawMessage, len(e.MessageIDs))
+		for i, id := range e.MessageIDs {
+			p["message_id"] = id
+			out[i] = encodeJSON(p)
 		}
 		return out
 	})

@@ -100,8 +100,7 @@ func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelCont
 		slices.Sort(to)
 	}
 	sorted := slices.Sorted(slices.Values(ids))
-	emit(deleteMessageEvent(cc.realm.ID, to, map[string]any{"type": "delete_message",
-		"message_ids": sorted, "message_type": "stream", "stream_id": c.ID, "topic": topic}))
+	emit(formattedEvent(cc.realm.ID, to, &deleteMessageEvent{MessageIDs: sorted, StreamID: c.ID, Topic: topic}))
 	if firstChanged {
 		all, err := tx.Users(cc.realm.ID, nil)
 		if err != nil {

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 )
 
@@ -66,19 +67,44 @@ func (s *Service) setChannelTyping(ctx context.Context, actor int64, req TypingR
 		if len(recipients) == 0 || len(recipients) > maxTypingSubscribers {
 			return nil
 		}
-		payload := map[string]any{"type": "typing", "op": req.Op, "message_type": "stream",
-			"sender":    map[string]any{"user_id": cc.actor.ID, "email": apiEmail(&cc.actor, s.emailDomain(cc.realm))},
-			"stream_id": c.ID, "topic": m.Topic}
-		events = append(events, perQueuePayload(cc.realm.ID, recipients, payload, func(q QueueInfo, p map[string]any) []map[string]any {
-			p["topic"] = topicForQueue(q, m.Topic)
-			return []map[string]any{p}
-		}))
+		events = append(events, formattedEvent(cc.realm.ID, recipients, &channelTypingEvent{Op: req.Op,
+			SenderID: cc.actor.ID, SenderEmail: apiEmail(&cc.actor, s.emailDomain(cc.realm)), StreamID: c.ID, Topic: m.Topic}))
 		return nil
 	})
 	if err == nil && len(events) > 0 {
 		s.cfg.Events.Publish(ctx, events)
 	}
 	return err
+}
+
+// channelTypingEvent is a typing event of a channel topic: an empty topic
+// is named for queues without empty_topic_name.
+type channelTypingEvent struct {
+	Op          string `json:"op"`
+	SenderID    int64  `json:"sender_id"`
+	SenderEmail string `json:"sender_email"`
+	StreamID    int64  `json:"stream_id"`
+	Topic       string `json:"topic"`
+
+	// byTopic holds the forms by the topic's name.
+	byTopic formCache[string]
+}
+
+func (e *channelTypingEvent) kind() string { return "typing" }
+
+func (e *channelTypingEvent) payload() map[string]any {
+	return map[string]any{"type": "typing", "op": e.Op, "message_type": "stream",
+		"sender": map[string]any{"user_id": e.SenderID, "email": e.SenderEmail}, "stream_id": e.StreamID, "topic": e.Topic}
+}
+
+// ForQueue encodes the event with the topic named as q wants it.
+func (e *channelTypingEvent) ForQueue(q QueueInfo) []json.RawMessage {
+	topic := topicForQueue(q, e.Topic)
+	return e.byTopic.get(topic, func() []json.RawMessage {
+		p := e.payload()
+		p["topic"] = topic
+		return []json.RawMessage{encodeJSON(p)}
+	})
 }
 
 // SetTyping tells the recipients of a message that the actor started or

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/teamchat/chat/internal/pgtest"
 )
 
@@ -135,6 +137,117 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 			"dont_block": {"true"}})
 		if n := len(more["events"].([]any)); n != 0 {
 			t.Errorf("events on %s after the typing event: %v", name, more["events"])
+		}
+	}
+
+	// Messages, an edit, a deletion and channel typing, all through B,
+	// reach queues on A in the form each asked for: the second user's
+	// wants Markdown and one delete_message event per message; the
+	// owner's wants HTML and gets local_message_id for its message.
+	var channelID float64
+	for _, s := range subs["subscriptions"].([]any) {
+		if s := s.(map[string]any); s["name"] == "scale-out" {
+			channelID = s["stream_id"].(float64)
+		}
+	}
+	types := `["message", "update_message", "delete_message", "typing"]`
+	secondQueue := call(t, a, http.MethodPost, "/register", "second@example.com", userKey, url.Values{
+		"event_types": {types}, "client_capabilities": {`{"stream_typing_notifications": true}`}})["queue_id"].(string)
+	ownerQueue := call(t, a, http.MethodPost, "/register", owner, ownerKey, url.Values{
+		"event_types": {types}, "apply_markdown": {"true"},
+		"client_capabilities": {`{"stream_typing_notifications": true, "bulk_message_deletion": true}`}})["queue_id"].(string)
+	// The second user is told of the subscription by the notification bot.
+	call(t, b, http.MethodPost, "/users/me/subscriptions", owner, ownerKey, url.Values{
+		"subscriptions": {`[{"name": "scale-out"}]`}, "principals": {`["second@example.com"]`}})
+	sent := call(t, b, http.MethodPost, "/messages", owner, ownerKey, url.Values{
+		"type": {"stream"}, "to": {"scale-out"}, "topic": {"crossing"}, "content": {"**bold** move"},
+		"queue_id": {ownerQueue}, "local_id": {"42.1"}, "read_by_sender": {"true"}})
+	channelMessage := sent["id"].(float64)
+	sent = call(t, b, http.MethodPost, "/messages", owner, ownerKey, url.Values{
+		"type": {"direct"}, "to": {"[" + strconv.FormatInt(userID, 10) + "]"}, "content": {"just _us_"},
+		"read_by_sender": {"true"}})
+	direct := sent["id"].(float64)
+	call(t, b, http.MethodPatch, "/messages/"+strconv.Itoa(int(channelMessage)), owner, ownerKey, url.Values{
+		"content": {"**edited**"}})
+	call(t, b, http.MethodDelete, "/messages/"+strconv.Itoa(int(direct)), owner, ownerKey, nil)
+	call(t, b, http.MethodPost, "/typing", owner, ownerKey, url.Values{
+		"type": {"channel"}, "op": {"start"}, "stream_id": {strconv.Itoa(int(channelID))}, "topic": {"crossing"}})
+
+	typing := map[string]any{"type": "typing", "op": "start", "message_type": "stream",
+		"stream_id": channelID, "topic": "crossing"}
+	diffEvents(t, "second user's queue on A", collectEvents(t, a, "second@example.com", userKey, secondQueue, 6), []map[string]any{
+		{"type": "message", "flags": []any{}, "message": map[string]any{"sender_email": "notification-bot@zulip.com",
+			"type": "private", "content_type": "text/x-markdown"}},
+		{"type": "message", "flags": []any{}, "local_message_id": nil, "message": map[string]any{"content": "**bold** move",
+			"content_type": "text/x-markdown", "type": "stream", "subject": "crossing", "display_recipient": "scale-out"}},
+		{"type": "message", "flags": []any{}, "message": map[string]any{"content": "just _us_",
+			"content_type": "text/x-markdown", "type": "private", "subject": ""}},
+		{"type": "update_message", "flags": []any{}, "message_id": channelMessage, "content": "**edited**"},
+		{"type": "delete_message", "message_id": direct, "message_ids": nil, "message_type": "private"},
+		typing,
+	})
+	diffEvents(t, "owner's queue on A", collectEvents(t, a, owner, ownerKey, ownerQueue, 5), []map[string]any{
+		{"type": "message", "flags": []any{"read"}, "local_message_id": "42.1", "message": map[string]any{
+			"content": "<p><strong>bold</strong> move</p>", "content_type": "text/html", "type": "stream",
+			"subject": "crossing", "display_recipient": "scale-out"}},
+		{"type": "message", "flags": []any{"read"}, "local_message_id": nil, "message": map[string]any{"content": "<p>just <em>us</em></p>",
+			"content_type": "text/html", "type": "private", "subject": ""}},
+		{"type": "update_message", "flags": []any{"read"}, "message_id": channelMessage, "content": "**edited**"},
+		{"type": "delete_message", "message_ids": []any{direct}, "message_id": nil, "message_type": "private"},
+		typing,
+	})
+}
+
+// collectEvents long-polls a queue until it holds n events, and returns
+// them; no more may follow.
+func collectEvents(t *testing.T, p *process, email, key, queue string, n int) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	last := -1
+	for len(out) < n {
+		got := call(t, p, http.MethodGet, "/events", email, key, url.Values{
+			"queue_id": {queue}, "last_event_id": {strconv.Itoa(last)}})
+		for _, e := range got["events"].([]any) {
+			e := e.(map[string]any)
+			if e["type"] == "heartbeat" {
+				t.Fatalf("a heartbeat after %d events, want %d: %v", len(out), n, out)
+			}
+			last = int(e["id"].(float64))
+			out = append(out, e)
+		}
+	}
+	more := call(t, p, http.MethodGet, "/events", email, key, url.Values{
+		"queue_id": {queue}, "last_event_id": {strconv.Itoa(last)}, "dont_block": {"true"}})
+	if extra := more["events"].([]any); len(extra) != 0 {
+		t.Errorf("events after the %d expected: %v", n, extra)
+	}
+	return out
+}
+
+// diffEvents compares events with what is expected of them: the keys
+// that want names (nil for a key that must be missing), and of a message
+// event the message's keys that its want names.
+func diffEvents(t *testing.T, what string, got, want []map[string]any) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d events, want %d: %v", what, len(got), len(want), got)
+		return
+	}
+	for i, w := range want {
+		g := map[string]any{}
+		for k, v := range w {
+			g[k] = got[i][k]
+			if wm, ok := v.(map[string]any); ok {
+				gm, _ := got[i][k].(map[string]any)
+				sub := map[string]any{}
+				for k := range wm {
+					sub[k] = gm[k]
+				}
+				g[k] = sub
+			}
+		}
+		if d := cmp.Diff(w, g); d != "" {
+			t.Errorf("%s, event %d (-want +got):\n%s", what, i, d)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,11 +27,15 @@ import (
 // event_outbox table, and the notification carries the row's ID.
 const maxNotifyPayload = 7999
 
-// Notification payloads start with a kind: an inline batch or an outbox
-// row's ID.
+// A notification's payload is a header, KIND ORIGIN SEQ ":", and the
+// batch: its kind says whether the batch follows inline or is the outbox
+// row whose ID follows; ORIGIN (16 hex digits) and SEQ (decimal) name the
+// publishing Events and the batch's number there, so that the publisher
+// recognises its own batches without reading them.
 const (
 	kindInline = 'i'
 	kindOutbox = 'o'
+	originLen  = 16
 )
 
 // outboxRetention is how long outbox rows are kept: long enough for every
@@ -64,19 +69,21 @@ type EventsOptions struct {
 // The channel is named after the connection's current schema, so that
 // deployments in different schemas of one database do not hear each other.
 //
-// Events whose form is computed per event queue (chat.Event.PerQueue:
-// message events, channel typing, message edits and deletions) carry Go
-// code, which cannot travel: the publishing process keeps its batches
-// until its own notification comes back and delivers them whole, in the
-// same order as everything else, while other processes receive the batch
-// without those events. So far only clients connected to the process that
-// served the request receive them (see the README).
+// Events travel as chat.Event's JSON, those whose form is computed per
+// event queue (chat.Event.PerQueue: message events, channel typing,
+// message edits and deletions) as the data their forms are made from, so
+// that every process gives its queues the bytes the publishing process
+// would have. The publishing process keeps its batches until their
+// notification comes back and delivers them as published, which saves
+// reading and decoding them, and delivers a batch once even when sending
+// it seemed to fail.
 type Events struct {
 	pool    *pgxpool.Pool
 	local   chat.EventSink
 	opts    EventsOptions
 	channel string
-	// origin names this Events in the batches it publishes.
+	// origin names this Events in the batches it publishes: originLen
+	// random hex digits.
 	origin string
 
 	cancel context.CancelFunc
@@ -101,7 +108,7 @@ func NewEvents(ctx context.Context, s *Store, local chat.EventSink, opts EventsO
 	if opts.ReconnectDelay <= 0 {
 		opts.ReconnectDelay = 5 * time.Second
 	}
-	var origin [8]byte
+	var origin [originLen / 2]byte
 	rand.Read(origin[:])
 	e := &Events{pool: s.pool, local: local, opts: opts, done: make(chan struct{}),
 		origin: hex.EncodeToString(origin[:]), pending: map[uint64][]chat.Event{}}
@@ -245,28 +252,9 @@ func (e *Events) sweep(ctx context.Context) {
 
 // deliver decodes a notification and publishes its batch locally.
 func (e *Events) deliver(ctx context.Context, payload string) {
-	if payload == "" {
-		return
-	}
-	data := payload[1:]
-	switch payload[0] {
-	case kindInline:
-	case kindOutbox:
-		id, err := strconv.ParseInt(data, 10, 64)
-		if err == nil {
-			err = e.pool.QueryRow(ctx, `SELECT payload FROM event_outbox WHERE id = $1`, id).Scan(&data)
-		}
-		if err != nil {
-			e.opts.Logger.Error("postgres: reading an event batch", "id", payload[1:], "err", err)
-			return
-		}
-	default:
+	kind, origin, seq, data, ok := parseNotification(payload)
+	if !ok {
 		e.opts.Logger.Error("postgres: unknown event notification", "payload", payload)
-		return
-	}
-	origin, seq, events, err := decodeBatch([]byte(data))
-	if err != nil {
-		e.opts.Logger.Error("postgres: decoding an event batch", "err", err)
 		return
 	}
 	if origin == e.origin {
@@ -275,22 +263,56 @@ func (e *Events) deliver(ctx context.Context, payload string) {
 		own, ok := e.pending[seq]
 		delete(e.pending, seq)
 		e.mu.Unlock()
-		if !ok {
-			return // published while not listening: delivered already
+		if ok {
+			e.local.Publish(ctx, own)
 		}
-		events = own
+		// Otherwise it was published while not listening: delivered already.
+		return
+	}
+	if kind == kindOutbox {
+		id, err := strconv.ParseInt(data, 10, 64)
+		if err == nil {
+			err = e.pool.QueryRow(ctx, `SELECT payload FROM event_outbox WHERE id = $1`, id).Scan(&data)
+		}
+		if err != nil {
+			e.opts.Logger.Error("postgres: reading an event batch", "id", data, "err", err)
+			return
+		}
+	}
+	var events []chat.Event
+	if err := json.Unmarshal([]byte(data), &events); err != nil {
+		e.opts.Logger.Error("postgres: decoding an event batch", "origin", origin, "seq", seq, "err", err)
+		return
 	}
 	if len(events) > 0 {
 		e.local.Publish(ctx, events)
 	}
 }
 
+// parseNotification splits a notification's payload into its header's
+// parts and the rest.
+func parseNotification(payload string) (kind byte, origin string, seq uint64, data string, ok bool) {
+	if len(payload) < 1+originLen || payload[0] != kindInline && payload[0] != kindOutbox {
+		return 0, "", 0, "", false
+	}
+	kind, origin, rest := payload[0], payload[1:1+originLen], payload[1+originLen:]
+	n, data, found := strings.Cut(rest, ":")
+	seq, err := strconv.ParseUint(n, 10, 64)
+	if !found || err != nil {
+		return 0, "", 0, "", false
+	}
+	return kind, origin, seq, data, true
+}
+
 // Publish sends the batch to every listening process, this one included,
-// with one statement; this process delivers it, events computed per queue
-// included, when its notification comes back. When sending fails, or this
-// process is not listening (its connection was lost), the batch is
-// delivered to the local sink directly, so that at least this process's
-// clients get it.
+// with one statement; this process delivers it, as published, when its
+// notification comes back. When sending fails, or this process is not
+// listening (its connection was lost), the batch is delivered to the
+// local sink directly, so that at least this process's clients get it.
+//
+// The events travel as chat.Event's JSON, written without HTML escaping so
+// that the payloads' objects keep the bytes the hub writes (see
+// chat.Event.MarshalJSON).
 func (e *Events) Publish(ctx context.Context, events []chat.Event) {
 	if len(events) == 0 {
 		return
@@ -303,16 +325,23 @@ func (e *Events) Publish(ctx context.Context, events []chat.Event) {
 		e.pending[seq] = events
 	}
 	e.mu.Unlock()
-	batch, err := encodeBatch(e.origin, seq, events)
+	header := e.origin + strconv.FormatUint(seq, 10) + ":"
+	var buf bytes.Buffer
+	buf.WriteByte(kindInline)
+	buf.WriteString(header)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(events)
 	if err != nil {
 		e.opts.Logger.Error("postgres: encoding an event batch", "err", err)
-	} else if len(batch)+1 <= maxNotifyPayload {
-		_, err = e.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, e.channel, string(kindInline)+string(batch))
+	} else if notification := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}); len(notification) <= maxNotifyPayload {
+		_, err = e.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, e.channel, string(notification))
 	} else {
 		// The notification goes out when the INSERT commits, so listeners
 		// find the row.
+		batch := notification[1+len(header):]
 		_, err = e.pool.Exec(ctx, `WITH o AS (INSERT INTO event_outbox (payload) VALUES ($2) RETURNING id)
-			SELECT pg_notify($1, $3 || id) FROM o`, e.channel, string(batch), string(kindOutbox))
+			SELECT pg_notify($1, $3 || id) FROM o`, e.channel, string(batch), string(kindOutbox)+header)
 	}
 	if err != nil {
 		e.opts.Logger.Error("postgres: publishing events; delivering them to this process only", "err", err)
@@ -333,97 +362,4 @@ func (e *Events) Publish(ctx context.Context, events []chat.Event) {
 	if !listening {
 		e.local.Publish(ctx, events)
 	}
-}
-
-// wireBatch is a batch of events as it travels between processes: the
-// publisher's origin and sequence number, and its events but those
-// computed per queue.
-type wireBatch struct {
-	Origin string      `json:"o"`
-	Seq    uint64      `json:"s"`
-	Events []wireEvent `json:"e"`
-}
-
-// wireEvent is an event as it travels between processes.
-type wireEvent struct {
-	RealmID  int64           `json:"r"`
-	UserIDs  []int64         `json:"u"`
-	AllUsers bool            `json:"a,omitempty"`
-	Payload  json.RawMessage `json:"p"`
-}
-
-// encodeBatch writes the batch as JSON, the payloads encoded as the hub
-// encodes them (no HTML escaping).
-func encodeBatch(origin string, seq uint64, events []chat.Event) ([]byte, error) {
-	wire := wireBatch{Origin: origin, Seq: seq, Events: make([]wireEvent, 0, len(events))}
-	for _, ev := range events {
-		if ev.PerQueue != nil {
-			continue
-		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(ev.Payload); err != nil {
-			return nil, err
-		}
-		wire.Events = append(wire.Events, wireEvent{RealmID: ev.RealmID, UserIDs: ev.UserIDs, AllUsers: ev.AllUsers,
-			Payload: bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})})
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(wire); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
-// decodeBatch is the inverse of encodeBatch. Each payload's top-level
-// strings, booleans, nulls and numbers become Go values that the hub's
-// filters can read (numbers as json.Number, exact); objects and arrays
-// stay raw JSON, so that the hub encodes every payload to the bytes the
-// publishing process would have written itself.
-func decodeBatch(data []byte) (origin string, seq uint64, events []chat.Event, err error) {
-	var wire wireBatch
-	if err := json.Unmarshal(data, &wire); err != nil {
-		return "", 0, nil, err
-	}
-	events = make([]chat.Event, len(wire.Events))
-	for i, w := range wire.Events {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(w.Payload, &fields); err != nil {
-			return "", 0, nil, err
-		}
-		payload := make(map[string]any, len(fields))
-		for k, raw := range fields {
-			v, err := decodeValue(raw)
-			if err != nil {
-				return "", 0, nil, err
-			}
-			payload[k] = v
-		}
-		events[i] = chat.Event{RealmID: w.RealmID, UserIDs: w.UserIDs, AllUsers: w.AllUsers, Payload: payload}
-	}
-	return wire.Origin, wire.Seq, events, nil
-}
-
-func decodeValue(raw json.RawMessage) (any, error) {
-	if len(raw) == 0 {
-		return nil, errors.New("empty value")
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	case c == 't' || c == 'f':
-		var b bool
-		err := json.Unmarshal(raw, &b)
-		return b, err
-	case c == 'n':
-		return nil, nil
-	case c == '-' || c >= '0' && c <= '9':
-		return json.Number(raw), nil
-	}
-	return raw, nil
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/internal/pgtest"
 	"github.com/teamchat/chat/storage/postgres"
@@ -105,8 +107,8 @@ func TestEventsAcrossProcesses(t *testing.T) {
 	}
 }
 
-// batchJSON writes what travels of the events; PerQueue, a function,
-// cannot be written.
+// batchJSON writes the events as the hub reads them: their recipients
+// and payloads.
 func batchJSON(t *testing.T, events []chat.Event) string {
 	t.Helper()
 	type plain struct {
@@ -117,6 +119,9 @@ func batchJSON(t *testing.T, events []chat.Event) string {
 	}
 	out := make([]plain, len(events))
 	for i, ev := range events {
+		if ev.PerQueue != nil {
+			t.Fatalf("batchJSON of an event computed per queue: %v", ev)
+		}
 		out[i] = plain{ev.RealmID, ev.UserIDs, ev.AllUsers, ev.Payload}
 	}
 	b, err := json.Marshal(out)
@@ -126,100 +131,154 @@ func batchJSON(t *testing.T, events []chat.Event) string {
 	return string(b)
 }
 
-// Events computed per queue reach the publishing process as published, in
-// order with the others, and stay there: their form is Go code.
-func TestEventsPerQueueStayLocal(t *testing.T) {
+// tee publishes to each of its sinks in turn.
+type tee []chat.EventSink
+
+func (t tee) Publish(ctx context.Context, events []chat.Event) {
+	for _, s := range t {
+		s.Publish(ctx, events)
+	}
+}
+
+// discard is a sink that drops everything.
+type discard struct{}
+
+func (discard) Publish(context.Context, []chat.Event) {}
+
+// A hub fed through PostgreSQL by another process gives clients the same
+// bytes as the hub of the process that caused the events, whatever the
+// payloads hold, for events computed per queue too (messages, edits,
+// deletions and channel typing), and whatever options the queues have.
+func TestEventsSameBytesAsLocal(t *testing.T) {
 	dsn := pgtest.Schema(t)
 	stA, stB := open(t, dsn), open(t, dsn)
 	defer stA.Close()
 	defer stB.Close()
-	recA, recB := newRecorder(), newRecorder()
-	evA := newEvents(t, stA, recA, postgres.EventsOptions{})
-	newEvents(t, stB, recB, postgres.EventsOptions{})
-
-	perQueue := func(q chat.QueueInfo) []json.RawMessage {
-		return []json.RawMessage{json.RawMessage(`{"type":"message","queue":"` + q.ID + `"}`)}
-	}
-	plain := chat.Event{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{"type": "typing", "op": "stop"}}
-	evA.Publish(context.Background(), []chat.Event{plain,
-		{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{"type": "message"}, PerQueue: perQueue}})
-	evA.Publish(context.Background(), []chat.Event{
-		{RealmID: 1, UserIDs: []int64{8}, Payload: map[string]any{"type": "message"}, PerQueue: perQueue}})
-	evA.Publish(context.Background(), []chat.Event{plain})
-
-	gotA := recA.wait(t, 3)
-	recA.quiet(t, 3)
-	if len(gotA[0]) != 2 || len(gotA[1]) != 1 || len(gotA[2]) != 1 {
-		t.Fatalf("process A got batches of %d, %d, %d events, want 2, 1, 1", len(gotA[0]), len(gotA[1]), len(gotA[2]))
-	}
-	for _, ev := range []chat.Event{gotA[0][1], gotA[1][0]} {
-		if ev.PerQueue == nil {
-			t.Fatalf("process A got %v without its PerQueue", ev)
-		}
-		if got := string(ev.PerQueue(chat.QueueInfo{ID: "q1"})[0]); got != `{"type":"message","queue":"q1"}` {
-			t.Errorf("PerQueue on A = %s", got)
-		}
-	}
-	if g, w := batchJSON(t, gotA[2]), batchJSON(t, []chat.Event{plain}); g != w {
-		t.Errorf("process A, last batch:\n got %s\nwant %s", g, w)
-	}
-	// B gets the plain events only, still in order.
-	gotB := recB.wait(t, 2)
-	recB.quiet(t, 2)
-	for i, batch := range gotB {
-		if g, w := batchJSON(t, batch), batchJSON(t, []chat.Event{plain}); g != w {
-			t.Errorf("process B, batch %d:\n got %s\nwant %s", i, g, w)
-		}
-	}
-}
-
-// A hub fed through PostgreSQL gives clients the same bytes as a hub fed
-// directly, whatever the payload holds.
-func TestEventsSameBytesAsLocal(t *testing.T) {
-	st := open(t, pgtest.Schema(t))
-	defer st.Close()
-	direct := chat.NewHub(chat.HubOptions{})
-	defer direct.Close()
+	// B serves the requests and gives its events to local directly, as a
+	// single process would, and to PostgreSQL; A hears them there and
+	// delivers them to remote.
+	local := chat.NewHub(chat.HubOptions{})
+	defer local.Close()
 	remote := chat.NewHub(chat.HubOptions{})
 	defer remote.Close()
-	ev := newEvents(t, st, remote, postgres.EventsOptions{})
+	newEvents(t, stA, remote, postgres.EventsOptions{})
+	evB := newEvents(t, stB, discard{}, postgres.EventsOptions{})
+	svc := chat.New(stB, chat.Config{Hub: local, Events: tee{local, evB}, PasswordCost: bcrypt.MinCost})
+	defer svc.Close()
+	ctx := t.Context()
 
-	type sub struct {
-		Zeta  int      `json:"zeta"`
-		Alpha string   `json:"alpha"`
-		List  []string `json:"list"`
+	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", OwnerEmail: "owner@example.com", OwnerName: "Olivia Owner"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	events := []chat.Event{
-		{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{
-			"type": "subscription", "op": "add", "subscriptions": []sub{{3, "<b>&", []string{"x"}}},
-			"flag": true, "none": nil, "n": 12345678901234, "f": 1.5, "s": "ü\u2028",
-		}},
-		{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{
-			"type": "typing", "op": "start", "message_type": "stream", "stream_id": 4,
-		}},
+	res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "hal@example.com", FullName: "Hal Hidden",
+		EmailVisibility: chat.EmailVisibleNobody})
+	if err != nil {
+		t.Fatal(err)
 	}
-	var queues [2]string
-	for i, h := range []*chat.Hub{direct, remote} {
-		id, err := h.NewQueue(chat.QueueOptions{UserID: 7, RealmID: 1, StreamTypingNotifications: true})
+	owner, hal := org.UserID, res.UserID
+
+	// Queues alike on both hubs, of both users, in every form.
+	type pair struct {
+		user          int64
+		local, remote string
+	}
+	var queues []pair
+	for _, user := range []int64{owner, hal} {
+		for variant := range 16 {
+			o := chat.QueueOptions{UserID: user, RealmID: org.RealmID, StreamTypingNotifications: true,
+				MessageFormat:  chat.MessageFormat{ApplyMarkdown: variant&1 != 0, ClientGravatar: variant&2 != 0},
+				EmptyTopicName: variant&4 != 0, BulkMessageDeletion: variant&8 != 0}
+			if variant == 5 {
+				o.Narrow = []chat.NarrowTerm{{Operator: "is", Operand: "dm"}}
+			}
+			p := pair{user: user}
+			if p.local, err = local.NewQueue(o); err != nil {
+				t.Fatal(err)
+			}
+			if p.remote, err = remote.NewQueue(o); err != nil {
+				t.Fatal(err)
+			}
+			queues = append(queues, p)
+		}
+	}
+
+	if _, err := svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "crossing"}},
+		Principals: &chat.Principals{IDs: []int64{owner, hal}}}); err != nil {
+		t.Fatal(err)
+	}
+	subs, err := svc.Subscriptions(ctx, owner, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	channel, empty, big := subs[0].StreamID, "", strings.Repeat("<é&> ", 2000)
+	first, err := svc.SendMessage(ctx, owner, chat.SendMessageRequest{Type: "channel", To: &chat.MessageTo{IDs: []int64{channel}},
+		Topic: &empty, Content: "**Hi** @**Hal Hidden** <&>", Client: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This one travels through the outbox.
+	if _, err := svc.SendMessage(ctx, hal, chat.SendMessageRequest{Type: "channel", To: &chat.MessageTo{IDs: []int64{channel}},
+		Topic: &empty, Content: big, Client: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	dm, err := svc.SendMessage(ctx, hal, chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: []int64{owner}},
+		Content: "just _us_", Client: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := "edited **now**"
+	if err := svc.EditMessage(ctx, owner, first, &edited); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SetTyping(ctx, hal, chat.TypingRequest{Type: "channel", Op: "start", StreamID: &channel, Topic: &empty}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteMessage(ctx, hal, dm); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.DeleteTopic(ctx, owner, channel, empty); err != nil {
+		t.Fatal(err)
+	}
+
+	seen := map[string]bool{}
+	for _, q := range queues {
+		want, err := local.Events(ctx, q.user, q.local, -1, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		queues[i] = id
+		// The remote queue gets its events in one or more wakes.
+		var got chat.QueuedEvents
+		for len(got) < len(want) {
+			waitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			more, err := remote.Events(waitCtx, q.user, q.remote, int64(len(got))-1, false)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(more) == 0 || more[0].Type == "heartbeat" {
+				t.Fatalf("queue of user %d: %d events through PostgreSQL, want %d", q.user, len(got), len(want))
+			}
+			got = append(got, more...)
+		}
+		if g, w := string(got.AppendJSON(nil)), string(want.AppendJSON(nil)); g != w {
+			t.Errorf("events through PostgreSQL:\n got %.3000s\nwant %.3000s", g, w)
+		}
+		for _, e := range want {
+			seen[e.Type] = true
+		}
 	}
-	direct.Publish(context.Background(), events)
-	ev.Publish(context.Background(), events)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	want, err := direct.Events(ctx, 7, queues[0], -1, true)
-	if err != nil {
+	for _, typ := range []string{"message", "update_message", "delete_message", "typing", "subscription"} {
+		if !seen[typ] {
+			t.Errorf("no %s event was compared", typ)
+		}
+	}
+	var outbox int
+	if err := stB.Pool().QueryRow(ctx, `SELECT count(*) FROM event_outbox`).Scan(&outbox); err != nil {
 		t.Fatal(err)
 	}
-	got, err := remote.Events(ctx, 7, queues[1], -1, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, w := string(got.AppendJSON(nil)), string(want.AppendJSON(nil)); g != w {
-		t.Errorf("events through PostgreSQL:\n got %s\nwant %s", g, w)
+	if outbox == 0 {
+		t.Error("no batch went through the outbox")
 	}
 }
 

@@ -26,6 +26,8 @@ org=$("$tmp/chatd" create-org --data "$tmp/data" --name Bench --owner-email owne
 email=$(sed -E 's/.*"email":"([^"]+)".*/\1/' <<<"$org")
 key=$(sed -E 's/.*"api_key":"([^"]+)".*/\1/' <<<"$org")
 # hey's own -a flag garbles the credentials; send the header ourselves.
+# Requests name the organization's host exactly (-host), as clients of a
+# deployed server do (chat.example.com, without the default port).
 auth=$(printf '%s' "$email:$key" | base64 -w0)
 
 # start NAME CMD...: runs a server in the background, logging to a file.
@@ -64,7 +66,7 @@ rps() {
 
 : >"$tmp/ratios"
 for i in $(seq "$PAIRS"); do
-  c=$(rps "http://$chatd/api/v1/users/me/status" -H "Authorization: Basic $auth")
+  c=$(rps "http://$chatd/api/v1/users/me/status" -H "Authorization: Basic $auth" -host 127.0.0.1)
   b=$(rps "http://$bare/")
   u=$(rps "http://$upsert/")
   echo "$c $b $u" >>"$tmp/ratios"

@@ -65,6 +65,7 @@ const (
 	qUpdateRealm
 	qCreateUser
 	qUpdateUser
+	qUpdateUserKeys
 	// Custom profile fields and custom emoji (profile.go).
 	qCreateProfileField
 	qSetProfileValue
@@ -173,9 +174,15 @@ var queries = [numQueries]string{
 		api_key, password_hash, email_visibility, can_change_user_emails, presence_enabled, status_text,
 		status_emoji_name, status_emoji_code, status_reaction_type)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	qUpdateUser: `UPDATE users SET email = ?, email_key = ?, full_name = ?, role = ?, is_active = ?,
-		bot_type = ?, bot_owner_id = ?, date_joined = ?, last_login = ?, is_imported_stub = ?, timezone = ?,
-		avatar_source = ?, avatar_version = ?, api_key = ?, password_hash = ?, email_visibility = ?,
+	// The indexed columns are written only when one of them changes:
+	// SQLite rewrites the entries of every index whose columns an UPDATE
+	// sets, changed or not, which would triple the cost of the frequent
+	// writes (status, settings) that change none of them.
+	qUpdateUserKeys: `UPDATE users SET email_key = ?1, role = ?2, bot_owner_id = ?3, api_key = ?4
+		WHERE id = ?5 AND realm_id = ?6 AND (email_key <> ?1 OR role <> ?2 OR bot_owner_id <> ?3 OR api_key <> ?4)`,
+	qUpdateUser: `UPDATE users SET email = ?, full_name = ?, is_active = ?,
+		bot_type = ?, date_joined = ?, last_login = ?, is_imported_stub = ?, timezone = ?,
+		avatar_source = ?, avatar_version = ?, password_hash = ?, email_visibility = ?,
 		can_change_user_emails = ?, presence_enabled = ?, status_text = ?, status_emoji_name = ?,
 		status_emoji_code = ?, status_reaction_type = ?
 		WHERE id = ? AND realm_id = ?`,
@@ -422,7 +429,7 @@ func realmArgs(r *chat.Realm) ([]any, error) {
 }
 
 // userArgs returns the column values of u from email on, in the order of
-// qCreateUser and qUpdateUser.
+// qCreateUser.
 func userArgs(u *chat.UserRecord) ([]any, error) {
 	joined, err := toNanos(u.DateJoined)
 	if err != nil {
@@ -436,6 +443,23 @@ func userArgs(u *chat.UserRecord) ([]any, error) {
 		int64(u.BotType), u.BotOwnerID, joined, login, b2i(u.IsImportedStub), u.Timezone, u.AvatarSource,
 		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility), b2i(u.CanChangeUserEmails),
 		b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
+		string(u.Status.ReactionType)}, nil
+}
+
+// userUpdateArgs are the values of qUpdateUser's columns: those of
+// userArgs but the indexed ones (qUpdateUserKeys).
+func userUpdateArgs(u *chat.UserRecord) ([]any, error) {
+	joined, err := toNanos(u.DateJoined)
+	if err != nil {
+		return nil, err
+	}
+	login, err := toNanos(u.LastLogin)
+	if err != nil {
+		return nil, err
+	}
+	return []any{u.Email, u.FullName, b2i(u.IsActive), int64(u.BotType), joined, login, b2i(u.IsImportedStub),
+		u.Timezone, u.AvatarSource, int64(u.AvatarVersion), u.PasswordHash, int64(u.EmailVisibility),
+		b2i(u.CanChangeUserEmails), b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
 		string(u.Status.ReactionType)}, nil
 }
 
@@ -615,9 +639,15 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	args, err := userArgs(&u)
+	args, err := userUpdateArgs(&u)
 	if err != nil {
 		return err
+	}
+	// The keys first: a uniqueness violation there leaves the row as it
+	// was.
+	if _, err := t.stmt(qUpdateUserKeys).ExecContext(t.ctx, chat.EmailKey(u.Email), int64(u.Role), u.BotOwnerID,
+		u.APIKey, u.ID, u.RealmID); err != nil {
+		return t.check("UpdateUser", err)
 	}
 	res, err := t.stmt(qUpdateUser).ExecContext(t.ctx, append(args, u.ID, u.RealmID)...)
 	if err != nil {

@@ -39,6 +39,8 @@ type Store struct {
 	wtexts textStmts
 	rtexts textStmts
 	cache  usersCache
+	// rows caches the realm and user rows that write transactions read.
+	rows rowCache
 	// queries counts the statements transactions ran (QueryCount).
 	queries atomic.Int64
 }
@@ -152,7 +154,14 @@ func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 // fn went on and returned nil; nothing is committed then.
 func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 	s.wtexts.prepare(ctx, s.writer)
-	sqlTx, err := s.writer.BeginTx(ctx, nil)
+	conn, err := s.writer.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin transaction: %w", err)
+	}
+	defer conn.Close()
+	var driverConn any
+	conn.Raw(func(dc any) error { driverConn = dc; return nil })
+	sqlTx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin transaction: %w", err)
 	}
@@ -162,7 +171,12 @@ func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 			sqlTx.Rollback()
 		}
 	}()
-	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.wstmts, texts: &s.wtexts}
+	if err := s.rows.begin(ctx, driverConn, sqlTx, s.wstmts[qDataVersion]); err != nil {
+		sqlTx.Rollback()
+		done = true
+		return err
+	}
+	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.wstmts, texts: &s.wtexts, rows: &s.rows}
 	err = fn(t)
 	done = true
 	if err != nil {

@@ -21,6 +21,7 @@ const (
 	qRealmByHost
 	qRealms
 	qUsersVersion
+	qDataVersion
 	qUser
 	qUserRealm
 	qUserByEmail
@@ -127,6 +128,7 @@ var queries = [numQueries]string{
 	qRealmByHost:  selectRealm + `WHERE host = ?`,
 	qRealms:       selectRealm + `ORDER BY id`,
 	qUsersVersion: `SELECT users_version FROM realms WHERE id = ?`,
+	qDataVersion:  `PRAGMA data_version`,
 	qUser:         selectUser + `WHERE id = ?`,
 	qUserRealm:    `SELECT realm_id FROM users WHERE id = ?`,
 	qUserByEmail:  selectUser + `WHERE realm_id = ? AND email_key = ?`,
@@ -278,6 +280,8 @@ type tx struct {
 	texts      *textStmts
 	boundTexts map[*sql.Stmt]*sql.Stmt
 	readOnly   bool
+	// rows is the writer's cache of realm and user rows, nil in a View.
+	rows *rowCache
 	// failed is the first storage failure, after which SQLite may have
 	// rolled the transaction back on its own: Update must not commit.
 	failed error
@@ -482,11 +486,18 @@ func (t *tx) CreateRealm(r *chat.Realm) error {
 		return t.check("CreateRealm", err)
 	}
 	r.ID = id
+	t.rows.wroteRealm(id)
 	return nil
 }
 
 func (t *tx) Realm(id int64) (chat.Realm, error) {
+	if r, ok := t.rows.realm(id); ok {
+		return r, nil
+	}
 	r, err := scanRealm(t.stmt(qRealm).QueryRowContext(t.ctx, id))
+	if err == nil {
+		t.rows.putRealm(r)
+	}
 	return r, t.check("Realm", err)
 }
 
@@ -516,6 +527,7 @@ func (t *tx) UpdateRealm(r chat.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
+	t.rows.wroteRealm(r.ID)
 	args, err := realmArgs(&r)
 	if err != nil {
 		return err
@@ -553,11 +565,18 @@ func (t *tx) CreateUser(u *chat.UserRecord) error {
 		return t.check("CreateUser", err)
 	}
 	u.ID = id
+	t.rows.wroteUser(id)
 	return nil
 }
 
 func (t *tx) User(id int64) (chat.UserRecord, error) {
+	if u, ok := t.rows.user(id); ok {
+		return u, nil
+	}
 	u, err := scanUser(t.stmt(qUser).QueryRowContext(t.ctx, id))
+	if err == nil {
+		t.rows.putUser(u)
+	}
 	return u, t.check("User", err)
 }
 
@@ -639,6 +658,7 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
+	t.rows.wroteUser(u.ID)
 	args, err := userUpdateArgs(&u)
 	if err != nil {
 		return err

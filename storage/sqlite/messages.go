@@ -320,14 +320,21 @@ func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
 	if len(messageIDs) == 0 {
 		return out, nil
 	}
-	err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, func(sc scanner) error {
+	scan := func(sc scanner) error {
 		var r chat.Reaction
 		var typ string
 		err := sc.Scan(&r.MessageID, &r.UserID, &r.EmojiName, &r.EmojiCode, &typ)
 		r.ReactionType = chat.ReactionType(typ)
 		out = append(out, r)
 		return err
-	}, idsJSON(messageIDs))
+	}
+	// One message, the case of every reaction write, needs no JSON list.
+	if len(messageIDs) == 1 {
+		err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+			WHERE message_id = ? ORDER BY id`, scan, messageIDs[0])
+		return out, err
+	}
+	err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, scan, idsJSON(messageIDs))
 	return out, err
 }

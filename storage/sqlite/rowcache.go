@@ -26,7 +26,9 @@ import (
 //     UpdateRealm, CreateUser, UpdateUser: the only statements that
 //     change those tables) drops that row from the cache and reads it
 //     from the database for the rest of the transaction without keeping
-//     it, so that nothing it wrote, committed or rolled back, is kept.
+//     it, so that nothing it wrote, committed or rolled back, is kept;
+//     once it has committed, the cache takes the users it updated as
+//     UpdateUser stored them.
 //
 // Rows read by a transaction that did not write them are those of the
 // last commit, so they stay right whether it commits or not.
@@ -43,8 +45,10 @@ type rowCache struct {
 	version int64
 	realms  map[int64]chat.Realm
 	users   map[int64]chat.UserRecord
-	// The rows the current transaction wrote.
+	// The rows the current transaction wrote, and the users it updated
+	// as a read would return them, which the cache takes if it commits.
 	wroteRealms, wroteUsers map[int64]bool
+	updatedUsers            map[int64]chat.UserRecord
 }
 
 // begin starts a write transaction that holds the write lock on conn: it
@@ -63,7 +67,32 @@ func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersi
 	}
 	clear(c.wroteRealms)
 	clear(c.wroteUsers)
+	clear(c.updatedUsers)
 	return nil
+}
+
+// committed takes the users the committed transaction updated: the next
+// transaction need not read them back.
+func (c *rowCache) committed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, u := range c.updatedUsers {
+		if len(c.users) >= maxCachedRows {
+			c.users = make(map[int64]chat.UserRecord)
+		}
+		c.users[id] = u
+	}
+	clear(c.updatedUsers)
+}
+
+// updatedUser notes a user as the transaction's update stored it.
+func (c *rowCache) updatedUser(u chat.UserRecord) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updatedUsers[u.ID] = u
 }
 
 func (c *rowCache) clear() {
@@ -71,6 +100,7 @@ func (c *rowCache) clear() {
 	c.users = make(map[int64]chat.UserRecord)
 	c.wroteRealms = make(map[int64]bool)
 	c.wroteUsers = make(map[int64]bool)
+	c.updatedUsers = make(map[int64]chat.UserRecord)
 }
 
 // wroteRealm notes that the transaction writes the realm.

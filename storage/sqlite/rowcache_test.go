@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage/sqlite"
@@ -126,17 +127,26 @@ func TestWriterRowCache(t *testing.T) {
 	expect("after its own commit", "Elsewhere", "Renamed Here", 1)
 	expect("read again", "Elsewhere", "Renamed Here", 0)
 
-	// A user this connection updated is read again.
+	// A user this connection updated is kept as a read would return it,
+	// once committed: the time in another zone comes back in UTC.
+	berlin := time.FixedZone("CET", 3600)
 	must(s1.Update(ctx, func(tx chat.Tx) error {
 		u, err := tx.User(user.ID)
 		if err != nil {
 			return err
 		}
 		u.FullName = "Updated Here"
+		u.DateJoined = time.Date(2025, 3, 30, 14, 34, 56, 789, berlin)
+		u.Status = chat.UserStatus{Text: "busy", EmojiName: "car", EmojiCode: "1f697", ReactionType: chat.UnicodeEmoji}
 		return tx.UpdateUser(u)
 	}))
-	expect("after its own user update", "Updated Here", "Renamed Here", 1)
-	expect("read again", "Updated Here", "Renamed Here", 0)
+	expect("after its own user update", "Updated Here", "Renamed Here", 0)
+	var cached, fresh chat.UserRecord
+	must(s1.Update(ctx, func(tx chat.Tx) (err error) { cached, err = tx.User(user.ID); return err }))
+	must(s1.View(ctx, func(tx chat.Tx) (err error) { fresh, err = tx.User(user.ID); return err }))
+	if cached != fresh || cached.DateJoined.Location() != time.UTC {
+		t.Errorf("cached user after an update = %+v, want what a read gives: %+v", cached, fresh)
+	}
 
 	// Read transactions never use the writer's rows.
 	must(s2.Update(ctx, func(tx chat.Tx) error {

@@ -190,6 +190,7 @@ func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
+	s.rows.committed()
 	return nil
 }
 

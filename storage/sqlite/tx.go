@@ -678,6 +678,13 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 		return t.check("UpdateUser", err)
 	}
 	if n > 0 {
+		// The row as a read would return it, for the writer's cache once
+		// the transaction commits: times come back in UTC.
+		stored := u
+		joined, _ := toNanos(u.DateJoined)
+		login, _ := toNanos(u.LastLogin)
+		stored.DateJoined, stored.LastLogin = fromNanos(joined), fromNanos(login)
+		t.rows.updatedUser(stored)
 		return nil
 	}
 	// Nothing matched: an unknown ID, or a user of another realm.

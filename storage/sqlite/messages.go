@@ -73,11 +73,15 @@ func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
 		if m.ID, err = res.LastInsertId(); err != nil {
 			return t.check("CreateMessages", err)
 		}
+		wrote(t.rows, messageRows, m.ID)
 	}
 	return nil
 }
 
 func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+	if m, ok := cached(t.rows, messageRows, id); ok {
+		return m, nil
+	}
 	var out []chat.MessageRecord
 	err := t.query("Message", `SELECT `+messageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
 		var m chat.MessageRecord
@@ -93,6 +97,7 @@ func (t *tx) Message(id int64) (chat.MessageRecord, error) {
 	if len(out) == 0 {
 		return chat.MessageRecord{}, chat.ErrNotFound
 	}
+	keep(t.rows, messageRows, id, out[0])
 	return out[0], nil
 }
 
@@ -101,6 +106,7 @@ func (t *tx) UpdateMessage(m chat.MessageRecord) error {
 	if err != nil {
 		return err
 	}
+	wrote(t.rows, messageRows, m.ID)
 	res, err := t.exec("UpdateMessage", `UPDATE messages SET topic = ?, topic_key = ?, content = ?,
 		rendered_content = ?, edited_at = ?, has_link = ?, has_image = ?, has_attachment = ? WHERE id = ?`,
 		m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, b2i(m.HasLink), b2i(m.HasImage),
@@ -129,6 +135,8 @@ func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
 		return t.writable()
 	}
+	wrote(t.rows, messageRows, ids...)
+	wrote(t.rows, recipientRows, ids...)
 	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, idsJSON(ids))
 	return err
 }
@@ -169,6 +177,9 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 	if err := t.writable(); err != nil || len(rows) == 0 {
 		return err
 	}
+	for _, r := range rows {
+		wrote(t.rows, recipientRows, r.MessageID)
+	}
 	sorted := slices.Clone(rows)
 	slices.SortFunc(sorted, func(a, b chat.UserMessage) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
@@ -201,6 +212,13 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 }
 
 func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
+	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
+		i, found := slices.BinarySearchFunc(rows, userID, func(r chat.UserMessage, id int64) int { return cmp.Compare(r.UserID, id) })
+		if !found {
+			return chat.UserMessage{}, chat.ErrNotFound
+		}
+		return rows[i], nil
+	}
 	var flags int64
 	t.queries.Add(1)
 	err := t.queryRowText(`SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?`,
@@ -215,6 +233,9 @@ func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
 }
 
 func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
+	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
+		return rows, nil
+	}
 	out := []chat.UserMessage{}
 	err := t.query("MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = ? ORDER BY user_id`,
 		func(sc scanner) error {
@@ -225,6 +246,9 @@ func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
 			out = append(out, r)
 			return err
 		}, messageID)
+	if err == nil {
+		keep(t.rows, recipientRows, messageID, out)
+	}
 	return out, err
 }
 

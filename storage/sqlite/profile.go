@@ -156,6 +156,7 @@ func (t *tx) CreateRealmEmoji(e *chat.RealmEmoji) error {
 	if _, err := t.Realm(e.RealmID); err != nil {
 		return err
 	}
+	wroteAll(t.rows, emojiRows)
 	res, err := t.stmt(qCreateRealmEmoji).ExecContext(t.ctx, e.RealmID, e.Name, b2i(e.Deactivated), e.AuthorID)
 	if err != nil {
 		return t.check("CreateRealmEmoji", err)
@@ -174,14 +175,28 @@ func (t *tx) RealmEmoji(id int64) (chat.RealmEmoji, error) {
 }
 
 func (t *tx) RealmEmojiByName(realmID int64, name string) (chat.RealmEmoji, error) {
+	// Reactions look their emoji up by name, and most names are not the
+	// realm's: the writer keeps the answers, "none" included.
+	key := emojiKey{realmID, name}
+	if row, ok := cached(t.rows, emojiRows, key); ok {
+		if !row.found {
+			return chat.RealmEmoji{}, chat.ErrNotFound
+		}
+		return row.emoji, nil
+	}
 	e, err := scanRealmEmoji(t.stmt(qRealmEmojiByName).QueryRowContext(t.ctx, realmID, name))
-	return e, t.check("RealmEmojiByName", err)
+	err = t.check("RealmEmojiByName", err)
+	if err == nil || errors.Is(err, chat.ErrNotFound) {
+		keep(t.rows, emojiRows, key, emojiRow{e, err == nil})
+	}
+	return e, err
 }
 
 func (t *tx) UpdateRealmEmoji(e chat.RealmEmoji) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
+	wroteAll(t.rows, emojiRows)
 	res, err := t.stmt(qUpdateRealmEmoji).ExecContext(t.ctx, e.Name, b2i(e.Deactivated), e.AuthorID, e.ID, e.RealmID)
 	if err != nil {
 		return t.check("UpdateRealmEmoji", err)

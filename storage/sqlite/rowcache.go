@@ -4,16 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/teamchat/chat"
 )
 
 // Nearly every write transaction starts by reading the acting user and
-// their organization, and for a small write (a status, a reaction) those
-// two reads cost as much as the write. The writer connection therefore
-// keeps the realm and user rows its transactions read, for as long as
-// nothing can have changed them:
+// their organization, and a reaction also reads the message, its
+// recipients and the realm's emoji; for such a small write those reads
+// cost more than the write. The writer connection therefore keeps the
+// rows its transactions read, for as long as nothing can have changed
+// them:
 //
 //   - another connection's commit (another process, a tool) changes the
 //     connection's PRAGMA data_version, read at the start of every write
@@ -22,33 +24,106 @@ import (
 //   - the rows are tied to the driver connection they were read on, since
 //     data_version values of different connections are not comparable
 //     (database/sql replaces a connection that broke);
-//   - a transaction that writes a realm or a user (CreateRealm,
-//     UpdateRealm, CreateUser, UpdateUser: the only statements that
-//     change those tables) drops that row from the cache and reads it
-//     from the database for the rest of the transaction without keeping
-//     it, so that nothing it wrote, committed or rolled back, is kept;
-//     once it has committed, the cache takes the users it updated as
-//     UpdateUser stored them.
+//   - a transaction that writes a row drops it from the cache and reads
+//     it from the database for the rest of the transaction without
+//     keeping it, so that nothing it wrote, committed or rolled back, is
+//     kept; once it has committed, the cache takes the users it updated
+//     as UpdateUser stored them. The statements that write these tables
+//     are few, and each notes what it writes: realms (CreateRealm,
+//     UpdateRealm), users (CreateUser, UpdateUser), messages
+//     (CreateMessages, UpdateMessage, DeleteMessages), user_messages
+//     (CreateUserMessages, and DeleteMessages through ON DELETE CASCADE)
+//     and realm_emoji (CreateRealmEmoji, UpdateRealmEmoji).
 //
 // Rows read by a transaction that did not write them are those of the
 // last commit, so they stay right whether it commits or not.
 
-// maxCachedRows bounds each map; a full map starts over.
+// maxCachedRows bounds each set; a full set starts over.
 const maxCachedRows = 4096
+
+// rowSet is the cached rows of one kind, by key.
+type rowSet[K comparable, V any] struct {
+	rows map[K]V
+	// wrote are the keys the current transaction wrote; wroteAll says it
+	// wrote rows it did not name.
+	wrote    map[K]bool
+	wroteAll bool
+	// clone copies a value, so that callers never share one.
+	clone func(V) V
+}
+
+func (s *rowSet[K, V]) reset() {
+	s.rows, s.wrote, s.wroteAll = make(map[K]V), make(map[K]bool), false
+}
+
+func (s *rowSet[K, V]) get(k K) (V, bool) {
+	v, ok := s.rows[k]
+	if ok && s.clone != nil {
+		v = s.clone(v)
+	}
+	return v, ok
+}
+
+func (s *rowSet[K, V]) put(k K, v V) {
+	if s.wroteAll || s.wrote[k] {
+		return
+	}
+	if len(s.rows) >= maxCachedRows {
+		s.rows = make(map[K]V)
+	}
+	if s.clone != nil {
+		v = s.clone(v)
+	}
+	s.rows[k] = v
+}
+
+func (s *rowSet[K, V]) write(k K) {
+	delete(s.rows, k)
+	s.wrote[k] = true
+}
+
+func (s *rowSet[K, V]) writeAll() {
+	s.rows = make(map[K]V)
+	s.wroteAll = true
+}
+
+// emojiKey names a realm emoji lookup by name.
+type emojiKey struct {
+	realmID int64
+	name    string
+}
+
+// emojiRow is the answer of a lookup by name: found is false for none.
+type emojiRow struct {
+	emoji chat.RealmEmoji
+	found bool
+}
 
 // rowCache is the writer's cache. Write transactions run one at a time on
 // the single writer connection; the mutex only orders them for the race
 // detector's sake and is never contended.
 type rowCache struct {
-	mu      sync.Mutex
-	conn    any // the driver connection the rows were read on
-	version int64
-	realms  map[int64]chat.Realm
-	users   map[int64]chat.UserRecord
-	// The rows the current transaction wrote, and the users it updated
-	// as a read would return them, which the cache takes if it commits.
-	wroteRealms, wroteUsers map[int64]bool
-	updatedUsers            map[int64]chat.UserRecord
+	mu         sync.Mutex
+	conn       any // the driver connection the rows were read on
+	version    int64
+	realms     rowSet[int64, chat.Realm]
+	users      rowSet[int64, chat.UserRecord]
+	messages   rowSet[int64, chat.MessageRecord]
+	recipients rowSet[int64, []chat.UserMessage] // by message, in user order
+	emoji      rowSet[emojiKey, emojiRow]
+	// updatedUsers are the users the current transaction updated, as a
+	// read would return them.
+	updatedUsers map[int64]chat.UserRecord
+}
+
+// lock locks c and returns its unlock, or nil for the nil cache of a read
+// transaction.
+func (c *rowCache) lock() func() {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	return c.mu.Unlock
 }
 
 // begin starts a write transaction that holds the write lock on conn: it
@@ -59,118 +134,94 @@ func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersi
 	if err := sqlTx.StmtContext(ctx, dataVersion).QueryRowContext(ctx).Scan(&version); err != nil {
 		return fmt.Errorf("sqlite: read data_version: %w", err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn != conn || c.version != version {
-		c.clear()
+	defer c.lock()()
+	if c.conn != conn || c.version != version || c.updatedUsers == nil {
+		c.realms.reset()
+		c.users.reset()
+		c.messages = rowSet[int64, chat.MessageRecord]{clone: cloneMessage}
+		c.messages.reset()
+		c.recipients = rowSet[int64, []chat.UserMessage]{clone: slices.Clone[[]chat.UserMessage]}
+		c.recipients.reset()
+		c.emoji.reset()
 		c.conn, c.version = conn, version
 	}
-	clear(c.wroteRealms)
-	clear(c.wroteUsers)
-	clear(c.updatedUsers)
+	for _, s := range []interface{ endTx() }{&c.realms, &c.users, &c.messages, &c.recipients, &c.emoji} {
+		s.endTx()
+	}
+	c.updatedUsers = make(map[int64]chat.UserRecord)
 	return nil
+}
+
+// endTx forgets what the previous transaction wrote.
+func (s *rowSet[K, V]) endTx() {
+	clear(s.wrote)
+	s.wroteAll = false
+}
+
+func cloneMessage(m chat.MessageRecord) chat.MessageRecord {
+	m.DirectUserIDs = slices.Clone(m.DirectUserIDs)
+	return m
 }
 
 // committed takes the users the committed transaction updated: the next
 // transaction need not read them back.
 func (c *rowCache) committed() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.lock()()
 	for id, u := range c.updatedUsers {
-		if len(c.users) >= maxCachedRows {
-			c.users = make(map[int64]chat.UserRecord)
-		}
-		c.users[id] = u
+		delete(c.users.wrote, id)
+		c.users.put(id, u)
 	}
 	clear(c.updatedUsers)
 }
 
 // updatedUser notes a user as the transaction's update stored it.
 func (c *rowCache) updatedUser(u chat.UserRecord) {
-	if c == nil {
-		return
+	if unlock := c.lock(); unlock != nil {
+		defer unlock()
+		c.updatedUsers[u.ID] = u
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.updatedUsers[u.ID] = u
 }
 
-func (c *rowCache) clear() {
-	c.realms = make(map[int64]chat.Realm)
-	c.users = make(map[int64]chat.UserRecord)
-	c.wroteRealms = make(map[int64]bool)
-	c.wroteUsers = make(map[int64]bool)
-	c.updatedUsers = make(map[int64]chat.UserRecord)
+// cached reads a row of set from c, when c is a writer's cache.
+func cached[K comparable, V any](c *rowCache, set func(*rowCache) *rowSet[K, V], k K) (V, bool) {
+	unlock := c.lock()
+	if unlock == nil {
+		var zero V
+		return zero, false
+	}
+	defer unlock()
+	return set(c).get(k)
 }
 
-// wroteRealm notes that the transaction writes the realm.
-func (c *rowCache) wroteRealm(id int64) {
-	if c == nil {
-		return
+// keep puts a row read from the database into set.
+func keep[K comparable, V any](c *rowCache, set func(*rowCache) *rowSet[K, V], k K, v V) {
+	if unlock := c.lock(); unlock != nil {
+		defer unlock()
+		set(c).put(k, v)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.realms, id)
-	c.wroteRealms[id] = true
 }
 
-// wroteUser notes that the transaction writes the user.
-func (c *rowCache) wroteUser(id int64) {
-	if c == nil {
-		return
+// wrote notes that the transaction writes the rows of set with keys ks.
+func wrote[K comparable, V any](c *rowCache, set func(*rowCache) *rowSet[K, V], ks ...K) {
+	if unlock := c.lock(); unlock != nil {
+		defer unlock()
+		for _, k := range ks {
+			set(c).write(k)
+		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.users, id)
-	c.wroteUsers[id] = true
 }
 
-func (c *rowCache) realm(id int64) (chat.Realm, bool) {
-	if c == nil {
-		return chat.Realm{}, false
+// wroteAll notes that the transaction writes rows of set it does not name.
+func wroteAll[K comparable, V any](c *rowCache, set func(*rowCache) *rowSet[K, V]) {
+	if unlock := c.lock(); unlock != nil {
+		defer unlock()
+		set(c).writeAll()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.realms[id]
-	return r, ok
 }
 
-func (c *rowCache) putRealm(r chat.Realm) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.wroteRealms[r.ID] {
-		return
-	}
-	if len(c.realms) >= maxCachedRows {
-		c.realms = make(map[int64]chat.Realm)
-	}
-	c.realms[r.ID] = r
-}
-
-func (c *rowCache) user(id int64) (chat.UserRecord, bool) {
-	if c == nil {
-		return chat.UserRecord{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	u, ok := c.users[id]
-	return u, ok
-}
-
-func (c *rowCache) putUser(u chat.UserRecord) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.wroteUsers[u.ID] {
-		return
-	}
-	if len(c.users) >= maxCachedRows {
-		c.users = make(map[int64]chat.UserRecord)
-	}
-	c.users[u.ID] = u
-}
+// The sets, for the generic functions above.
+func realmRows(c *rowCache) *rowSet[int64, chat.Realm]             { return &c.realms }
+func userRows(c *rowCache) *rowSet[int64, chat.UserRecord]         { return &c.users }
+func messageRows(c *rowCache) *rowSet[int64, chat.MessageRecord]   { return &c.messages }
+func recipientRows(c *rowCache) *rowSet[int64, []chat.UserMessage] { return &c.recipients }
+func emojiRows(c *rowCache) *rowSet[emojiKey, emojiRow]            { return &c.emoji }

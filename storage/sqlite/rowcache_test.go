@@ -3,7 +3,11 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,4 +166,207 @@ func TestWriterRowCache(t *testing.T) {
 		return err
 	}))
 	expect("after the third change", "Third", "Renamed Here", 2)
+}
+
+// TestWriterRowCacheMessages checks the same for the rows a reaction
+// reads: the message, its recipients and the realm's emoji by name.
+func TestWriterRowCacheMessages(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s1, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s1.Close()
+	s2, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var realm chat.Realm
+	var a, b chat.UserRecord
+	var m chat.MessageRecord
+	must(s1.Update(ctx, func(tx chat.Tx) error {
+		realm = chat.Realm{Name: "Org", Host: "org.example.com"}
+		if err := tx.CreateRealm(&realm); err != nil {
+			return err
+		}
+		a = chat.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
+		b = chat.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
+		if err := tx.CreateUser(&a); err != nil {
+			return err
+		}
+		if err := tx.CreateUser(&b); err != nil {
+			return err
+		}
+		m = chat.MessageRecord{RealmID: realm.ID, SenderID: a.ID, RecipientType: chat.RecipientDirect,
+			DirectUserIDs: []int64{a.ID, b.ID}, Content: "first", RenderedContent: "<p>first</p>",
+			DateSent: time.Unix(1700000000, 0).UTC(), Client: "test"}
+		if err := tx.CreateMessages([]*chat.MessageRecord{&m}); err != nil {
+			return err
+		}
+		return tx.CreateUserMessages([]chat.UserMessage{{UserID: a.ID, MessageID: m.ID, Flags: chat.FlagRead}})
+	}))
+
+	// state reads what a reaction reads, in a write transaction of s1,
+	// with the statements it ran.
+	type state struct {
+		content    string
+		recipients []int64
+		bReceived  bool
+		emoji      bool
+		statements int64
+	}
+	read := func() state {
+		t.Helper()
+		var st state
+		before := s1.QueryCount()
+		must(s1.Update(ctx, func(tx chat.Tx) error {
+			got, err := tx.Message(m.ID)
+			if errors.Is(err, chat.ErrNotFound) {
+				st.content = "(none)"
+			} else if err != nil {
+				return err
+			} else {
+				st.content = got.Content
+				got.DirectUserIDs[0] = -1 // callers own what they get
+			}
+			rows, err := tx.MessageRecipients(m.ID)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				st.recipients = append(st.recipients, r.UserID)
+			}
+			_, err = tx.UserMessage(b.ID, m.ID)
+			st.bReceived = err == nil
+			if err != nil && !errors.Is(err, chat.ErrNotFound) {
+				return err
+			}
+			_, err = tx.RealmEmojiByName(realm.ID, "party")
+			st.emoji = err == nil
+			if err != nil && !errors.Is(err, chat.ErrNotFound) {
+				return err
+			}
+			return nil
+		}))
+		st.statements = s1.QueryCount() - before
+		return st
+	}
+	expect := func(when string, want state) {
+		t.Helper()
+		if got := read(); !slices.Equal(got.recipients, want.recipients) || got.content != want.content ||
+			got.bReceived != want.bReceived || got.emoji != want.emoji || got.statements != want.statements {
+			t.Errorf("%s: %+v, want %+v", when, got, want)
+		}
+	}
+	// The recipients, once read, answer UserMessage too.
+	expect("first read", state{"first", []int64{a.ID}, false, false, 3})
+	expect("second read", state{"first", []int64{a.ID}, false, false, 0})
+	if got := read(); got.content != "first" {
+		t.Fatalf("a caller's change to its copy reached the cache")
+	}
+
+	// Another connection edits the message, adds a recipient and an emoji.
+	must(s2.Update(ctx, func(tx chat.Tx) error {
+		edited := m
+		edited.Content = "edited elsewhere"
+		if err := tx.UpdateMessage(edited); err != nil {
+			return err
+		}
+		if err := tx.CreateUserMessages([]chat.UserMessage{{UserID: b.ID, MessageID: m.ID}}); err != nil {
+			return err
+		}
+		return tx.CreateRealmEmoji(&chat.RealmEmoji{RealmID: realm.ID, Name: "party", AuthorID: a.ID})
+	}))
+	expect("after another connection's commit", state{"edited elsewhere", []int64{a.ID, b.ID}, true, true, 3})
+
+	// This connection edits, deletes and renames, and rolls back.
+	rollback := errors.New("rolled back")
+	err = s1.Update(ctx, func(tx chat.Tx) error {
+		edited := m
+		edited.Content = "never"
+		if err := tx.UpdateMessage(edited); err != nil {
+			return err
+		}
+		if got, err := tx.Message(m.ID); err != nil || got.Content != "never" {
+			t.Errorf("Message after its own update = %q, %v", got.Content, err)
+		}
+		e, err := tx.RealmEmojiByName(realm.ID, "party")
+		if err != nil {
+			return err
+		}
+		e.Name = "renamed"
+		if err := tx.UpdateRealmEmoji(e); err != nil {
+			return err
+		}
+		if _, err := tx.RealmEmojiByName(realm.ID, "party"); !errors.Is(err, chat.ErrNotFound) {
+			t.Errorf("RealmEmojiByName(old name) after its own rename = %v, want ErrNotFound", err)
+		}
+		if err := tx.DeleteMessages([]int64{m.ID}); err != nil {
+			return err
+		}
+		if rows, err := tx.MessageRecipients(m.ID); err != nil || len(rows) != 0 {
+			t.Errorf("MessageRecipients after its own delete = %v, %v", rows, err)
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatalf("Update = %v, want the rollback", err)
+	}
+	expect("after a rolled-back edit, rename and delete", state{"edited elsewhere", []int64{a.ID, b.ID}, true, true, 3})
+	expect("read again", state{"edited elsewhere", []int64{a.ID, b.ID}, true, true, 0})
+
+	// This connection deletes the message for good.
+	must(s1.Update(ctx, func(tx chat.Tx) error { return tx.DeleteMessages([]int64{m.ID}) }))
+	expect("after its own delete", state{"(none)", nil, false, true, 2})
+}
+
+// TestWriterRowCacheKnowsEveryWrite lists the statements of the package
+// that write the tables the writer caches rows of. Each one must note
+// what it writes (rowcache.go); a new one fails this test until it is
+// added here, after it does.
+func TestWriterRowCacheKnowsEveryWrite(t *testing.T) {
+	want := map[string]int{
+		"INSERT INTO realms": 1, "UPDATE realms": 1,
+		"INSERT INTO users": 1, "UPDATE users": 2,
+		"INSERT INTO messages": 1, "UPDATE messages": 1, "DELETE FROM messages": 1,
+		"INSERT INTO user_messages": 1, "DELETE FROM user_messages": 1,
+		"INSERT INTO realm_emoji": 1, "UPDATE realm_emoji": 1,
+	}
+	write := regexp.MustCompile(`(?i)\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(realms|users|messages|user_messages|realm_emoji)\b`)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range write.FindAllStringSubmatch(string(src), -1) {
+			verb := strings.ToUpper(strings.Join(strings.Fields(m[1]), " "))
+			got[verb+" "+m[2]]++
+		}
+	}
+	for k, n := range got {
+		if want[k] != n {
+			t.Errorf("%d statements %s..., want %d: does rowcache.go know of them?", n, k, want[k])
+		}
+	}
+	for k, n := range want {
+		if got[k] == 0 {
+			t.Errorf("no statement %s... (want %d): update this list", k, n)
+		}
+	}
 }

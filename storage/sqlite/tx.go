@@ -486,17 +486,17 @@ func (t *tx) CreateRealm(r *chat.Realm) error {
 		return t.check("CreateRealm", err)
 	}
 	r.ID = id
-	t.rows.wroteRealm(id)
+	wrote(t.rows, realmRows, id)
 	return nil
 }
 
 func (t *tx) Realm(id int64) (chat.Realm, error) {
-	if r, ok := t.rows.realm(id); ok {
+	if r, ok := cached(t.rows, realmRows, id); ok {
 		return r, nil
 	}
 	r, err := scanRealm(t.stmt(qRealm).QueryRowContext(t.ctx, id))
 	if err == nil {
-		t.rows.putRealm(r)
+		keep(t.rows, realmRows, r.ID, r)
 	}
 	return r, t.check("Realm", err)
 }
@@ -527,7 +527,7 @@ func (t *tx) UpdateRealm(r chat.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.rows.wroteRealm(r.ID)
+	wrote(t.rows, realmRows, r.ID)
 	args, err := realmArgs(&r)
 	if err != nil {
 		return err
@@ -565,17 +565,17 @@ func (t *tx) CreateUser(u *chat.UserRecord) error {
 		return t.check("CreateUser", err)
 	}
 	u.ID = id
-	t.rows.wroteUser(id)
+	wrote(t.rows, userRows, id)
 	return nil
 }
 
 func (t *tx) User(id int64) (chat.UserRecord, error) {
-	if u, ok := t.rows.user(id); ok {
+	if u, ok := cached(t.rows, userRows, id); ok {
 		return u, nil
 	}
 	u, err := scanUser(t.stmt(qUser).QueryRowContext(t.ctx, id))
 	if err == nil {
-		t.rows.putUser(u)
+		keep(t.rows, userRows, u.ID, u)
 	}
 	return u, t.check("User", err)
 }
@@ -658,7 +658,7 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.rows.wroteUser(u.ID)
+	wrote(t.rows, userRows, u.ID)
 	args, err := userUpdateArgs(&u)
 	if err != nil {
 		return err

@@ -41,6 +41,8 @@ const (
 	CodeInvalidVideoCallProviderToken Code = "INVALID_VIDEO_CALL_PROVIDER_TOKEN"
 	CodeBadEventQueueID               Code = "BAD_EVENT_QUEUE_ID"
 	CodePushServiceNotConfigured      Code = "PUSH_SERVICE_NOT_CONFIGURED"
+	CodeStreamWildcardNotAllowed      Code = "STREAM_WILDCARD_MENTION_NOT_ALLOWED"
+	CodeTopicWildcardNotAllowed       Code = "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
 
 	// CodeNotFound answers a path that names no route. The reference server
 	// answers such paths with an HTML page; we answer JSON everywhere.

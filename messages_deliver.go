@@ -51,6 +51,11 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 		m.RenderedContent = rc.render(m.Content)
 		m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
 		info[i] = rendered{rc.mentioned, rc.streamWildcard, rc.topicWildcard}
+		if o.sender != nil && !o.imported && m.RecipientType == RecipientChannel {
+			if err := checkWildcardMentions(tx, o.sender, m, info[i].stream, info[i].topic); err != nil {
+				return err
+			}
+		}
 	}
 	if err := tx.CreateMessages(ms); err != nil {
 		return err
@@ -368,4 +373,99 @@ func (s *Service) canReadMessage(tx Tx, user *UserRecord, messageID int64) (bool
 		return false, err
 	}
 	return true, nil
+}
+
+// wildcardMentionThreshold is the most subscribers a channel, or
+// participants a topic, may have for anyone to notify them all with a
+// wildcard mention (the reference server's WILDCARD_MENTION_THRESHOLD).
+const wildcardMentionThreshold = 15
+
+// canMentionManyUsers reports whether u may notify more than
+// wildcardMentionThreshold users at once: the organization's
+// administrators, the reference server's default for the setting we do
+// not model (can_mention_many_users_group).
+func canMentionManyUsers(u *UserRecord) bool {
+	return u.Role == RoleOwner || u.Role == RoleAdmin
+}
+
+// checkWildcardMentions refuses a channel message whose wildcard mention
+// would notify more users than its sender may: @all and the like in a
+// channel of more than wildcardMentionThreshold active subscribers, @topic
+// in a topic that more than wildcardMentionThreshold active users have
+// written to.
+//
+// Errors: ErrStreamWildcardMention, ErrTopicWildcardMention.
+func checkWildcardMentions(tx Tx, sender *UserRecord, m *MessageRecord, stream, topic bool) error {
+	if (!stream && !topic) || canMentionManyUsers(sender) {
+		return nil
+	}
+	if stream {
+		subs, err := tx.ChannelSubscriptions([]int64{m.ChannelID})
+		if err != nil {
+			return err
+		}
+		n, err := countActive(tx, m.RealmID, subscriberIDs(subs)[m.ChannelID], wildcardMentionThreshold+1)
+		if err != nil {
+			return err
+		}
+		if n > wildcardMentionThreshold {
+			return ErrStreamWildcardMention
+		}
+	}
+	if topic {
+		// The topic's senders, newest messages first, until there are
+		// more than the threshold of active ones.
+		key := TopicKey(m.Topic)
+		senders := map[int64]bool{}
+		f := MessageFilter{RealmID: m.RealmID, UserID: sender.ID, ChannelHistory: true, ChannelID: m.ChannelID,
+			TopicKey: &key, Descending: true, Limit: 1000}
+		for {
+			rows, err := tx.FindMessages(f)
+			if err != nil {
+				return err
+			}
+			var fresh []int64
+			for _, r := range rows {
+				if !senders[r.Message.SenderID] {
+					senders[r.Message.SenderID] = true
+					fresh = append(fresh, r.Message.SenderID)
+				}
+			}
+			if len(fresh) > 0 {
+				all := make([]int64, 0, len(senders))
+				for id := range senders {
+					all = append(all, id)
+				}
+				n, err := countActive(tx, m.RealmID, all, wildcardMentionThreshold+1)
+				if err != nil {
+					return err
+				}
+				if n > wildcardMentionThreshold {
+					return ErrTopicWildcardMention
+				}
+			}
+			if len(rows) < f.Limit {
+				return nil
+			}
+			f.MaxID = rows[len(rows)-1].Message.ID - 1
+		}
+	}
+	return nil
+}
+
+// countActive counts the active users among ids, stopping at enough.
+func countActive(tx Tx, realmID int64, ids []int64, enough int) (int, error) {
+	users, err := tx.Users(realmID, uniqueIDs(ids))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range users {
+		if users[i].IsActive {
+			if n++; n >= enough {
+				break
+			}
+		}
+	}
+	return n, nil
 }

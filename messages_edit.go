@@ -43,8 +43,9 @@ func (s *Service) checkEditable(cc *channelContext, m *MessageRecord) error {
 // content nil is "Nothing to change".
 //
 // Errors: ErrNothingToChange, ErrInvalidMessage, ErrEditingDisabled,
-// ErrNoEditPermission, ErrEditTimeLimit, ErrMessageNullBytes, and those of
-// the actor check.
+// ErrNoEditPermission, ErrEditTimeLimit, ErrMessageNullBytes,
+// ErrStreamWildcardMention, ErrTopicWildcardMention, and those of the
+// actor check.
 func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *string) error {
 	if content == nil {
 		return ErrNothingToChange
@@ -75,6 +76,11 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 		orig := m
 		m.Content, m.RenderedContent = text, rc.render(text)
 		m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
+		if m.RecipientType == RecipientChannel {
+			if err := checkWildcardMentions(tx, &cc.actor, &m, rc.streamWildcard, rc.topicWildcard); err != nil {
+				return err
+			}
+		}
 		m.EditedAt = s.now()
 		if err := tx.UpdateMessage(m); err != nil {
 			return err

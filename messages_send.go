@@ -109,6 +109,15 @@ var (
 	ErrEmptyTopicDisallowed  = errorf("Sending messages to the general chat is not allowed in this channel.")
 	ErrOnlyEmptyTopicAllowed = errorf("Only the general chat topic is allowed in this channel.")
 	ErrInvalidMessage        = errorf("Invalid message(s)")
+	// ErrStreamWildcardMention refuses @all, @everyone and @channel in a
+	// channel of more than wildcardMentionThreshold subscribers from
+	// someone who may not notify many users.
+	ErrStreamWildcardMention = &Error{Code: CodeStreamWildcardNotAllowed,
+		Msg: "You do not have permission to use channel wildcard mentions in this channel."}
+	// ErrTopicWildcardMention refuses @topic in a topic of more than
+	// wildcardMentionThreshold participants, likewise.
+	ErrTopicWildcardMention = &Error{Code: CodeTopicWildcardNotAllowed,
+		Msg: "You do not have permission to use topic wildcard mentions in this topic."}
 )
 
 // Truncation marks of long content and topics.
@@ -197,7 +206,9 @@ func effectiveTopicsPolicy(c *Channel, r *Realm) TopicsPolicy {
 // "Invalid character in topic, at position {n}!"; ErrEmptyTopicDisallowed,
 // ErrOnlyEmptyTopicAllowed; "Invalid user ID {id}", "Invalid email
 // '{email}'", "'{email}' is no longer using Zulip."; ErrEmptyMessage,
-// ErrMessageNullBytes; and those of the actor check.
+// ErrMessageNullBytes; ErrStreamWildcardMention, ErrTopicWildcardMention
+// for a wildcard mention of more than 15 users by someone other than an
+// administrator; and those of the actor check.
 func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageRequest) (int64, error) {
 	var channel bool
 	switch req.Type {

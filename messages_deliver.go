@@ -392,7 +392,9 @@ func canMentionManyUsers(u *UserRecord) bool {
 // would notify more users than its sender may: @all and the like in a
 // channel of more than wildcardMentionThreshold active subscribers, @topic
 // in a topic that more than wildcardMentionThreshold active users have
-// written to.
+// written to. It reads what it counts itself: it runs before the message
+// is stored, for the rare wildcard mention by someone who is not an
+// administrator, and serves edits too.
 //
 // Errors: ErrStreamWildcardMention, ErrTopicWildcardMention.
 func checkWildcardMentions(tx Tx, sender *UserRecord, m *MessageRecord, stream, topic bool) error {

@@ -405,25 +405,12 @@ func (s *Service) newViewer(tx Tx, actor int64, q UserQuery) (*viewer, error) {
 // actor reads the acting user and its realm inside a transaction and checks
 // that both are active.
 func (s *Service) actor(tx Tx, id int64) (UserRecord, Realm, error) {
-	u, err := tx.User(id)
 	if at, ok := tx.(*authTx); ok && !at.p.done.Load() && at.p.userID == id {
 		// The request's credentials are checked here, against the
 		// records the operation reads anyway.
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return UserRecord{}, Realm{}, err
-		}
-		var r Realm
-		found := err == nil
-		if found {
-			if r, err = tx.Realm(u.RealmID); err != nil {
-				return UserRecord{}, Realm{}, err
-			}
-		}
-		if err := s.checkPending(tx, at.p, &u, &r, found); err != nil {
-			return UserRecord{}, Realm{}, err
-		}
-		return u, r, nil
+		return s.verifyPending(tx, at.p)
 	}
+	u, err := tx.User(id)
 	if errors.Is(err, ErrNotFound) {
 		return UserRecord{}, Realm{}, ErrNotLoggedIn
 	}

@@ -145,29 +145,40 @@ func (s *Service) withPendingAuth(ctx context.Context, fn func(Tx) error) func(T
 		if err != nil && !errors.As(err, &domainErr) {
 			return err // the transaction itself failed
 		}
-		u, uerr := tx.User(p.userID)
-		if uerr != nil && !errors.Is(uerr, ErrNotFound) {
-			return uerr
-		}
-		var r Realm
-		if uerr == nil {
-			if r, uerr = tx.Realm(u.RealmID); uerr != nil {
-				return uerr
-			}
-		}
-		if cerr := s.checkPending(tx, p, &u, &r, uerr == nil); cerr != nil {
-			return cerr
+		if _, _, verr := s.verifyPending(tx, p); verr != nil {
+			return verr
 		}
 		return err
 	}
 }
 
-// checkPending compares the user and organization read in tx with p's
-// credentials, marks p done when they hold, and otherwise forgets them
-// and returns Authenticate's error for them, checked afresh in tx.
+// verifyPending reads p's user and their organization in tx and checks
+// p's credentials against them (checkPending); it returns the records.
+func (s *Service) verifyPending(tx Tx, p *pendingAuth) (UserRecord, Realm, error) {
+	u, err := tx.User(p.userID)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return UserRecord{}, Realm{}, err
+	}
+	var r Realm
+	found := err == nil
+	if found {
+		if r, err = tx.Realm(u.RealmID); err != nil {
+			return UserRecord{}, Realm{}, err
+		}
+	}
+	if err := s.checkPending(tx, p, &u, &r, found); err != nil {
+		return UserRecord{}, Realm{}, err
+	}
+	return u, r, nil
+}
+
+// checkPending compares the user (if found) and their organization read in
+// tx with p's credentials, marks p done when they hold, and otherwise
+// forgets them and returns Authenticate's error for them, checked afresh
+// in tx.
 func (s *Service) checkPending(tx Tx, p *pendingAuth, u *UserRecord, r *Realm, found bool) error {
 	c := p.creds
-	if found && u.RealmID == r.ID && r.Host == strings.ToLower(c.host) && EmailKey(u.Email) == EmailKey(c.email) &&
+	if found && r.Host == strings.ToLower(c.host) && EmailKey(u.Email) == EmailKey(c.email) &&
 		subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(c.apiKey)) == 1 {
 		if err := credentialsUsable(u, r); err != nil {
 			s.accepted.drop(c)

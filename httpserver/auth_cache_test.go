@@ -45,7 +45,9 @@ func TestAcceptedCredentialsChangedElsewhere(t *testing.T) {
 			store := memory.New()
 			e := newEnvWithStore(t, store)
 			// Accepted once, then served with the check deferred.
-			e.expect(e.call(http.MethodGet, "/users/me", &e.member, nil), http.StatusOK, e.call(http.MethodGet, "/users/me", &e.member, nil).body)
+			if res := e.call(http.MethodGet, "/users/me", &e.member, nil); res.status != http.StatusOK || res.body["user_id"] != float64(e.member.id) {
+				t.Fatalf("GET /users/me: %s", res.raw)
+			}
 			e.expect(e.call(http.MethodPost, "/users/me/status", &e.member, form("status_text", "before")), http.StatusOK, success())
 
 			err := store.Update(context.Background(), func(tx chat.Tx) error {

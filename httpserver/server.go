@@ -174,7 +174,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 			writeError(w, s.log, internalError)
 		}
 	}()
-	ctx, actor, err := s.admitRequest(w, r, ep.access)
+	// The check of credentials accepted before may be deferred into the
+	// operation (chat.Service.AuthenticateRequest): it must run with ctx,
+	// and VerifyRequest comes before any answer.
+	ctx, actor, err := s.admitAs(w, r, ep.access, true)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -221,14 +224,8 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64,
 	return actor, err
 }
 
-// admitRequest is admit for the routes served by serve, which may defer
-// the check of credentials accepted before into the request's operation
-// (chat.Service.AuthenticateRequest): the operation must run with the
-// returned context, and serve verifies before answering.
-func (s *Server) admitRequest(w http.ResponseWriter, r *http.Request, a access) (context.Context, int64, error) {
-	return s.admitAs(w, r, a, true)
-}
-
+// admitAs is admit, which with deferred returns the context that carries
+// a deferred credential check (see serve).
 func (s *Server) admitAs(w http.ResponseWriter, r *http.Request, a access, deferred bool) (context.Context, int64, error) {
 	ctx := r.Context()
 	if a == public {

@@ -361,9 +361,9 @@ func appendSubArgs(args []any, s *chat.Subscription) []any {
 
 // CreateSubscriptions inserts subBatch rows per statement, then the rest
 // one by one, in the order of the table's key (user, channel), which
-// writes each B-tree page once. A failed statement undoes itself; when one fails, the rows
-// of the statements before it are deleted again, so that the call stores
-// none. (A savepoint would do the same, but SQLite then journals every
+// writes each B-tree page once. A failed statement undoes itself; when one
+// fails, the rows of the statements before it are deleted again, so that
+// the call stores none. (A savepoint would do the same, but SQLite then journals every
 // statement into one growing journal, which costs far more on the path that
 // matters.)
 func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"database/sql"
+	"maps"
 	"slices"
 	"strings"
 
@@ -177,9 +178,11 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 	if err := t.writable(); err != nil || len(rows) == 0 {
 		return err
 	}
+	messages := map[int64]bool{}
 	for _, r := range rows {
-		wrote(t.rows, recipientRows, r.MessageID)
+		messages[r.MessageID] = true
 	}
+	wrote(t.rows, recipientRows, slices.Collect(maps.Keys(messages))...)
 	sorted := slices.Clone(rows)
 	slices.SortFunc(sorted, func(a, b chat.UserMessage) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {

@@ -15,32 +15,41 @@ import (
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
+// twoStores opens two stores on one new database file, as two processes
+// would; they are closed when the test ends.
+func twoStores(t *testing.T) (*sqlite.Store, *sqlite.Store) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "chat.db")
+	var stores [2]*sqlite.Store
+	for i := range stores {
+		s, err := sqlite.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores[i] = s
+	}
+	return stores[0], stores[1]
+}
+
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestWriterRowCache checks the cache of realm and user rows that write
 // transactions read: it saves the statements of repeated reads, and never
 // returns a row that another connection (another process) changed, that a
 // rolled-back transaction wrote, or that the transaction itself replaced.
 func TestWriterRowCache(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "chat.db")
-	s1, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s1.Close()
-	s2, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s1, s2 := twoStores(t)
 
 	var realm chat.Realm
 	var user chat.UserRecord
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := func(err error) { t.Helper(); mustOK(t, err) }
 	must(s1.Update(ctx, func(tx chat.Tx) error {
 		realm = chat.Realm{Name: "Org", Host: "org.example.com"}
 		if err := tx.CreateRealm(&realm); err != nil {
@@ -98,7 +107,7 @@ func TestWriterRowCache(t *testing.T) {
 
 	// A transaction that reads, writes, reads its own write and rolls back.
 	rollback := errors.New("rolled back")
-	err = s1.Update(ctx, func(tx chat.Tx) error {
+	err := s1.Update(ctx, func(tx chat.Tx) error {
 		u, err := tx.User(user.ID)
 		if err != nil {
 			return err
@@ -172,23 +181,8 @@ func TestWriterRowCache(t *testing.T) {
 // reads: the message, its recipients and the realm's emoji by name.
 func TestWriterRowCacheMessages(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "chat.db")
-	s1, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s1.Close()
-	s2, err := sqlite.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	s1, s2 := twoStores(t)
+	must := func(err error) { t.Helper(); mustOK(t, err) }
 	var realm chat.Realm
 	var a, b chat.UserRecord
 	var m chat.MessageRecord
@@ -289,7 +283,7 @@ func TestWriterRowCacheMessages(t *testing.T) {
 
 	// This connection edits, deletes and renames, and rolls back.
 	rollback := errors.New("rolled back")
-	err = s1.Update(ctx, func(tx chat.Tx) error {
+	err := s1.Update(ctx, func(tx chat.Tx) error {
 		edited := m
 		edited.Content = "never"
 		if err := tx.UpdateMessage(edited); err != nil {

@@ -39,7 +39,7 @@ type Store struct {
 	wtexts textStmts
 	rtexts textStmts
 	cache  usersCache
-	// rows caches the realm and user rows that write transactions read.
+	// rows caches rows that write transactions read (rowcache.go).
 	rows rowCache
 	// queries counts the statements transactions ran (QueryCount).
 	queries atomic.Int64

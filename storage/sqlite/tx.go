@@ -280,7 +280,8 @@ type tx struct {
 	texts      *textStmts
 	boundTexts map[*sql.Stmt]*sql.Stmt
 	readOnly   bool
-	// rows is the writer's cache of realm and user rows, nil in a View.
+	// rows is the writer's cache of the rows write transactions read
+	// (rowcache.go), nil in a View.
 	rows *rowCache
 	// failed is the first storage failure, after which SQLite may have
 	// rolled the transaction back on its own: Update must not commit.
@@ -432,14 +433,19 @@ func realmArgs(r *chat.Realm) ([]any, error) {
 		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages)}, nil
 }
 
+// userTimes returns the user's times as stored, in nanoseconds.
+func userTimes(u *chat.UserRecord) (joined, login int64, err error) {
+	if joined, err = toNanos(u.DateJoined); err != nil {
+		return 0, 0, err
+	}
+	login, err = toNanos(u.LastLogin)
+	return joined, login, err
+}
+
 // userArgs returns the column values of u from email on, in the order of
 // qCreateUser.
 func userArgs(u *chat.UserRecord) ([]any, error) {
-	joined, err := toNanos(u.DateJoined)
-	if err != nil {
-		return nil, err
-	}
-	login, err := toNanos(u.LastLogin)
+	joined, login, err := userTimes(u)
 	if err != nil {
 		return nil, err
 	}
@@ -451,20 +457,13 @@ func userArgs(u *chat.UserRecord) ([]any, error) {
 }
 
 // userUpdateArgs are the values of qUpdateUser's columns: those of
-// userArgs but the indexed ones (qUpdateUserKeys).
-func userUpdateArgs(u *chat.UserRecord) ([]any, error) {
-	joined, err := toNanos(u.DateJoined)
-	if err != nil {
-		return nil, err
-	}
-	login, err := toNanos(u.LastLogin)
-	if err != nil {
-		return nil, err
-	}
+// userArgs but the indexed ones (qUpdateUserKeys), with u's times as
+// userTimes gives them.
+func userUpdateArgs(u *chat.UserRecord, joined, login int64) []any {
 	return []any{u.Email, u.FullName, b2i(u.IsActive), int64(u.BotType), joined, login, b2i(u.IsImportedStub),
 		u.Timezone, u.AvatarSource, int64(u.AvatarVersion), u.PasswordHash, int64(u.EmailVisibility),
 		b2i(u.CanChangeUserEmails), b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
-		string(u.Status.ReactionType)}, nil
+		string(u.Status.ReactionType)}
 }
 
 // Realms.
@@ -659,7 +658,7 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 		return err
 	}
 	wrote(t.rows, userRows, u.ID)
-	args, err := userUpdateArgs(&u)
+	joined, login, err := userTimes(&u)
 	if err != nil {
 		return err
 	}
@@ -669,7 +668,7 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 		u.APIKey, u.ID, u.RealmID); err != nil {
 		return t.check("UpdateUser", err)
 	}
-	res, err := t.stmt(qUpdateUser).ExecContext(t.ctx, append(args, u.ID, u.RealmID)...)
+	res, err := t.stmt(qUpdateUser).ExecContext(t.ctx, append(userUpdateArgs(&u, joined, login), u.ID, u.RealmID)...)
 	if err != nil {
 		return t.check("UpdateUser", err)
 	}
@@ -681,8 +680,6 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 		// The row as a read would return it, for the writer's cache once
 		// the transaction commits: times come back in UTC.
 		stored := u
-		joined, _ := toNanos(u.DateJoined)
-		login, _ := toNanos(u.LastLogin)
 		stored.DateJoined, stored.LastLogin = fromNanos(joined), fromNanos(login)
 		t.rows.updatedUser(stored)
 		return nil

@@ -72,7 +72,7 @@ func TestAuthenticate(t *testing.T) {
 			}
 		}
 
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.guest.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.guest.ID))
 		_, err := auth(host1, f.guest.Email, f.guest.APIKey)
 		wantErr(t, "deactivated user", err, chat.ErrAccountDeactivated)
 		_, err = auth(host1, f.owner.Email, f.owner.APIKey)
@@ -124,7 +124,7 @@ func TestFetchAPIKey(t *testing.T) {
 		}
 		joined := func(a *account) (time.Time, bool) {
 			t.Helper()
-			u, err := f.svc.User(ctx, f.owner.ID, a.ID, chat.UserQuery{})
+			u, err := f.svc.User(ctx, chat.AsUser(f.owner.ID), a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			return u.DateJoined, u.IsImportedStub
 		}
@@ -141,7 +141,7 @@ func TestFetchAPIKey(t *testing.T) {
 		if !d.Equal(t1) || stub {
 			t.Errorf("after first login date_joined = %v, stub %v; want %v, false", d, stub, t1)
 		}
-		u, err := f.svc.User(ctx, f.guest.ID, f.member.ID, chat.UserQuery{})
+		u, err := f.svc.User(ctx, chat.AsUser(f.guest.ID), f.member.ID, chat.UserQuery{})
 		wantNoErr(t, "User", err)
 		b, err := u.MarshalJSON()
 		wantNoErr(t, "MarshalJSON", err)
@@ -193,7 +193,7 @@ func TestFetchAPIKey(t *testing.T) {
 		diff(t, "org 2 login", res, chat.APIKeyResult{APIKey: f.member2.APIKey, Email: "member@example.com", UserID: f.member2.ID})
 
 		// A deactivated user learns it only with the right password.
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.guest.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.guest.ID))
 		_, err = login(host1, f.guest.Email, f.guest.Password)
 		wantErr(t, "deactivated user", err, chat.ErrLoginUserDeactivated)
 		// Login errors carry their own codes, unlike the API-key ones.
@@ -223,9 +223,9 @@ func TestFetchAPIKeyOfCreatedUser(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		created := f.clock.Advance(time.Minute)
-		id, err := f.svc.CreateUser(ctx, f.admin.ID, "fresh@example.com", "fresh-password", "Fresh User")
+		id, err := f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "fresh@example.com", "fresh-password", "Fresh User")
 		wantNoErr(t, "CreateUser", err)
-		u, err := f.svc.User(ctx, id, id, chat.UserQuery{})
+		u, err := f.svc.User(ctx, chat.AsUser(id), id, chat.UserQuery{})
 		wantNoErr(t, "User", err)
 		if !u.DateJoined.Equal(created) || u.IsImportedStub {
 			t.Errorf("before login: date_joined %v stub %v, want %v false", u.DateJoined, u.IsImportedStub, created)
@@ -240,7 +240,7 @@ func TestFetchAPIKeyOfCreatedUser(t *testing.T) {
 		f.clock.Advance(time.Hour)
 		_, err = f.svc.Authenticate(ctx, host1, "fresh@example.com", res.APIKey)
 		wantNoErr(t, "Authenticate", err)
-		u, err = f.svc.Me(ctx, id)
+		u, err = f.svc.Me(ctx, chat.AsUser(id))
 		wantNoErr(t, "Me", err)
 		if !u.DateJoined.Equal(loggedIn) {
 			t.Errorf("after login: date_joined %v, want %v", u.DateJoined, loggedIn)

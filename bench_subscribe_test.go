@@ -79,7 +79,7 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 			specs[i].Name = n
 		}
 		start := time.Now()
-		res, err := svc.Subscribe(ctx, org.UserID, chat.SubscribeRequest{Subscriptions: specs, Principals: &chat.Principals{IDs: ids}})
+		res, err := svc.Subscribe(ctx, chat.AsUser(org.UserID), chat.SubscribeRequest{Subscriptions: specs, Principals: &chat.Principals{IDs: ids}})
 		elapsed := time.Since(start)
 		if err != nil || len(res.Subscribed) != len(ids) {
 			b.Fatalf("service: %v", err)

@@ -88,7 +88,7 @@ func checkFolderDescription(d string) error {
 	return nil
 }
 
-func (s *Service) folderAdmin(tx Tx, actor int64) (UserRecord, Realm, error) {
+func (s *Service) folderAdmin(tx Tx, actor Actor) (UserRecord, Realm, error) {
 	u, realm, err := s.actor(tx, actor)
 	if err == nil && !u.Role.IsAdmin() {
 		err = ErrMustBeAdmin
@@ -106,9 +106,9 @@ func (s *Service) activeUserEvent(_ Tx, emit func(Event), realmID int64, payload
 // only. Errors: ErrMustBeAdmin, name errors ("Channel folder name can't be
 // empty.", "Channel folder 'x' already exists", bad characters, length),
 // "description is too long ...".
-func (s *Service) CreateChannelFolder(ctx context.Context, actor int64, name, description string) (int64, error) {
+func (s *Service) CreateChannelFolder(ctx context.Context, actor Actor, name, description string) (int64, error) {
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		u, realm, err := s.folderAdmin(tx, actor)
 		if err != nil {
 			return err
@@ -137,9 +137,9 @@ func (s *Service) CreateChannelFolder(ctx context.Context, actor int64, name, de
 
 // ChannelFolders returns the organization's folders sorted by order,
 // archived ones only when includeArchived. Any active user may call it.
-func (s *Service) ChannelFolders(ctx context.Context, actor int64, includeArchived bool) ([]ChannelFolderView, error) {
+func (s *Service) ChannelFolders(ctx context.Context, actor Actor, includeArchived bool) ([]ChannelFolderView, error) {
 	out := []ChannelFolderView{}
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -169,8 +169,8 @@ type FolderUpdate struct {
 // folder. Administrators only; values equal to the current ones are
 // ignored. Errors: ErrMustBeAdmin, ErrInvalidFolderID, the name and
 // description errors of CreateChannelFolder, ErrFolderNotEmpty.
-func (s *Service) UpdateChannelFolder(ctx context.Context, actor, id int64, req FolderUpdate) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) UpdateChannelFolder(ctx context.Context, actor Actor, id int64, req FolderUpdate) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		_, realm, err := s.folderAdmin(tx, actor)
 		if err != nil {
 			return err

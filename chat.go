@@ -4,11 +4,14 @@
 //
 // A Service is built from a Store (see the storage/memory and storage/sqlite
 // packages) and a Config whose zero value works. Every operation is a method
-// that takes the ID of the acting user explicitly; the method re-reads that
-// user inside its own transaction and checks that the account is active and
-// allowed to act. Failures are always *Error values carrying the wire code and
-// the exact client-visible message, so the same rules hold whether the caller
-// is a Go program or the HTTP adapter in the httpserver package.
+// whose acting party is an explicit Actor: AsUser for a user the caller has
+// authenticated, or Service.AuthenticateRequest for a request's
+// credentials. The method re-reads that user inside its own transaction and
+// checks that the account is active and allowed to act; no credential or
+// user travels in a context. Failures are always *Error values carrying the
+// wire code and the exact client-visible message, so the same rules hold
+// whether the caller is a Go program or the HTTP adapter in the httpserver
+// package.
 package chat
 
 import (
@@ -193,16 +196,16 @@ func (s *Service) Close() error {
 // values round-trip through every backend unchanged.
 func (s *Service) now() time.Time { return s.cfg.Now().UTC().Round(0) }
 
-// view runs fn in a read-only transaction, turning storage failures into
-// internal errors.
-func (s *Service) view(ctx context.Context, fn func(Tx) error) error {
-	return internal(s.store.View(ctx, s.withPendingAuth(ctx, fn)))
+// view runs fn, for actor, in a read-only transaction, turning storage
+// failures into internal errors.
+func (s *Service) view(ctx context.Context, actor Actor, fn func(Tx) error) error {
+	return internal(s.store.View(ctx, s.withPendingAuth(actor, fn)))
 }
 
-// update runs fn in a read-write transaction: everything fn wrote is
+// update runs fn, for actor, in a read-write transaction: everything fn wrote is
 // committed when it returns nil and nothing when it returns an error.
-func (s *Service) update(ctx context.Context, fn func(Tx) error) error {
-	return internal(s.store.Update(ctx, s.withPendingAuth(ctx, fn)))
+func (s *Service) update(ctx context.Context, actor Actor, fn func(Tx) error) error {
+	return internal(s.store.Update(ctx, s.withPendingAuth(actor, fn)))
 }
 
 // Storage errors. Backends return them (possibly wrapped); the domain turns

@@ -172,7 +172,7 @@ func validRealmEmojiName(name string) bool {
 // this name already exists.").
 func (s *Service) ProvisionRealmEmoji(ctx context.Context, realmID int64, name string, authorID int64) (int64, error) {
 	var id int64
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx Tx) error {
 		if _, err := tx.Realm(realmID); errors.Is(err, ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
 		} else if err != nil {
@@ -203,7 +203,7 @@ func (s *Service) ProvisionRealmEmoji(ctx context.Context, realmID int64, name s
 // operation. Errors: BAD_REQUEST "Emoji does not exist" for an ID of no
 // emoji of the organization.
 func (s *Service) SetRealmEmojiDeactivated(ctx context.Context, realmID, id int64, deactivated bool) error {
-	return s.update(ctx, func(tx Tx) error {
+	return s.update(ctx, noActor, func(tx Tx) error {
 		e, err := tx.RealmEmoji(id)
 		if errors.Is(err, ErrNotFound) || (err == nil && e.RealmID != realmID) {
 			return errNoSuchRealmEmoji

@@ -48,7 +48,7 @@ func TestDeactivationEvents(t *testing.T) {
 			}
 			ids = append(ids, res.UserID)
 		}
-		if err := svc.DeactivateUser(ctx, org.UserID, ids[3]); err != nil {
+		if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), ids[3]); err != nil {
 			t.Fatal(err)
 		}
 		want := []chat.Event{{RealmID: org.RealmID, AllUsers: true, Payload: map[string]any{
@@ -60,14 +60,14 @@ func TestDeactivationEvents(t *testing.T) {
 		}
 
 		// A failed operation publishes nothing.
-		if err := svc.DeactivateUser(ctx, org.UserID, ids[3]); err == nil {
+		if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), ids[3]); err == nil {
 			t.Fatal("deactivating twice succeeded")
 		}
 		if got := rec.take(); len(got) != 0 {
 			t.Errorf("failed deactivation published %v", got)
 		}
 
-		if err := svc.ReactivateUser(ctx, org.UserID, ids[3]); err != nil {
+		if err := svc.ReactivateUser(ctx, chat.AsUser(org.UserID), ids[3]); err != nil {
 			t.Fatal(err)
 		}
 		want[0].Payload["person"] = map[string]any{"user_id": ids[3], "is_active": true}
@@ -88,7 +88,7 @@ func TestNoEventSinkIsFine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.DeactivateUser(ctx, org.UserID, res.UserID); err != nil {
+	if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), res.UserID); err != nil {
 		t.Fatal(err)
 	}
 }

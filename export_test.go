@@ -5,7 +5,7 @@ import "context"
 // CountTopicMessages counts the messages of a channel's topic, for tests.
 func (s *Service) CountTopicMessages(ctx context.Context, channelID int64, topic string) int {
 	n := 0
-	_ = s.view(ctx, func(tx Tx) error {
+	_ = s.view(ctx, noActor, func(tx Tx) error {
 		ids, err := tx.TopicMessageIDs(channelID, TopicKey(topic), 1<<30)
 		n = len(ids)
 		return err
@@ -19,8 +19,8 @@ func (s *Service) CountTopicMessages(ctx context.Context, channelID int64, topic
 // transaction of its own, as if sender had sent message messageID with
 // content.
 func (s *Service) LinkAttachmentsForTest(ctx context.Context, sender, messageID int64, content string) error {
-	return s.update(ctx, func(tx Tx) error {
-		u, _, err := s.actor(tx, sender)
+	return s.update(ctx, AsUser(sender), func(tx Tx) error {
+		u, _, err := s.actor(tx, AsUser(sender))
 		if err != nil {
 			return err
 		}

@@ -366,9 +366,9 @@ type UserGroupView struct {
 // groups with their role-derived direct members. Any active user may call
 // it; deactivated groups only when includeDeactivated.
 // Errors: those of the actor check (ErrNotLoggedIn, ...).
-func (s *Service) UserGroups(ctx context.Context, actor int64, includeDeactivated bool) ([]UserGroupView, error) {
+func (s *Service) UserGroups(ctx context.Context, actor Actor, includeDeactivated bool) ([]UserGroupView, error) {
 	var out []UserGroupView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err

@@ -107,7 +107,7 @@ func (s *Service) ImportSlack(ctx context.Context, r io.ReaderAt, size int64, op
 	if err := im.checkOrg(); err != nil {
 		return ImportResult{}, err
 	}
-	err = s.update(ctx, func(tx Tx) error {
+	err = s.update(ctx, noActor, func(tx Tx) error {
 		// A backend may run fn again after a conflict (PostgreSQL's
 		// serialization failures): start over, without the files of the
 		// attempt that was rolled back.

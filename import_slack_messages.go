@@ -334,7 +334,7 @@ func (im *slackImport) file(owner int64, f slackFileJSON) (string, error) {
 		}
 		return "[" + escapeLinkText(name) + "](" + f.URLPrivate + ")", nil
 	}
-	st, err := im.s.newStaged(owner, im.realm.ID, name, f.Mimetype, false)
+	st, err := im.s.newStaged(AsUser(owner), im.realm.ID, name, f.Mimetype, false)
 	if err != nil {
 		return "", err
 	}

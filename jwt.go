@@ -39,7 +39,7 @@ type JWTLoginResult struct {
 // ErrLoginRealmDeactivated.
 func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includeProfile bool) (JWTLoginResult, error) {
 	var out JWTLoginResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx Tx) error {
 		realm, err := s.realmForHost(tx, host)
 		if err != nil {
 			return err

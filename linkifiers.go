@@ -377,7 +377,7 @@ func (req *LinkifierRequest) normalise() {
 }
 
 // requireAdmin reads the actor, who must be an administrator.
-func (s *Service) requireAdmin(tx Tx, actor int64) (UserRecord, Realm, error) {
+func (s *Service) requireAdmin(tx Tx, actor Actor) (UserRecord, Realm, error) {
 	u, realm, err := s.actor(tx, actor)
 	if err == nil && !u.Role.IsAdmin() {
 		err = ErrMustBeAdmin
@@ -394,10 +394,10 @@ func (s *Service) requireAdmin(tx Tx, actor int64) (UserRecord, Realm, error) {
 // ("This field cannot be blank.", "Bad regular expression: ...", "Invalid
 // URL template.", the group and example checks, "Realm filter with this
 // Realm and Pattern already exists.").
-func (s *Service) AddLinkifier(ctx context.Context, actor int64, req LinkifierRequest) (int64, error) {
+func (s *Service) AddLinkifier(ctx context.Context, actor Actor, req LinkifierRequest) (int64, error) {
 	req.normalise()
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		_, realm, err := s.requireAdmin(tx, actor)
 		if err != nil {
 			return err
@@ -443,9 +443,9 @@ func (req *LinkifierRequest) linkifier(id int64) Linkifier {
 // realm_linkifiers event.
 //
 // Errors: ErrMustBeAdmin; ErrLinkifierNotFound; those of AddLinkifier.
-func (s *Service) UpdateLinkifier(ctx context.Context, actor, id int64, req LinkifierRequest) error {
+func (s *Service) UpdateLinkifier(ctx context.Context, actor Actor, id int64, req LinkifierRequest) error {
 	req.normalise()
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		_, realm, err := s.requireAdmin(tx, actor)
 		if err != nil {
 			return err
@@ -477,8 +477,8 @@ func (s *Service) UpdateLinkifier(ctx context.Context, actor, id int64, req Link
 // active user gets a realm_linkifiers event.
 //
 // Errors: ErrMustBeAdmin; ErrLinkifierNotFound.
-func (s *Service) DeleteLinkifier(ctx context.Context, actor, id int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) DeleteLinkifier(ctx context.Context, actor Actor, id int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		_, realm, err := s.requireAdmin(tx, actor)
 		if err != nil {
 			return err
@@ -494,9 +494,9 @@ func (s *Service) DeleteLinkifier(ctx context.Context, actor, id int64) error {
 
 // Linkifiers returns the organization's linkifiers in processing order.
 // Any active user may call it.
-func (s *Service) Linkifiers(ctx context.Context, actor int64) ([]Linkifier, error) {
+func (s *Service) Linkifiers(ctx context.Context, actor Actor) ([]Linkifier, error) {
 	var out []Linkifier
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err

@@ -363,7 +363,7 @@ func (s *Service) linkMessageAttachments(tx Tx, ms []*MessageRecord) error {
 // the message when it is theirs to read (received, or in the history of a
 // channel open to them).
 func (s *Service) canReadMessage(tx Tx, user *UserRecord, messageID int64) (bool, error) {
-	cc, err := s.channelContext(tx, user.ID)
+	cc, err := s.channelContext(tx, AsUser(user.ID))
 	if err != nil {
 		return false, err
 	}

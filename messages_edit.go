@@ -46,11 +46,11 @@ func (s *Service) checkEditable(cc *channelContext, m *MessageRecord) error {
 // ErrNoEditPermission, ErrEditTimeLimit, ErrMessageNullBytes,
 // ErrStreamWildcardMention, ErrTopicWildcardMention, and those of the
 // actor check.
-func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *string) error {
+func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, content *string) error {
 	if content == nil {
 		return ErrNothingToChange
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -126,8 +126,8 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 //
 // Errors: ErrInvalidMessage, ErrNoDeletePermission, ErrDeleteTimeLimit,
 // and those of the actor check.
-func (s *Service) DeleteMessage(ctx context.Context, actor, id int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) DeleteMessage(ctx context.Context, actor Actor, id int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -280,12 +280,12 @@ func (e *deleteMessageEvent) ForQueue(q QueueInfo) []json.RawMessage {
 //
 // Errors: ErrInvalidTypingOp, ErrInvalidMessage, ErrEditingDisabled,
 // ErrNoEditPermission, ErrEditTimeLimit, and those of the actor check.
-func (s *Service) EditTyping(ctx context.Context, actor, id int64, op string) error {
+func (s *Service) EditTyping(ctx context.Context, actor Actor, id int64, op string) error {
 	if op != "start" && op != "stop" {
 		return ErrInvalidTypingOp
 	}
 	var events []Event
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err

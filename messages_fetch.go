@@ -86,7 +86,7 @@ func ParseAnchor(s string) (int64, error) {
 //
 // Errors: ErrInvalidAnchor, ErrAnchorExcluded, ErrTooManyMessages,
 // BAD_NARROW ones (see compileNarrow), and those of the actor check.
-func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesRequest) (GetMessagesResult, error) {
+func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesRequest) (GetMessagesResult, error) {
 	var out GetMessagesResult
 	if req.NumBefore < 0 || req.NumAfter < 0 {
 		return out, ErrNegativeNumMessages
@@ -104,7 +104,7 @@ func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesR
 			return out, err
 		}
 	}
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -309,10 +309,10 @@ func readableMessage(tx Tx, cc *channelContext, id int64) (MessageRecord, Messag
 // GetMessage returns one message the actor may read and its Markdown
 // source (GET /messages/{id}). Errors: ErrInvalidMessage and those of the
 // actor check.
-func (s *Service) GetMessage(ctx context.Context, actor, id int64, f MessageFormat) (MessageView, string, error) {
+func (s *Service) GetMessage(ctx context.Context, actor Actor, id int64, f MessageFormat) (MessageView, string, error) {
 	var v MessageView
 	var raw string
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -342,9 +342,9 @@ type NarrowMatch struct {
 // the actor received and that match the narrow, with their rendered
 // content and escaped topic (search words highlighted). Errors: BAD_NARROW
 // ones and those of the actor check.
-func (s *Service) MatchesNarrow(ctx context.Context, actor int64, ids []int64, narrow []NarrowElement) (map[string]NarrowMatch, error) {
+func (s *Service) MatchesNarrow(ctx context.Context, actor Actor, ids []int64, narrow []NarrowElement) (map[string]NarrowMatch, error) {
 	out := map[string]NarrowMatch{}
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -374,7 +374,7 @@ func (s *Service) MatchesNarrow(ctx context.Context, actor int64, ids []int64, n
 
 // messageState is the "message" block of a register answer: max_message_id,
 // the highest ID of the messages the user received (-1 for none).
-func messageState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
+func messageState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	return s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
 		rows, err := tx.FindMessages(MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Descending: true, Limit: 1})
 		if err != nil {

@@ -209,7 +209,7 @@ func effectiveTopicsPolicy(c *Channel, r *Realm) TopicsPolicy {
 // ErrMessageNullBytes; ErrStreamWildcardMention, ErrTopicWildcardMention
 // for a wildcard mention of more than 15 users by someone other than an
 // administrator; and those of the actor check.
-func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageRequest) (int64, error) {
+func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageRequest) (int64, error) {
 	var channel bool
 	switch req.Type {
 	case "stream", "channel":
@@ -219,7 +219,7 @@ func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageR
 		return 0, ErrInvalidMessageType
 	}
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -372,7 +372,7 @@ func (s *Service) userByAPIEmail(tx Tx, realm Realm, email string) (UserRecord, 
 
 // PostChannelMessage sends a message from the user to a channel topic: a
 // shorthand of SendMessage for tests and embedding programs.
-func (s *Service) PostChannelMessage(ctx context.Context, actor, channelID int64, topic, content string) (int64, error) {
+func (s *Service) PostChannelMessage(ctx context.Context, actor Actor, channelID int64, topic, content string) (int64, error) {
 	return s.SendMessage(ctx, actor, SendMessageRequest{Type: "channel", To: &MessageTo{IDs: []int64{channelID}},
 		Topic: &topic, Content: content})
 }

@@ -168,9 +168,9 @@ type NewProfileField struct {
 // ErrInvalidExternalAccount, ErrCustomAccountNoPattern,
 // ErrURLPatternNoUsername); ErrLabelBlank; ErrSummaryFieldType,
 // ErrSummaryFieldLimit; ErrUserMatchingFieldType; ErrFieldLabelExists.
-func (s *Service) CreateProfileField(ctx context.Context, actor int64, req NewProfileField) (int64, error) {
+func (s *Service) CreateProfileField(ctx context.Context, actor Actor, req NewProfileField) (int64, error) {
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -328,9 +328,9 @@ func checkFieldData(t FieldType, raw json.RawMessage) (map[string]any, error) {
 // ProfileFields returns the custom profile field definitions of the actor's
 // organization in display order. Any active user may call it. Errors: those
 // of Users.
-func (s *Service) ProfileFields(ctx context.Context, actor int64) ([]ProfileField, error) {
+func (s *Service) ProfileFields(ctx context.Context, actor Actor) ([]ProfileField, error) {
 	var out []ProfileField
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -621,8 +621,8 @@ func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord
 // choice for '{name}'.", "{name} is not a string", "{name} is not a list",
 // "Invalid user ID: {id}", "User with ID {id} is deactivated", "User with
 // ID {id} is a bot").
-func (s *Service) UpdateProfileData(ctx context.Context, actor int64, data []ProfileDataEntry) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) UpdateProfileData(ctx context.Context, actor Actor, data []ProfileDataEntry) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		u, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err

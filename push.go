@@ -142,8 +142,8 @@ var appIDPattern = regexp.MustCompile(`^[.a-zA-Z0-9-]+$`)
 // RequireHuman returns ErrBotsNotAllowed when the actor is a bot, and the
 // actor errors; the HTTP adapter calls it before reading the parameters of
 // human-only routes, as the reference server's decorator does.
-func (s *Service) RequireHuman(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
+func (s *Service) RequireHuman(ctx context.Context, actor Actor) error {
+	return s.view(ctx, actor, func(tx Tx) error {
 		u, _, err := s.actor(tx, actor)
 		if err == nil && u.IsBot() {
 			return ErrBotsNotAllowed
@@ -153,7 +153,7 @@ func (s *Service) RequireHuman(ctx context.Context, actor int64) error {
 }
 
 // human re-reads the actor and refuses bots.
-func (s *Service) human(tx Tx, actor int64) (UserRecord, Realm, error) {
+func (s *Service) human(tx Tx, actor Actor) (UserRecord, Realm, error) {
 	u, r, err := s.actor(tx, actor)
 	if err == nil && u.IsBot() {
 		err = ErrBotsNotAllowed
@@ -191,8 +191,8 @@ func parseHexToken(token string) (string, bool) {
 // letters, digits, "." and "-"; ErrEmptyPushToken for an empty token or one
 // longer than 4096 characters; ErrInvalidPushToken when the token is not
 // hex; the actor errors.
-func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor int64, token, appID string) error {
-	return s.update(ctx, func(tx Tx) error {
+func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor Actor, token, appID string) error {
+	return s.update(ctx, actor, func(tx Tx) error {
 		u, _, err := s.human(tx, actor)
 		if err != nil {
 			return err
@@ -219,9 +219,9 @@ func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor int64, token
 // for push, and returns its ID; the actor receives a device/add event.
 //
 // Errors: the actor errors.
-func (s *Service) RegisterClientDevice(ctx context.Context, actor int64) (int64, error) {
+func (s *Service) RegisterClientDevice(ctx context.Context, actor Actor) (int64, error) {
 	var d Device
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		u, _, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -251,8 +251,8 @@ func ownDevice(tx Tx, u *UserRecord, id int64) (Device, error) {
 //
 // Errors: ErrInvalidDeviceID when the actor has no device with the ID; the
 // actor errors.
-func (s *Service) RemoveClientDevice(ctx context.Context, actor, deviceID int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) RemoveClientDevice(ctx context.Context, actor Actor, deviceID int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		u, _, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -299,8 +299,8 @@ const pushKeySize = 1 + 32
 // ErrTokenIDNotBase64; ErrPushParamsIncomplete when neither group is
 // complete; ErrNoRegistrationForKey / ErrNoRegistrationForToken when one
 // group rotates a registration that does not exist; the actor errors.
-func (s *Service) RegisterPushDevice(ctx context.Context, actor int64, req PushRegistration) error {
-	return s.update(ctx, func(tx Tx) error {
+func (s *Service) RegisterPushDevice(ctx context.Context, actor Actor, req PushRegistration) error {
+	return s.update(ctx, actor, func(tx Tx) error {
 		u, _, err := s.human(tx, actor)
 		if err != nil {
 			return err
@@ -360,13 +360,13 @@ func (s *Service) RegisterPushDevice(ctx context.Context, actor int64, req PushR
 // ErrPushNotConfigured without a PushRelay; the relay failures
 // ErrPushAdminActionRequired, ErrPushFailedToConnect,
 // ErrPushRelayServerError; the actor errors.
-func (s *Service) SendTestNotification(ctx context.Context, actor int64, deviceID *int64) error {
+func (s *Service) SendTestNotification(ctx context.Context, actor Actor, deviceID *int64) error {
 	var (
 		n       PushNotification
 		payload []byte
 	)
 	var keys [][]byte
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		u, realm, err := s.human(tx, actor)
 		if err != nil {
 			return err

@@ -32,8 +32,8 @@ type ReactionRequest struct {
 // ErrInvalidEmojiName, ErrInvalidEmojiType, ErrInvalidCustomEmoji,
 // ErrInvalidCustomEmojiName, ErrCustomEmojiDeactivated); and those of
 // the actor check.
-func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req ReactionRequest) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) AddReaction(ctx context.Context, actor Actor, messageID int64, req ReactionRequest) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		rc, m, err := s.reactionContext(tx, actor, messageID)
 		if err != nil {
 			return err
@@ -82,11 +82,11 @@ func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req R
 //
 // Errors: ErrReactionNameOrCode, ErrInvalidMessage, "Emoji '{name}' does
 // not exist", ErrReactionDoesNotExist, and those of the actor check.
-func (s *Service) RemoveReaction(ctx context.Context, actor, messageID int64, req ReactionRequest) error {
+func (s *Service) RemoveReaction(ctx context.Context, actor Actor, messageID int64, req ReactionRequest) error {
 	if req.Name == "" && req.Code == nil {
 		return ErrReactionNameOrCode
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		rc, m, err := s.reactionContext(tx, actor, messageID)
 		if err != nil {
 			return err
@@ -132,7 +132,7 @@ type reactionContext struct {
 // and those reads cost more than the write itself.
 //
 // Errors: ErrInvalidMessage and those of the actor check.
-func (s *Service) reactionContext(tx Tx, actor, messageID int64) (*reactionContext, MessageRecord, error) {
+func (s *Service) reactionContext(tx Tx, actor Actor, messageID int64) (*reactionContext, MessageRecord, error) {
 	u, realm, err := s.actor(tx, actor)
 	if err != nil {
 		return nil, MessageRecord{}, err

@@ -156,7 +156,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 	}
 	req.URL = strings.TrimRight(req.URL, "/")
 	var out NewOrgResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx Tx) error {
 		realm := Realm{
 			Name:                   req.Name,
 			Description:            req.Description,
@@ -194,7 +194,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 // operator and checks no actor. Errors: BAD_REQUEST for an unknown
 // organization.
 func (s *Service) DeactivateOrg(ctx context.Context, realmID int64) error {
-	return s.update(ctx, func(tx Tx) error {
+	return s.update(ctx, noActor, func(tx Tx) error {
 		r, err := tx.Realm(realmID)
 		if errors.Is(err, ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
@@ -211,7 +211,7 @@ func (s *Service) DeactivateOrg(ctx context.Context, realmID int64) error {
 // provisioning operation and checks no actor.
 func (s *Service) Orgs(ctx context.Context) ([]Realm, error) {
 	var out []Realm
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, noActor, func(tx Tx) error {
 		var err error
 		out, err = tx.Realms()
 		return err
@@ -294,7 +294,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		RequireEmailFormatUsernames: !methods.LDAP,
 		PushNotificationsEnabled:    s.cfg.PushRelay != nil,
 	}
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, noActor, func(tx Tx) error {
 		realms, err := tx.Realms()
 		if err != nil || len(realms) == 0 {
 			return err

@@ -22,7 +22,7 @@ var ErrModerationChannelPublic = &Error{Code: CodeBadRequest, Msg: "Moderation r
 // exist in the organization and be visible to the administrator
 // (ErrInvalidChannelID); the moderation request channel must be private
 // (ErrModerationChannelPublic).
-func (s *Service) applyRealmChannels(tx Tx, actor int64, req RealmChannels, realm *Realm) ([]RealmSettingChange, error) {
+func (s *Service) applyRealmChannels(tx Tx, actor Actor, req RealmChannels, realm *Realm) ([]RealmSettingChange, error) {
 	settings := []struct {
 		name      string
 		value     *int64

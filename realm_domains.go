@@ -81,9 +81,9 @@ func errNoDomain(domain string) *Error {
 // Errors: ErrMustBeOwner; "Invalid domain: {reason}" with the reasons of
 // PROTOCOL.md B2.20; "The domain {domain} is already a part of your
 // organization."
-func (s *Service) AddRealmDomain(ctx context.Context, actor int64, domain string, allowSubdomains bool) (RealmDomain, error) {
+func (s *Service) AddRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) (RealmDomain, error) {
 	var out RealmDomain
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		_, realm, err := s.owner(tx, actor)
 		if err != nil {
 			return err
@@ -108,9 +108,9 @@ func (s *Service) AddRealmDomain(ctx context.Context, actor int64, domain string
 
 // RealmDomains returns the organization's allowed email domains in the
 // order they were added. Any active user may call it.
-func (s *Service) RealmDomains(ctx context.Context, actor int64) ([]RealmDomain, error) {
+func (s *Service) RealmDomains(ctx context.Context, actor Actor) ([]RealmDomain, error) {
 	var out []RealmDomain
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -126,8 +126,8 @@ func (s *Service) RealmDomains(ctx context.Context, actor int64) ([]RealmDomain,
 // every active user gets a realm_domains/change event.
 //
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
-func (s *Service) UpdateRealmDomain(ctx context.Context, actor int64, domain string, allowSubdomains bool) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) UpdateRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		_, realm, err := s.owner(tx, actor)
 		if err != nil {
 			return err
@@ -155,8 +155,8 @@ func (s *Service) UpdateRealmDomain(ctx context.Context, actor int64, domain str
 // restriction is lifted).
 //
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
-func (s *Service) DeleteRealmDomain(ctx context.Context, actor int64, domain string) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) DeleteRealmDomain(ctx context.Context, actor Actor, domain string) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		_, realm, err := s.owner(tx, actor)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ func (s *Service) DeleteRealmDomain(ctx context.Context, actor int64, domain str
 }
 
 // owner reads the actor, who must be an owner.
-func (s *Service) owner(tx Tx, actor int64) (UserRecord, Realm, error) {
+func (s *Service) owner(tx Tx, actor Actor) (UserRecord, Realm, error) {
 	u, realm, err := s.actor(tx, actor)
 	if err == nil && u.Role != RoleOwner {
 		err = ErrMustBeOwner
@@ -199,8 +199,8 @@ func (s *Service) owner(tx Tx, actor int64) (UserRecord, Realm, error) {
 // RequireOwner checks that the actor is an active owner. The HTTP adapter
 // calls it before reading the parameters of owner-only routes. Errors:
 // ErrMustBeOwner, and those of authentication.
-func (s *Service) RequireOwner(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
+func (s *Service) RequireOwner(ctx context.Context, actor Actor) error {
+	return s.view(ctx, actor, func(tx Tx) error {
 		_, _, err := s.owner(tx, actor)
 		return err
 	})

@@ -372,9 +372,9 @@ type RealmSettingChange struct {
 // topics_policy", "Invalid language '{code}'", "Invalid video_chat_provider
 // {id}", "waiting_period_threshold is too small"; then for the channel
 // settings ErrInvalidChannelID and ErrModerationChannelPublic.
-func (s *Service) UpdateRealm(ctx context.Context, actor int64, req RealmUpdate) ([]RealmSettingChange, error) {
+func (s *Service) UpdateRealm(ctx context.Context, actor Actor, req RealmUpdate) ([]RealmSettingChange, error) {
 	var changes []RealmSettingChange
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		changes = nil
 		u, realm, err := s.actor(tx, actor)
 		if err != nil {

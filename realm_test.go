@@ -160,7 +160,7 @@ func TestCreateOrg(t *testing.T) {
 		})
 
 		// The owner is an owner who can log in.
-		me, err := svc.Me(ctx, res.UserID)
+		me, err := svc.Me(ctx, chat.AsUser(res.UserID))
 		wantNoErr(t, "Me", err)
 		owner := &account{ID: res.UserID, Email: "Boss@Example.com", Name: "Big Boss", Role: chat.RoleOwner, Vis: chat.EmailVisibleEveryone}
 		diff(t, "owner", me, owner.want(true, "chat.example.com", chat.UserQuery{IncludeCustomProfileFields: true}))
@@ -233,7 +233,7 @@ func TestCreateOrgIsAtomic(t *testing.T) {
 		if len(orgs) != 1 || orgs[0].ID != res.RealmID {
 			t.Errorf("Orgs = %+v, want only %d", orgs, res.RealmID)
 		}
-		users, err := svc.Users(ctx, res.UserID, chat.UserQuery{})
+		users, err := svc.Users(ctx, chat.AsUser(res.UserID), chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		if len(users) != 1 || users[0].UserID != res.UserID {
 			t.Errorf("Users = %+v", users)
@@ -276,9 +276,9 @@ func TestDeactivateOrg(t *testing.T) {
 		}
 		// Deactivating twice is harmless.
 		wantNoErr(t, "DeactivateOrg again", f.svc.DeactivateOrg(ctx, f.realm2))
-		_, err = f.svc.Me(ctx, f.owner2.ID)
+		_, err = f.svc.Me(ctx, chat.AsUser(f.owner2.ID))
 		wantErr(t, "Me in deactivated org", err, chat.ErrRealmDeactivated)
-		_, err = f.svc.CreateUser(ctx, f.owner2.ID, "new@example.com", "new-password", "New User")
+		_, err = f.svc.CreateUser(ctx, chat.AsUser(f.owner2.ID), "new@example.com", "new-password", "New User")
 		wantErr(t, "CreateUser in deactivated org", err, chat.ErrRealmDeactivated)
 		// The server settings still describe it.
 		s, err := f.svc.ServerSettings(ctx, host2)

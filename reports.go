@@ -30,7 +30,7 @@ const (
 // Errors, in order: ErrInvalidReportType, ErrReportDescriptionLong,
 // ErrReportNeedsExplain, ErrReportingDisabled, ErrInvalidMessage, and
 // those of the actor check.
-func (s *Service) ReportMessage(ctx context.Context, actor, id int64, reportType, description string) error {
+func (s *Service) ReportMessage(ctx context.Context, actor Actor, id int64, reportType, description string) error {
 	label := ""
 	for _, t := range ReportMessageTypes {
 		if t.Key == reportType {
@@ -46,7 +46,7 @@ func (s *Service) ReportMessage(ctx context.Context, actor, id int64, reportType
 	if reportType == "other" && strings.TrimSpace(description) == "" {
 		return ErrReportNeedsExplain
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err

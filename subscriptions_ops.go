@@ -18,7 +18,7 @@ type channelContext struct {
 	subs  map[int64]Subscription
 }
 
-func (s *Service) channelContext(tx Tx, actor int64) (*channelContext, error) {
+func (s *Service) channelContext(tx Tx, actor Actor) (*channelContext, error) {
 	u, realm, err := s.actor(tx, actor)
 	if err != nil {
 		return nil, err
@@ -60,9 +60,9 @@ func (cc *channelContext) channel(tx Tx, id int64, content bool) (Channel, error
 // Subscriptions returns the actor's subscriptions sorted by channel name,
 // with subscriber lists when withSubscribers. Errors: those of the actor
 // check.
-func (s *Service) Subscriptions(ctx context.Context, actor int64, withSubscribers bool) ([]SubscriptionView, error) {
+func (s *Service) Subscriptions(ctx context.Context, actor Actor, withSubscribers bool) ([]SubscriptionView, error) {
 	var out []SubscriptionView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -113,9 +113,9 @@ var DefaultChannelQuery = ChannelQuery{IncludePublic: true, IncludeSubscribed: t
 // the reference server does since feature level 356; guests never get
 // public channels they are not subscribed to. Errors: those of the actor
 // check.
-func (s *Service) Channels(ctx context.Context, actor int64, q ChannelQuery) ([]ChannelView, error) {
+func (s *Service) Channels(ctx context.Context, actor Actor, q ChannelQuery) ([]ChannelView, error) {
 	var out []ChannelView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -167,9 +167,9 @@ func (s *Service) Channels(ctx context.Context, actor int64, q ChannelQuery) ([]
 
 // ChannelByID returns the channel object of a channel the actor may see.
 // Errors: ErrInvalidChannelID, and those of the actor check.
-func (s *Service) ChannelByID(ctx context.Context, actor, id int64) (ChannelView, error) {
+func (s *Service) ChannelByID(ctx context.Context, actor Actor, id int64) (ChannelView, error) {
 	var out ChannelView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -199,9 +199,9 @@ type UnsubscribeResult struct {
 // (administrators always have it). Errors: "Channel(s) (names) do not
 // exist" for unknown or invisible channels, ErrInsufficientPermission,
 // ErrNoSuchUser, ErrUserDeactivated.
-func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, principals *Principals) (UnsubscribeResult, error) {
+func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, principals *Principals) (UnsubscribeResult, error) {
 	out := UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -450,7 +450,7 @@ func DecodeSubscriptionData(data []byte) ([]PropertyChange, error) {
 // (ErrInvalidChannelID) and subscribed ("Not subscribed to channel ID N").
 // Each change emits a subscription update event; is_muted and in_home_view
 // emit two, in_home_view first.
-func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actor int64, changes []PropertyChange) error {
+func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actor Actor, changes []PropertyChange) error {
 	for i := range changes {
 		if err := changes[i].check("subscription_data[" + strconv.Itoa(i) + "]"); err != nil {
 			return err
@@ -462,15 +462,15 @@ func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actor int64,
 // UpdateSubscriptionProperty sets one property of the actor's subscription
 // to the channel. Errors as UpdateSubscriptionProperties, except that a bad
 // colour is "color is not a valid hex color code".
-func (s *Service) UpdateSubscriptionProperty(ctx context.Context, actor int64, change PropertyChange) error {
+func (s *Service) UpdateSubscriptionProperty(ctx context.Context, actor Actor, change PropertyChange) error {
 	if err := change.check(""); err != nil {
 		return err
 	}
 	return s.applyPropertyChanges(ctx, actor, []PropertyChange{change})
 }
 
-func (s *Service) applyPropertyChanges(ctx context.Context, actor int64, changes []PropertyChange) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) applyPropertyChanges(ctx context.Context, actor Actor, changes []PropertyChange) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err

@@ -350,11 +350,11 @@ func policyName(c *Channel) string {
 // settings); "Unable to access channel (name)." when authorization errors
 // are fatal; ErrInsufficientPermission for subscribing others without the
 // right; ErrNoSuchUser and ErrUserDeactivated for principals.
-func (s *Service) Subscribe(ctx context.Context, actor int64, req SubscribeRequest) (SubscribeResult, error) {
+func (s *Service) Subscribe(ctx context.Context, actor Actor, req SubscribeRequest) (SubscribeResult, error) {
 	var out SubscribeResult
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		var err error
-		out, err = s.subscribe(tx, emit, actor, &req)
+		out, err = s.subscribe(tx, emit, actor.UserID(), &req)
 		return err
 	})
 	return out, err
@@ -362,7 +362,7 @@ func (s *Service) Subscribe(ctx context.Context, actor int64, req SubscribeReque
 
 func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *SubscribeRequest) (SubscribeResult, error) {
 	var out SubscribeResult
-	actor, realm, err := s.actor(tx, actorID)
+	actor, realm, err := s.actor(tx, AsUser(actorID))
 	if err != nil {
 		return out, err
 	}

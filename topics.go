@@ -19,7 +19,7 @@ const deleteTopicBatch = 100
 //
 // Errors: ErrMustBeAdmin, ErrInvalidChannelID (unknown channel, or one the
 // administrator has no content access to).
-func (s *Service) DeleteTopic(ctx context.Context, actor, channelID int64, topic string) (bool, error) {
+func (s *Service) DeleteTopic(ctx context.Context, actor Actor, channelID int64, topic string) (bool, error) {
 	if topic == EmptyTopicDisplayName {
 		topic = ""
 	}
@@ -30,7 +30,7 @@ func (s *Service) DeleteTopic(ctx context.Context, actor, channelID int64, topic
 			return false, nil
 		}
 		done := false
-		err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+		err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 			cc, err := s.channelContext(tx, actor)
 			if err != nil {
 				return err

@@ -34,7 +34,7 @@ var (
 )
 
 // setChannelTyping is SetTyping for a channel topic.
-func (s *Service) setChannelTyping(ctx context.Context, actor int64, req TypingRequest) error {
+func (s *Service) setChannelTyping(ctx context.Context, actor Actor, req TypingRequest) error {
 	if req.StreamID == nil {
 		return ErrTypingMissingStreamID
 	}
@@ -42,7 +42,7 @@ func (s *Service) setChannelTyping(ctx context.Context, actor int64, req TypingR
 		return ErrMissingTopic
 	}
 	var events []Event
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func (e *channelTypingEvent) ForQueue(q QueueInfo) []json.RawMessage {
 // that is not a user of the organization; for channel messages
 // ErrTypingMissingStreamID, ErrMissingTopic, ErrInvalidChannelID and the
 // posting permission errors of SendMessage; and those of Users.
-func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest) error {
+func (s *Service) SetTyping(ctx context.Context, actor Actor, req TypingRequest) error {
 	switch req.Type {
 	case "", "direct":
 	case "stream", "channel":
@@ -136,7 +136,7 @@ func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest)
 		return ErrInvalidTypingOp
 	}
 	var event Event
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{})
 		if err != nil {
 			return err
@@ -148,8 +148,8 @@ func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest)
 			return ErrTypingEmptyTo
 		}
 		ids := req.To
-		if !containsID(ids, actor) {
-			ids = append([]int64{actor}, ids...)
+		if !containsID(ids, actor.UserID()) {
+			ids = append([]int64{actor.UserID()}, ids...)
 		}
 		users, err := tx.Users(v.realm.ID, ids)
 		if err != nil {

@@ -158,7 +158,7 @@ func (s *Service) maxUploadBytes() int64 { return int64(s.cfg.MaxUploadMiB) << 2
 // second file after the first was streamed to storage.
 type StagedUpload struct {
 	s           *Service
-	actor       int64
+	actor       Actor
 	realmID     int64
 	pathID      string
 	name        string
@@ -173,9 +173,9 @@ type StagedUpload struct {
 // Errors: the actor errors (ErrNotLoggedIn, ErrAccountDeactivated,
 // ErrRealmDeactivated); FileTooLargeError when the body is longer than the
 // configured limit (nothing is kept then); internal errors of the store.
-func (s *Service) StageUpload(ctx context.Context, actor int64, up Upload) (*StagedUpload, error) {
+func (s *Service) StageUpload(ctx context.Context, actor Actor, up Upload) (*StagedUpload, error) {
 	var realmID int64
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		u, _, err := s.actor(tx, actor)
 		realmID = u.RealmID
 		return err
@@ -200,7 +200,7 @@ func (s *Service) StageUpload(ctx context.Context, actor int64, up Upload) (*Sta
 
 // newStaged chooses the path of a new upload: PROTOCOL.md B2.23's layout
 // with the sanitised name (strict ASCII for tus).
-func (s *Service) newStaged(actor, realmID int64, filename, contentType string, strict bool) (*StagedUpload, error) {
+func (s *Service) newStaged(actor Actor, realmID int64, filename, contentType string, strict bool) (*StagedUpload, error) {
 	var random [19]byte // 1 byte for the hex directory, 18 for 24 base64 characters
 	if _, err := io.ReadFull(s.cfg.Rand, random[:]); err != nil {
 		return nil, internal(fmt.Errorf("reading randomness: %w", err))
@@ -239,10 +239,10 @@ func (u *StagedUpload) Commit(ctx context.Context) (UploadResult, error) {
 	u.done = true
 	s := u.s
 	a := Attachment{
-		RealmID: u.realmID, OwnerID: u.actor, PathID: u.pathID, Name: u.name,
+		RealmID: u.realmID, OwnerID: u.actor.UserID(), PathID: u.pathID, Name: u.name,
 		Size: u.size, ContentType: u.contentType, CreateTime: s.now(),
 	}
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, u.actor, func(tx Tx, emit func(Event)) error {
 		if _, _, err := s.actor(tx, u.actor); err != nil {
 			return err
 		}
@@ -253,7 +253,7 @@ func (u *StagedUpload) Commit(ctx context.Context) (UploadResult, error) {
 		if err != nil {
 			return err
 		}
-		emit(Event{RealmID: u.realmID, UserIDs: []int64{u.actor}, Payload: map[string]any{
+		emit(Event{RealmID: u.realmID, UserIDs: []int64{u.actor.UserID()}, Payload: map[string]any{
 			"type": "attachment", "op": "add", "upload_space_used": used,
 			"attachment": map[string]any{
 				"id": a.ID, "name": a.Name, "path_id": a.PathID, "size": a.Size,
@@ -289,7 +289,7 @@ func (s *Service) deleteBlob(ctx context.Context, key string) {
 
 // UploadFile stores one file for the actor and records it as their
 // attachment: StageUpload then Commit.
-func (s *Service) UploadFile(ctx context.Context, actor int64, up Upload) (UploadResult, error) {
+func (s *Service) UploadFile(ctx context.Context, actor Actor, up Upload) (UploadResult, error) {
 	st, err := s.StageUpload(ctx, actor, up)
 	if err != nil {
 		return UploadResult{}, err
@@ -384,7 +384,7 @@ func (s *Service) canReadAttachment(tx Tx, user *UserRecord, a *Attachment) (boo
 
 // readableAttachment returns the attachment at "{realmID}/{rest}" when the
 // actor may read it.
-func (s *Service) readableAttachment(tx Tx, actor int64, realmID int64, rest string) (Attachment, error) {
+func (s *Service) readableAttachment(tx Tx, actor Actor, realmID int64, rest string) (Attachment, error) {
 	u, _, err := s.actor(tx, actor)
 	if err != nil {
 		return Attachment{}, err
@@ -418,9 +418,9 @@ func (s *Service) readableAttachment(tx Tx, actor int64, realmID int64, rest str
 // Errors: the actor errors; ErrFileNotFound for a file that does not exist,
 // is in another organization, or that the actor may not read; internal
 // errors of the stores.
-func (s *Service) OpenAttachment(ctx context.Context, actor, realmID int64, rest string) (Attachment, Blob, error) {
+func (s *Service) OpenAttachment(ctx context.Context, actor Actor, realmID int64, rest string) (Attachment, Blob, error) {
 	var a Attachment
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		var err error
 		a, err = s.readableAttachment(tx, actor, realmID, rest)
 		return err

@@ -28,9 +28,9 @@ const tokenMACSize = 16
 // the path and an HMAC-SHA256 of both under Config.UploadURLKey.
 //
 // Errors: as OpenAttachment.
-func (s *Service) TemporaryUploadURL(ctx context.Context, actor, realmID int64, rest string) (string, error) {
+func (s *Service) TemporaryUploadURL(ctx context.Context, actor Actor, realmID int64, rest string) (string, error) {
 	var a Attachment
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		var err error
 		a, err = s.readableAttachment(tx, actor, realmID, rest)
 		return err
@@ -78,7 +78,7 @@ func (s *Service) OpenTemporaryUpload(ctx context.Context, token, filename strin
 		return Attachment{}, nil, ErrInvalidFileToken
 	}
 	var a Attachment
-	err = s.view(ctx, func(tx Tx) error {
+	err = s.view(ctx, noActor, func(tx Tx) error {
 		var err error
 		a, err = tx.AttachmentByPath(realmID, pathID)
 		if errors.Is(err, ErrNotFound) {

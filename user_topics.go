@@ -65,7 +65,7 @@ func checkTopicLength(topic string) error {
 // Errors: "Invalid visibility_policy: ...", "topic is too long ...",
 // ErrInvalidChannelID (policies 1-3 need access to the channel, 0 only
 // that it exists in the organization).
-func (s *Service) SetUserTopic(ctx context.Context, actor, channelID int64, topic string, policy int) error {
+func (s *Service) SetUserTopic(ctx context.Context, actor Actor, channelID int64, topic string, policy int) error {
 	if policy < TopicInherit || policy > TopicFollowed {
 		return errorf("Invalid visibility_policy: Value error, Not in the list of possible values")
 	}
@@ -75,7 +75,7 @@ func (s *Service) SetUserTopic(ctx context.Context, actor, channelID int64, topi
 	if topic == EmptyTopicDisplayName {
 		topic = ""
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -164,7 +164,7 @@ type MuteTopicRequest struct {
 // "Invalid op", "topic is too long ...", ErrInvalidChannelID or "Invalid
 // channel name 'x'" for add, ErrTopicNotMuted for removing from a channel
 // that does not exist.
-func (s *Service) MuteTopic(ctx context.Context, actor int64, req MuteTopicRequest) error {
+func (s *Service) MuteTopic(ctx context.Context, actor Actor, req MuteTopicRequest) error {
 	switch {
 	case req.StreamID == nil && req.Stream == nil:
 		return errorf("Missing 'stream_id' argument")
@@ -176,7 +176,7 @@ func (s *Service) MuteTopic(ctx context.Context, actor int64, req MuteTopicReque
 	if err := checkTopicLength(req.Topic); err != nil {
 		return err
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err

@@ -394,7 +394,7 @@ func (v *viewer) loadProfiles(tx Tx, ids []int64) error {
 }
 
 // newViewer reads the acting user and the realm for a read operation.
-func (s *Service) newViewer(tx Tx, actor int64, q UserQuery) (*viewer, error) {
+func (s *Service) newViewer(tx Tx, actor Actor, q UserQuery) (*viewer, error) {
 	user, realm, err := s.actor(tx, actor)
 	if err != nil {
 		return nil, err
@@ -404,13 +404,16 @@ func (s *Service) newViewer(tx Tx, actor int64, q UserQuery) (*viewer, error) {
 
 // actor reads the acting user and its realm inside a transaction and checks
 // that both are active.
-func (s *Service) actor(tx Tx, id int64) (UserRecord, Realm, error) {
-	if at, ok := tx.(*authTx); ok && !at.p.done.Load() && at.p.userID == id {
+func (s *Service) actor(tx Tx, actor Actor) (UserRecord, Realm, error) {
+	if p := actor.pending; p != nil && !p.done.Load() {
 		// The request's credentials are checked here, against the
 		// records the operation reads anyway.
-		return s.verifyPending(tx, at.p)
+		return s.verifyPending(tx, p)
 	}
-	u, err := tx.User(id)
+	if actor.id == 0 {
+		return UserRecord{}, Realm{}, ErrNotLoggedIn
+	}
+	u, err := tx.User(actor.id)
 	if errors.Is(err, ErrNotFound) {
 		return UserRecord{}, Realm{}, ErrNotLoggedIn
 	}
@@ -443,9 +446,9 @@ func targetUser(tx Tx, realmID, id int64) (UserRecord, error) {
 // Users returns the user objects of the actor's organization, bots and
 // deactivated users included, ordered by ID. Any active user may call it.
 // Errors: ErrNotLoggedIn, ErrAccountDeactivated, ErrRealmDeactivated.
-func (s *Service) Users(ctx context.Context, actor int64, q UserQuery) (Users, error) {
+func (s *Service) Users(ctx context.Context, actor Actor, q UserQuery) (Users, error) {
 	var out Users
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		v, err := s.newViewer(tx, actor, q)
 		if err != nil {
 			return err
@@ -468,9 +471,9 @@ func (s *Service) Users(ctx context.Context, actor int64, q UserQuery) (Users, e
 
 // User returns the user object of the user with the ID, in the actor's
 // organization. Errors: ErrNoSuchUser, and those of Users.
-func (s *Service) User(ctx context.Context, actor, id int64, q UserQuery) (User, error) {
+func (s *Service) User(ctx context.Context, actor Actor, id int64, q UserQuery) (User, error) {
 	var out User
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		v, err := s.newViewer(tx, actor, q)
 		if err != nil {
 			return err
@@ -492,9 +495,9 @@ func (s *Service) User(ctx context.Context, actor, id int64, q UserQuery) (User,
 // either the placeholder address user{id}@{realm domain} (any user) or a real
 // address that the target lets the actor see (compared without regard to
 // case). Errors: ErrNoSuchUser, and those of Users.
-func (s *Service) UserByEmail(ctx context.Context, actor int64, email string, q UserQuery) (User, error) {
+func (s *Service) UserByEmail(ctx context.Context, actor Actor, email string, q UserQuery) (User, error) {
 	var out User
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		v, err := s.newViewer(tx, actor, q)
 		if err != nil {
 			return err
@@ -540,9 +543,9 @@ func placeholderID(email, domain string) (int64, bool) {
 
 // Me returns the acting user's own object, with avatar_url always set and
 // profile_data for humans. Errors: those of Users.
-func (s *Service) Me(ctx context.Context, actor int64) (User, error) {
+func (s *Service) Me(ctx context.Context, actor Actor) (User, error) {
 	var out User
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{IncludeCustomProfileFields: true})
 		if err != nil {
 			return err

@@ -219,7 +219,7 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
 func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser) (NewUserResult, error) {
 	var out NewUserResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx Tx) error {
 		realm, err := tx.Realm(realmID)
 		if errors.Is(err, ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
@@ -241,8 +241,8 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 // The HTTP adapter calls it before reading the parameters of
 // administrator-only routes, so that other users learn nothing from
 // parameter errors. Errors: ErrMustBeAdmin, and those of Users.
-func (s *Service) RequireAdmin(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
+func (s *Service) RequireAdmin(ctx context.Context, actor Actor) error {
+	return s.view(ctx, actor, func(tx Tx) error {
 		u, _, err := s.actor(tx, actor)
 		if err == nil && !u.Role.IsAdmin() {
 			err = ErrMustBeAdmin
@@ -257,8 +257,8 @@ func (s *Service) RequireAdmin(ctx context.Context, actor int64) error {
 //
 // Errors: ErrNotAllowedForGuests, or the errors of an unknown or deactivated
 // actor.
-func (s *Service) RequireNonGuest(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
+func (s *Service) RequireNonGuest(ctx context.Context, actor Actor) error {
+	return s.view(ctx, actor, func(tx Tx) error {
 		u, _, err := s.actor(tx, actor)
 		if err == nil && u.Role == RoleGuest {
 			err = ErrNotAllowedForGuests
@@ -275,9 +275,9 @@ func (s *Service) RequireNonGuest(ctx context.Context, actor int64) error {
 // with domains restricted ErrEmailContainsPlus and "Email '{email}' not
 // allowed in this organization", otherwise ErrDisposableEmail;
 // ErrEmailInUse; ErrPasswordTooWeak.
-func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, fullName string) (int64, error) {
+func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, fullName string) (int64, error) {
 	var id int64
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, actor, func(tx Tx) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -301,9 +301,9 @@ func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, 
 // Errors, in the order they are checked (PROTOCOL.md C6.3): ErrNoSuchUser
 // (unknown user, another organization's, or a bot); ErrUserDeactivated;
 // ErrInsufficientPermission; ErrMustBeOwner; ErrCannotDeactivateOwner.
-func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error {
+func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64) error {
 	var dropped []int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		dropped = dropped[:0]
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
@@ -398,8 +398,8 @@ func deactivateOwnedBots(tx Tx, ownerID int64) ([]int64, error) {
 // Administrators may call it, and the owner of a bot for that bot.
 //
 // Errors (PROTOCOL.md C6.5): ErrNoSuchUser; ErrInsufficientPermission.
-func (s *Service) ReactivateUser(ctx context.Context, actor, target int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) ReactivateUser(ctx context.Context, actor Actor, target int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err

@@ -91,7 +91,7 @@ func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) 
 		return 0, ErrMalformedAPIKey
 	}
 	var id int64
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, noActor, func(tx Tx) error {
 		u, _, err := s.authenticateIn(tx, host, email, apiKey)
 		id = u.ID
 		return err
@@ -169,7 +169,7 @@ type APIKeyResult struct {
 // ErrLoginRealmDeactivated.
 func (s *Service) FetchAPIKey(ctx context.Context, host, username, password string) (APIKeyResult, error) {
 	var out APIKeyResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx Tx) error {
 		realm, err := s.realmForHost(tx, host)
 		if err != nil {
 			return err

@@ -55,16 +55,16 @@ func TestUsersVisibilityMatrix(t *testing.T) {
 					for _, a := range f.all() {
 						want = append(want, a.want(!hidden[a.ID], "localhost", q))
 					}
-					got, err := f.svc.Users(t.Context(), c.viewer.ID, q)
+					got, err := f.svc.Users(t.Context(), chat.AsUser(c.viewer.ID), q)
 					wantNoErr(t, "Users", err)
 					diff(t, "Users", got, want)
 
 					// User and UserByEmail (placeholder form) agree.
 					for _, a := range f.all() {
-						u, err := f.svc.User(t.Context(), c.viewer.ID, a.ID, q)
+						u, err := f.svc.User(t.Context(), chat.AsUser(c.viewer.ID), a.ID, q)
 						wantNoErr(t, "User", err)
 						diff(t, fmt.Sprintf("User(%d)", a.ID), u, a.want(!hidden[a.ID], "localhost", q))
-						u, err = f.svc.UserByEmail(t.Context(), c.viewer.ID, placeholder(a.ID, "localhost"), q)
+						u, err = f.svc.UserByEmail(t.Context(), chat.AsUser(c.viewer.ID), placeholder(a.ID, "localhost"), q)
 						wantNoErr(t, "UserByEmail", err)
 						diff(t, fmt.Sprintf("UserByEmail(placeholder %d)", a.ID), u, a.want(!hidden[a.ID], "localhost", q))
 					}
@@ -78,7 +78,7 @@ func TestUsersSpotChecks(t *testing.T) {
 	// Literal expectations, independent of the fixture's helper.
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
-		users, err := f.svc.Users(t.Context(), f.guest.ID, chat.UserQuery{ClientGravatar: true})
+		users, err := f.svc.Users(t.Context(), chat.AsUser(f.guest.ID), chat.UserQuery{ClientGravatar: true})
 		wantNoErr(t, "Users", err)
 		byID := map[int64]chat.User{}
 		for _, u := range users {
@@ -157,7 +157,7 @@ func TestUsersOrderingAndScope(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.visEveryone.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.visEveryone.ID))
 
 		ids := func(us chat.Users) []int64 {
 			out := []int64{}
@@ -170,7 +170,7 @@ func TestUsersOrderingAndScope(t *testing.T) {
 		for _, a := range f.all() {
 			all = append(all, a.ID)
 		}
-		got, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{})
+		got, err := f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		diff(t, "user IDs", ids(got), all)
 		for _, u := range got {
@@ -180,7 +180,7 @@ func TestUsersOrderingAndScope(t *testing.T) {
 		}
 
 		// The other organization sees only its own users.
-		got, err = f.svc.Users(ctx, f.only2.ID, chat.UserQuery{})
+		got, err = f.svc.Users(ctx, chat.AsUser(f.only2.ID), chat.UserQuery{})
 		wantNoErr(t, "Users(org 2)", err)
 		diff(t, "org 2 user IDs", ids(got), []int64{f.owner2.ID, f.member2.ID, f.only2.ID})
 		want2 := []chat.User{
@@ -204,11 +204,11 @@ func TestUsersOrderingAndScope(t *testing.T) {
 			{"only unknown", []int64{424242}, []int64{}},
 			{"empty", []int64{}, []int64{}},
 		} {
-			got, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: c.ids})
+			got, err := f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: c.ids})
 			wantNoErr(t, c.name, err)
 			diff(t, c.name, ids(got), c.want)
 		}
-		got, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{f.visAdmins.ID}, ClientGravatar: true})
+		got, err = f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: []int64{f.visAdmins.ID}, ClientGravatar: true})
 		wantNoErr(t, "Users(admins-only)", err)
 		diff(t, "filtered user", []chat.User(got), []chat.User{f.visAdmins.want(false, "localhost", chat.UserQuery{ClientGravatar: true})})
 	})
@@ -219,15 +219,18 @@ func TestReadsRequireActiveActor(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		read := map[string]func(actor int64) error{
-			"Users": func(a int64) error { _, err := f.svc.Users(ctx, a, chat.UserQuery{}); return err },
-			"User":  func(a int64) error { _, err := f.svc.User(ctx, a, f.owner.ID, chat.UserQuery{}); return err },
-			"UserByEmail": func(a int64) error {
-				_, err := f.svc.UserByEmail(ctx, a, "owner@example.com", chat.UserQuery{})
+			"Users": func(a int64) error { _, err := f.svc.Users(ctx, chat.AsUser(a), chat.UserQuery{}); return err },
+			"User": func(a int64) error {
+				_, err := f.svc.User(ctx, chat.AsUser(a), f.owner.ID, chat.UserQuery{})
 				return err
 			},
-			"Me": func(a int64) error { _, err := f.svc.Me(ctx, a); return err },
+			"UserByEmail": func(a int64) error {
+				_, err := f.svc.UserByEmail(ctx, chat.AsUser(a), "owner@example.com", chat.UserQuery{})
+				return err
+			},
+			"Me": func(a int64) error { _, err := f.svc.Me(ctx, chat.AsUser(a)); return err },
 		}
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.visEveryone.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.visEveryone.ID))
 		for name, fn := range read {
 			wantErr(t, name+" unknown actor", fn(987654), chat.ErrNotLoggedIn)
 			wantErr(t, name+" deactivated actor", fn(f.visEveryone.ID), chat.ErrAccountDeactivated)
@@ -238,7 +241,7 @@ func TestReadsRequireActiveActor(t *testing.T) {
 			wantErr(t, name+" deactivated org", fn(f.member.ID), chat.ErrRealmDeactivated)
 		}
 		// The other organization is unaffected.
-		_, err := f.svc.Users(ctx, f.owner2.ID, chat.UserQuery{})
+		_, err := f.svc.Users(ctx, chat.AsUser(f.owner2.ID), chat.UserQuery{})
 		wantNoErr(t, "Users in org 2", err)
 	})
 }
@@ -247,21 +250,21 @@ func TestUser(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		_, err := f.svc.User(ctx, f.member.ID, 999999, chat.UserQuery{})
+		_, err := f.svc.User(ctx, chat.AsUser(f.member.ID), 999999, chat.UserQuery{})
 		wantErr(t, "unknown ID", err, chat.ErrNoSuchUser)
-		_, err = f.svc.User(ctx, f.member.ID, f.only2.ID, chat.UserQuery{})
+		_, err = f.svc.User(ctx, chat.AsUser(f.member.ID), f.only2.ID, chat.UserQuery{})
 		wantErr(t, "other organization's ID", err, chat.ErrNoSuchUser)
-		_, err = f.svc.User(ctx, f.owner2.ID, f.owner.ID, chat.UserQuery{})
+		_, err = f.svc.User(ctx, chat.AsUser(f.owner2.ID), f.owner.ID, chat.UserQuery{})
 		wantErr(t, "other organization's ID, reversed", err, chat.ErrNoSuchUser)
 
 		// Deactivated users and bots are returned.
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.owner.ID, f.member.ID))
-		got, err := f.svc.User(ctx, f.guest.ID, f.member.ID, chat.UserQuery{})
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.member.ID))
+		got, err := f.svc.User(ctx, chat.AsUser(f.guest.ID), f.member.ID, chat.UserQuery{})
 		wantNoErr(t, "User(deactivated)", err)
 		want := f.member.want(true, "localhost", chat.UserQuery{})
 		want.IsActive = false
 		diff(t, "deactivated user", got, want)
-		got, err = f.svc.User(ctx, f.guest.ID, f.bot.ID, chat.UserQuery{})
+		got, err = f.svc.User(ctx, chat.AsUser(f.guest.ID), f.bot.ID, chat.UserQuery{})
 		wantNoErr(t, "User(bot)", err)
 		want = f.bot.want(true, "localhost", chat.UserQuery{})
 		want.IsActive = false // deactivated with its owner
@@ -302,7 +305,7 @@ func TestUserByEmail(t *testing.T) {
 			{"placeholder, other organization's user", f.owner, placeholder(f.only2.ID, "localhost"), nil},
 			{"placeholder, wrong domain", f.owner, placeholder(f.visNobody.ID, "example.net"), nil},
 		} {
-			got, err := f.svc.UserByEmail(ctx, c.viewer.ID, c.email, q)
+			got, err := f.svc.UserByEmail(ctx, chat.AsUser(c.viewer.ID), c.email, q)
 			if c.want == nil {
 				wantErr(t, c.name, err, chat.ErrNoSuchUser)
 				continue
@@ -323,12 +326,12 @@ func TestUserByEmail(t *testing.T) {
 		}
 
 		// The second organization's placeholder domain is its host name.
-		got, err := f.svc.UserByEmail(ctx, f.only2.ID, placeholder(f.member2.ID, host2), q)
+		got, err := f.svc.UserByEmail(ctx, chat.AsUser(f.only2.ID), placeholder(f.member2.ID, host2), q)
 		wantNoErr(t, "org 2 placeholder", err)
 		diff(t, "org 2 placeholder", got, f.member2.want(false, host2, q))
-		_, err = f.svc.UserByEmail(ctx, f.only2.ID, "member@example.com", q)
+		_, err = f.svc.UserByEmail(ctx, chat.AsUser(f.only2.ID), "member@example.com", q)
 		wantErr(t, "org 2 hidden address", err, chat.ErrNoSuchUser)
-		got, err = f.svc.UserByEmail(ctx, f.owner2.ID, "ONLY2@example.com", q)
+		got, err = f.svc.UserByEmail(ctx, chat.AsUser(f.owner2.ID), "ONLY2@example.com", q)
 		wantNoErr(t, "org 2 visible address", err)
 		diff(t, "org 2 visible address", got, f.only2.want(true, host2, q))
 	})
@@ -355,10 +358,10 @@ func TestPlaceholderDomain(t *testing.T) {
 					EmailVisibility: chat.EmailVisibleAdmins})
 				wantNoErr(t, "ProvisionUser", err)
 				hidden := &account{ID: res.UserID, Email: "hidden@example.com", Name: "Hidden", Role: chat.RoleMember, Vis: chat.EmailVisibleAdmins}
-				u, err := svc.User(ctx, org.UserID, res.UserID, chat.UserQuery{})
+				u, err := svc.User(ctx, chat.AsUser(org.UserID), res.UserID, chat.UserQuery{})
 				wantNoErr(t, "User", err)
 				diff(t, "User", u, hidden.want(true, c.domain, chat.UserQuery{}))
-				u, err = svc.UserByEmail(ctx, org.UserID, placeholder(res.UserID, c.domain), chat.UserQuery{})
+				u, err = svc.UserByEmail(ctx, chat.AsUser(org.UserID), placeholder(res.UserID, c.domain), chat.UserQuery{})
 				wantNoErr(t, "UserByEmail(placeholder)", err)
 				if u.UserID != res.UserID {
 					t.Errorf("UserByEmail(placeholder) = user %d, want %d", u.UserID, res.UserID)
@@ -372,7 +375,7 @@ func TestMe(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		for _, a := range []*account{f.owner, f.member, f.guest, f.visNobody, f.bot} {
-			got, err := f.svc.Me(t.Context(), a.ID)
+			got, err := f.svc.Me(t.Context(), chat.AsUser(a.ID))
 			wantNoErr(t, "Me", err)
 			want := a.want(true, "localhost", chat.UserQuery{IncludeCustomProfileFields: true})
 			if want.AvatarURL == nil {
@@ -402,7 +405,7 @@ func TestUsersJSON(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		users, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{f.member.ID, f.bot.ID, f.webhook.ID, f.visNobody.ID}})
+		users, err := f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: []int64{f.member.ID, f.bot.ID, f.webhook.ID, f.visNobody.ID}})
 		wantNoErr(t, "Users", err)
 		human := func(a *account, delivery any, email string, avatar any) map[string]any {
 			return map[string]any{
@@ -454,7 +457,7 @@ func TestUsersJSON(t *testing.T) {
 		}
 
 		// profile_data appears for humans only, as an empty object.
-		users, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{IncludeCustomProfileFields: true, ClientGravatar: true,
+		users, err = f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{IncludeCustomProfileFields: true, ClientGravatar: true,
 			UserIDs: []int64{f.member.ID, f.bot.ID}})
 		wantNoErr(t, "Users", err)
 		got := userJSON(t, users).([]any)
@@ -468,7 +471,7 @@ func TestUsersJSON(t *testing.T) {
 		}
 
 		// An empty list is an empty array.
-		users, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{}})
+		users, err = f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: []int64{}})
 		wantNoErr(t, "Users", err)
 		b, err = json.Marshal(users)
 		wantNoErr(t, "Marshal", err)
@@ -483,11 +486,11 @@ func TestCreateUser(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot} {
-			_, err := f.svc.CreateUser(ctx, a.ID, "new@example.com", "new-password", "New User")
+			_, err := f.svc.CreateUser(ctx, chat.AsUser(a.ID), "new@example.com", "new-password", "New User")
 			wantErr(t, fmt.Sprintf("CreateUser by role %d", a.Role), err, chat.ErrMustBeAdmin)
 		}
 		// Not even a parameter error reaches a non-administrator.
-		_, err := f.svc.CreateUser(ctx, f.member.ID, "bad", "", "")
+		_, err := f.svc.CreateUser(ctx, chat.AsUser(f.member.ID), "bad", "", "")
 		wantErr(t, "CreateUser by member, bad params", err, chat.ErrMustBeAdmin)
 
 		long := strings.Repeat("é", 101)
@@ -526,11 +529,11 @@ func TestCreateUser(t *testing.T) {
 			{"five characters", "ann@example.com", "abcde", "Ann", chat.ErrPasswordTooWeak},
 			{"five code points", "ann@example.com", "ééééé", "Ann", chat.ErrPasswordTooWeak},
 		} {
-			_, err := f.svc.CreateUser(ctx, f.admin.ID, c.email, c.password, c.fullName)
+			_, err := f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), c.email, c.password, c.fullName)
 			wantErr(t, c.name, err, c.want)
 		}
 		// Nothing was created by the failures.
-		users, err := f.svc.Users(ctx, f.owner.ID, chat.UserQuery{})
+		users, err := f.svc.Users(ctx, chat.AsUser(f.owner.ID), chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		if len(users) != len(f.all()) {
 			t.Errorf("%d users after failed creations, want %d", len(users), len(f.all()))
@@ -551,9 +554,9 @@ func TestCreateUser(t *testing.T) {
 			{f.owner, "only2@example.com", "long-password", name100, name100},
 			{f.admin, "pipe@example.com", "123456", "Name|12a", "Name|12a"},
 		} {
-			id, err := f.svc.CreateUser(ctx, c.actor.ID, c.email, c.password, c.name)
+			id, err := f.svc.CreateUser(ctx, chat.AsUser(c.actor.ID), c.email, c.password, c.name)
 			wantNoErr(t, "CreateUser "+c.email, err)
-			got, err := f.svc.User(ctx, c.actor.ID, id, chat.UserQuery{})
+			got, err := f.svc.User(ctx, chat.AsUser(c.actor.ID), id, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			want := (&account{ID: id, Email: c.email, Name: c.wantName, Role: chat.RoleMember,
 				Vis: chat.EmailVisibleEveryone}).want(true, "localhost", chat.UserQuery{})
@@ -572,7 +575,7 @@ func TestCreateUser(t *testing.T) {
 				t.Errorf("Authenticate = %d, want %d", uid, id)
 			}
 		}
-		_, err = f.svc.CreateUser(ctx, f.admin.ID, "Ann@Example.com", "abcdef", "Ann Again")
+		_, err = f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "Ann@Example.com", "abcdef", "Ann Again")
 		wantErr(t, "second Ann", err, chat.ErrEmailInUse)
 	})
 }
@@ -591,7 +594,7 @@ func TestConcurrentCreateUserSameEmail(t *testing.T) {
 				if i%2 == 1 {
 					email = "RACE@example.com"
 				}
-				_, errs[i] = f.svc.CreateUser(t.Context(), f.admin.ID, email, "race-password", fmt.Sprintf("Racer %d", i))
+				_, errs[i] = f.svc.CreateUser(t.Context(), chat.AsUser(f.admin.ID), email, "race-password", fmt.Sprintf("Racer %d", i))
 			}()
 		}
 		wg.Wait()
@@ -613,13 +616,13 @@ func TestDeactivateUser(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		d := func(actor, target *account) error { return f.svc.DeactivateUser(ctx, actor.ID, target.ID) }
+		d := func(actor, target *account) error { return f.svc.DeactivateUser(ctx, chat.AsUser(actor.ID), target.ID) }
 
-		wantErr(t, "unknown", f.svc.DeactivateUser(ctx, f.admin.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "unknown", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), 999999), chat.ErrNoSuchUser)
 		wantErr(t, "other organization", d(f.admin, f.only2), chat.ErrNoSuchUser)
 		wantErr(t, "bot", d(f.admin, f.bot), chat.ErrNoSuchUser)
 		wantErr(t, "bot, by non-admin (bot check first)", d(f.moderator, f.webhook), chat.ErrNoSuchUser)
-		wantErr(t, "unknown, by non-admin", f.svc.DeactivateUser(ctx, f.guest.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "unknown, by non-admin", f.svc.DeactivateUser(ctx, chat.AsUser(f.guest.ID), 999999), chat.ErrNoSuchUser)
 		wantErr(t, "moderator", d(f.moderator, f.visEveryone), chat.ErrInsufficientPermission)
 		wantErr(t, "member", d(f.member, f.visEveryone), chat.ErrInsufficientPermission)
 		wantErr(t, "guest", d(f.guest, f.visEveryone), chat.ErrInsufficientPermission)
@@ -645,11 +648,11 @@ func TestDeactivateUser(t *testing.T) {
 		wantErr(t, "admin on second owner", d(f.admin, ownerB), chat.ErrMustBeOwner)
 		wantNoErr(t, "owner deactivates second owner", d(f.owner, ownerB))
 		wantErr(t, "only owner again", d(f.owner, f.owner), chat.ErrCannotDeactivateOwner)
-		wantNoErr(t, "admin reactivates second owner", f.svc.ReactivateUser(ctx, f.admin.ID, ownerB.ID))
+		wantNoErr(t, "admin reactivates second owner", f.svc.ReactivateUser(ctx, chat.AsUser(f.admin.ID), ownerB.ID))
 		wantNoErr(t, "owner deactivates self", d(f.owner, f.owner))
 		wantErr(t, "deactivated owner acts", d(f.owner, f.member), chat.ErrAccountDeactivated)
 		// Bots of the deactivated owner went with them.
-		ob, err := f.svc.UserByEmail(ctx, f.admin.ID, "owner-bot@example.com", chat.UserQuery{})
+		ob, err := f.svc.UserByEmail(ctx, chat.AsUser(f.admin.ID), "owner-bot@example.com", chat.UserQuery{})
 		wantNoErr(t, "UserByEmail(owner bot)", err)
 		if ob.IsActive {
 			t.Error("owner's bot still active after the owner was deactivated")
@@ -662,7 +665,7 @@ func TestDeactivateUser(t *testing.T) {
 			a      *account
 			active bool
 		}{{f.member, false}, {f.bot, false}, {f.webhook, true}, {f.guest, true}} {
-			u, err := f.svc.User(ctx, f.admin.ID, c.a.ID, chat.UserQuery{})
+			u, err := f.svc.User(ctx, chat.AsUser(f.admin.ID), c.a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			if u.IsActive != c.active {
 				t.Errorf("%s is_active = %v, want %v", c.a.Email, u.IsActive, c.active)
@@ -679,7 +682,7 @@ func TestDeactivateUser(t *testing.T) {
 		wantErr(t, "FetchAPIKey(deactivated member)", err, chat.ErrLoginUserDeactivated)
 
 		// The other organization's users were untouched.
-		u, err := f.svc.User(ctx, f.owner2.ID, f.member2.ID, chat.UserQuery{})
+		u, err := f.svc.User(ctx, chat.AsUser(f.owner2.ID), f.member2.ID, chat.UserQuery{})
 		wantNoErr(t, "User(org 2)", err)
 		if !u.IsActive {
 			t.Error("same-address user of the other organization was deactivated")
@@ -691,15 +694,15 @@ func TestReactivateUser(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		r := func(actor, target *account) error { return f.svc.ReactivateUser(ctx, actor.ID, target.ID) }
+		r := func(actor, target *account) error { return f.svc.ReactivateUser(ctx, chat.AsUser(actor.ID), target.ID) }
 		active := func(a *account) bool {
 			t.Helper()
-			u, err := f.svc.User(ctx, f.owner.ID, a.ID, chat.UserQuery{})
+			u, err := f.svc.User(ctx, chat.AsUser(f.owner.ID), a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			return u.IsActive
 		}
 
-		wantErr(t, "unknown", f.svc.ReactivateUser(ctx, f.admin.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "unknown", f.svc.ReactivateUser(ctx, chat.AsUser(f.admin.ID), 999999), chat.ErrNoSuchUser)
 		wantErr(t, "other organization", r(f.admin, f.only2), chat.ErrNoSuchUser)
 		wantNoErr(t, "already active, by admin", r(f.admin, f.visEveryone))
 		wantNoErr(t, "already active bot, by its owner", r(f.member, f.bot))
@@ -708,8 +711,8 @@ func TestReactivateUser(t *testing.T) {
 		wantErr(t, "active user, by moderator", r(f.moderator, f.visEveryone), chat.ErrInsufficientPermission)
 
 		// The member and with them their bot are deactivated.
-		wantNoErr(t, "deactivate member", f.svc.DeactivateUser(ctx, f.admin.ID, f.member.ID))
-		wantNoErr(t, "deactivate guest", f.svc.DeactivateUser(ctx, f.admin.ID, f.guest.ID))
+		wantNoErr(t, "deactivate member", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.member.ID))
+		wantNoErr(t, "deactivate guest", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.guest.ID))
 		if active(f.member) || active(f.bot) {
 			t.Fatal("member or their bot still active")
 		}
@@ -804,11 +807,11 @@ func TestNonASCIIEmailCase(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		id, err := f.svc.CreateUser(ctx, f.admin.ID, "Änne@example.com", "änne-password", "Änne Ö")
+		id, err := f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "Änne@example.com", "änne-password", "Änne Ö")
 		wantNoErr(t, "CreateUser", err)
-		_, err = f.svc.CreateUser(ctx, f.admin.ID, "äNNE@EXAMPLE.com", "other-password", "Other Änne")
+		_, err = f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "äNNE@EXAMPLE.com", "other-password", "Other Änne")
 		wantErr(t, "same address, other case", err, chat.ErrEmailInUse)
-		u, err := f.svc.UserByEmail(ctx, f.guest.ID, "ÄNNE@example.com", chat.UserQuery{})
+		u, err := f.svc.UserByEmail(ctx, chat.AsUser(f.guest.ID), "ÄNNE@example.com", chat.UserQuery{})
 		wantNoErr(t, "UserByEmail", err)
 		want := (&account{ID: id, Email: "Änne@example.com", Name: "Änne Ö", Role: chat.RoleMember,
 			Vis: chat.EmailVisibleEveryone}).want(true, "localhost", chat.UserQuery{})
@@ -844,7 +847,7 @@ func TestConcurrentOwnerDeactivation(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					errs[i] = svc.DeactivateUser(ctx, p[0], p[1])
+					errs[i] = svc.DeactivateUser(ctx, chat.AsUser(p[0]), p[1])
 				}()
 			}
 			wg.Wait()
@@ -869,16 +872,16 @@ func TestRequireAdmin(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		wantNoErr(t, "owner", f.svc.RequireAdmin(ctx, f.owner.ID))
-		wantNoErr(t, "admin", f.svc.RequireAdmin(ctx, f.admin.ID))
+		wantNoErr(t, "owner", f.svc.RequireAdmin(ctx, chat.AsUser(f.owner.ID)))
+		wantNoErr(t, "admin", f.svc.RequireAdmin(ctx, chat.AsUser(f.admin.ID)))
 		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot, f.webhook} {
-			wantErr(t, a.Email, f.svc.RequireAdmin(ctx, a.ID), chat.ErrMustBeAdmin)
+			wantErr(t, a.Email, f.svc.RequireAdmin(ctx, chat.AsUser(a.ID)), chat.ErrMustBeAdmin)
 		}
-		wantErr(t, "unknown", f.svc.RequireAdmin(ctx, 999999), chat.ErrNotLoggedIn)
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.owner.ID, f.admin.ID))
-		wantErr(t, "deactivated admin", f.svc.RequireAdmin(ctx, f.admin.ID), chat.ErrAccountDeactivated)
+		wantErr(t, "unknown", f.svc.RequireAdmin(ctx, chat.AsUser(999999)), chat.ErrNotLoggedIn)
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.admin.ID))
+		wantErr(t, "deactivated admin", f.svc.RequireAdmin(ctx, chat.AsUser(f.admin.ID)), chat.ErrAccountDeactivated)
 		wantNoErr(t, "DeactivateOrg", f.svc.DeactivateOrg(ctx, f.realm))
-		wantErr(t, "deactivated organization", f.svc.RequireAdmin(ctx, f.owner.ID), chat.ErrRealmDeactivated)
+		wantErr(t, "deactivated organization", f.svc.RequireAdmin(ctx, chat.AsUser(f.owner.ID)), chat.ErrRealmDeactivated)
 	})
 }
 
@@ -919,7 +922,7 @@ func TestProvisionUserOptions(t *testing.T) {
 				BotType: a.BotType, BotOwnerID: a.BotOwner, Timezone: a.Timezone})
 			wantNoErr(t, "ProvisionUser", err)
 			a.ID = res.UserID
-			got, err := f.svc.User(ctx, f.member.ID, a.ID, chat.UserQuery{})
+			got, err := f.svc.User(ctx, chat.AsUser(f.member.ID), a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			diff(t, a.Email, got, a.want(true, "localhost", chat.UserQuery{}))
 		}
@@ -932,7 +935,7 @@ func TestClosedStore(t *testing.T) {
 		wantNoErr(t, "Close", f.svc.Close())
 		_, err := f.svc.Orgs(t.Context())
 		wantCodeMsg(t, "Orgs after Close", err, chat.CodeInternalServerError, "Internal server error")
-		_, err = f.svc.CreateUser(t.Context(), f.admin.ID, "late@example.com", "late-password", "Late User")
+		_, err = f.svc.CreateUser(t.Context(), chat.AsUser(f.admin.ID), "late@example.com", "late-password", "Late User")
 		wantCodeMsg(t, "CreateUser after Close", err, chat.CodeInternalServerError, "Internal server error")
 	})
 }

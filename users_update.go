@@ -48,11 +48,11 @@ type UserUpdate struct {
 // full-name errors of CreateUser; the errors of UpdateProfileData (except
 // that administrators may change any field); ErrInvalidNewEmail and
 // "New email value error: Email is already in use.".
-func (s *Service) UpdateUser(ctx context.Context, actor, target int64, req UserUpdate) error {
+func (s *Service) UpdateUser(ctx context.Context, actor Actor, target int64, req UserUpdate) error {
 	if req.Role != nil && !req.Role.Valid() {
 		return ErrInvalidRole
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -181,8 +181,8 @@ type StatusUpdate struct {
 // not exist", ErrInvalidEmojiCode, ErrInvalidEmojiName, ErrInvalidEmojiType,
 // ErrInvalidCustomEmoji, ErrInvalidCustomEmojiName,
 // ErrCustomEmojiDeactivated.
-func (s *Service) UpdateStatus(ctx context.Context, actor int64, req StatusUpdate) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) UpdateStatus(ctx context.Context, actor Actor, req StatusUpdate) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		u, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -255,9 +255,9 @@ type StatusView struct {
 
 // UserStatus returns the status of a user of the actor's organization. Any
 // active user may call it. Errors: ErrNoSuchUser, and those of Users.
-func (s *Service) UserStatus(ctx context.Context, actor, id int64) (StatusView, error) {
+func (s *Service) UserStatus(ctx context.Context, actor Actor, id int64) (StatusView, error) {
 	var out StatusView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -285,11 +285,11 @@ type SettingsUpdate struct {
 // address also emits a realm_user update with new_email.
 //
 // Errors: ErrInvalidEmailVisibility; ErrBotsNotAllowed.
-func (s *Service) UpdateSettings(ctx context.Context, actor int64, req SettingsUpdate) error {
+func (s *Service) UpdateSettings(ctx context.Context, actor Actor, req SettingsUpdate) error {
 	if req.EmailAddressVisibility != nil && !req.EmailAddressVisibility.Valid() {
 		return ErrInvalidEmailVisibility
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		u, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -331,11 +331,11 @@ func (s *Service) UpdateSettings(ctx context.Context, actor int64, req SettingsU
 // users get a realm_user_settings_defaults update event when it changes.
 //
 // Errors: ErrInvalidEmailVisibility; ErrMustBeAdmin.
-func (s *Service) UpdateUserSettingsDefaults(ctx context.Context, actor int64, visibility *EmailVisibility) error {
+func (s *Service) UpdateUserSettingsDefaults(ctx context.Context, actor Actor, visibility *EmailVisibility) error {
 	if visibility != nil && !visibility.Valid() {
 		return ErrInvalidEmailVisibility
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err

@@ -202,9 +202,9 @@ func (m *MemoryVideoCallTokens) ClearToken(_ context.Context, userID int64) erro
 // Errors: ErrVideoCallsNotConfigured when the server has no provider;
 // ErrVideoCallsDisabled when the organization turned video calls off; the
 // provider's errors (INVALID_VIDEO_CALL_PROVIDER_TOKEN for OAuth providers).
-func (s *Service) CreateVideoCall(ctx context.Context, actor int64) (string, error) {
+func (s *Service) CreateVideoCall(ctx context.Context, actor Actor) (string, error) {
 	var req VideoCallRequest
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx Tx) error {
 		u, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -236,8 +236,8 @@ func (s *Service) CreateVideoCall(ctx context.Context, actor int64) (string, err
 // HasVideoCallToken reports whether the actor has completed the
 // authorization of the configured video-call provider (false without one).
 // Any active user may call it. Errors: those of authentication.
-func (s *Service) HasVideoCallToken(ctx context.Context, actor int64) (bool, error) {
-	if err := s.view(ctx, func(tx Tx) error {
+func (s *Service) HasVideoCallToken(ctx context.Context, actor Actor) (bool, error) {
+	if err := s.view(ctx, actor, func(tx Tx) error {
 		_, _, err := s.actor(tx, actor)
 		return err
 	}); err != nil {
@@ -246,6 +246,6 @@ func (s *Service) HasVideoCallToken(ctx context.Context, actor int64) (bool, err
 	if s.cfg.VideoCalls == nil {
 		return false, nil
 	}
-	ok, err := s.cfg.VideoCalls.HasToken(ctx, actor)
+	ok, err := s.cfg.VideoCalls.HasToken(ctx, actor.UserID())
 	return ok, internal(err)
 }

@@ -186,7 +186,7 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	}
 	f.target = add("target@example.com")
 	f.deactivated = add("gone@example.com")
-	must(e.svc.DeactivateUser(ctx, e.owner.id, f.deactivated.id))
+	must(e.svc.DeactivateUser(ctx, chat.AsUser(e.owner.id), f.deactivated.id))
 	other, err := e.svc.CreateOrg(ctx, chat.NewOrg{Name: "Other", Host: "other.example", URL: "http://other.example", OwnerEmail: "boss@other.example", OwnerName: "Other Boss"})
 	must(err)
 	f.otherOrg = account{other.UserID, other.Email, other.APIKey}
@@ -200,20 +200,20 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	if res.status != http.StatusOK {
 		t.Fatalf("creating the channel: %s", res.raw)
 	}
-	ch, err := e.svc.Channels(ctx, e.owner.id, chat.ChannelQuery{IncludeSubscribed: true})
+	ch, err := e.svc.Channels(ctx, chat.AsUser(e.owner.id), chat.ChannelQuery{IncludeSubscribed: true})
 	must(err)
 	for _, c := range ch {
 		if c.Name == "matrix" {
 			f.channel = c.StreamID
 		}
 	}
-	f.folder, err = e.svc.CreateChannelFolder(ctx, e.owner.id, "Folder", "")
+	f.folder, err = e.svc.CreateChannelFolder(ctx, chat.AsUser(e.owner.id), "Folder", "")
 	must(err)
-	f.linkifier, err = e.svc.AddLinkifier(ctx, e.owner.id, chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://example.org/{id}"})
+	f.linkifier, err = e.svc.AddLinkifier(ctx, chat.AsUser(e.owner.id), chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://example.org/{id}"})
 	must(err)
-	f.field, err = e.svc.CreateProfileField(ctx, e.owner.id, chat.NewProfileField{Name: "Phone", Type: chat.FieldShortText, EditableByUser: true})
+	f.field, err = e.svc.CreateProfileField(ctx, chat.AsUser(e.owner.id), chat.NewProfileField{Name: "Phone", Type: chat.FieldShortText, EditableByUser: true})
 	must(err)
-	d, err := e.svc.AddRealmDomain(ctx, e.owner.id, "example.net", false)
+	d, err := e.svc.AddRealmDomain(ctx, chat.AsUser(e.owner.id), "example.net", false)
 	must(err)
 	f.domain = d.Domain
 	// Reports go to a private channel of the administrators.
@@ -221,7 +221,7 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	if res.status != http.StatusOK {
 		t.Fatalf("creating the moderation channel: %s", res.raw)
 	}
-	ch, err = e.svc.Channels(ctx, e.owner.id, chat.ChannelQuery{IncludeSubscribed: true})
+	ch, err = e.svc.Channels(ctx, chat.AsUser(e.owner.id), chat.ChannelQuery{IncludeSubscribed: true})
 	must(err)
 	for _, c := range ch {
 		if c.Name == "moderation" {
@@ -237,7 +237,7 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	f.message = int64(res.body["id"].(float64))
 	realm, rest, _ := strings.Cut(f.upload(&e.member), "/")
 	realmID, _ := strconv.ParseInt(realm, 10, 64)
-	f.temporary, err = e.svc.TemporaryUploadURL(ctx, e.member.id, realmID, rest)
+	f.temporary, err = e.svc.TemporaryUploadURL(ctx, chat.AsUser(e.member.id), realmID, rest)
 	must(err)
 	return f
 }
@@ -257,7 +257,7 @@ func (f *matrixFixture) device(a *account) string {
 		return itoa(id)
 	}
 	ctx := context.Background()
-	id, err := f.svc.RegisterClientDevice(ctx, a.id)
+	id, err := f.svc.RegisterClientDevice(ctx, chat.AsUser(a.id))
 	if err != nil {
 		return "999" // deactivated and foreign callers never get this far
 	}
@@ -266,7 +266,7 @@ func (f *matrixFixture) device(a *account) string {
 	opt := func(k string) *string { v := values.Get(k); return &v }
 	keyID := uint32(7)
 	// Bots are refused; their device stays unregistered.
-	f.svc.RegisterPushDevice(ctx, a.id, chat.PushRegistration{DeviceID: id, PushKey: opt("push_key"), PushKeyID: &keyID,
+	f.svc.RegisterPushDevice(ctx, chat.AsUser(a.id), chat.PushRegistration{DeviceID: id, PushKey: opt("push_key"), PushKeyID: &keyID,
 		TokenKind: opt("token_kind"), TokenID: opt("token_id"), BouncerPublicKey: opt("bouncer_public_key"),
 		EncryptedPushRegistration: opt("encrypted_push_registration")})
 	return itoa(id)
@@ -281,7 +281,7 @@ func (f *matrixFixture) upload(a *account) string {
 	if p, ok := f.uploads[a.id]; ok {
 		return p
 	}
-	up, err := f.svc.UploadFile(context.Background(), a.id, chat.Upload{Filename: "notes.txt", Body: strings.NewReader("some notes")})
+	up, err := f.svc.UploadFile(context.Background(), chat.AsUser(a.id), chat.Upload{Filename: "notes.txt", Body: strings.NewReader("some notes")})
 	if err != nil {
 		return "1/no/such/file.txt"
 	}
@@ -297,7 +297,7 @@ func (f *matrixFixture) tusUpload(a *account) string {
 	if id, ok := f.tusUploads[a.id]; ok {
 		return id
 	}
-	up, err := f.svc.CreateResumableUpload(context.Background(), a.id, 5, map[string]string{"filename": "resumed.txt"})
+	up, err := f.svc.CreateResumableUpload(context.Background(), chat.AsUser(a.id), 5, map[string]string{"filename": "resumed.txt"})
 	if err != nil {
 		return "no-such-upload"
 	}
@@ -354,7 +354,7 @@ func (f *matrixFixture) queue(a *account) string {
 	if q, ok := f.queues[a.id]; ok {
 		return q
 	}
-	state, err := f.svc.Register(context.Background(), a.id, chat.RegisterRequest{})
+	state, err := f.svc.Register(context.Background(), chat.AsUser(a.id), chat.RegisterRequest{})
 	if err != nil {
 		return "no-such-queue" // deactivated and foreign callers never get this far
 	}
@@ -508,7 +508,7 @@ var matrix = map[string]matrixRow{
 			if as != nil && as.id != 0 {
 				// The caller's own reaction to remove; refused callers fail
 				// before this matters.
-				f.svc.AddReaction(context.Background(), as.id, f.message, chat.ReactionRequest{Name: "octopus"})
+				f.svc.AddReaction(context.Background(), chat.AsUser(as.id), f.message, chat.ReactionRequest{Name: "octopus"})
 			}
 			return form("emoji_name", "octopus")
 		}},

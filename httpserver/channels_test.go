@@ -273,7 +273,7 @@ func TestDeleteTopicAndRealmChannels(t *testing.T) {
 	id := e.subscribeAs(&e.admin, "del")
 	secret := e.subscribeAs(&e.member, "hidden", "invite_only", "true")
 	for i := range 5 {
-		if _, err := e.svc.PostChannelMessage(t.Context(), e.admin.id, id, "Doomed", "m"+itoa(int64(i))); err != nil {
+		if _, err := e.svc.PostChannelMessage(t.Context(), chat.AsUser(e.admin.id), id, "Doomed", "m"+itoa(int64(i))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -332,7 +332,7 @@ func TestUpdateStatus(t *testing.T) {
 
 	status := func(as account) chat.StatusView {
 		t.Helper()
-		st, err := e.svc.UserStatus(ctx, e.owner.id, as.id)
+		st, err := e.svc.UserStatus(ctx, chat.AsUser(e.owner.id), as.id)
 		if err != nil {
 			t.Fatal(err)
 		}

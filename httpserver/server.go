@@ -116,7 +116,7 @@ type call struct {
 	ctx   context.Context
 	r     *http.Request
 	w     http.ResponseWriter
-	actor int64
+	actor chat.Actor
 	p     *params
 }
 
@@ -175,20 +175,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		}
 	}()
 	// The check of credentials accepted before may be deferred into the
-	// operation (chat.Service.AuthenticateRequest): it must run with ctx,
-	// and VerifyRequest comes before any answer.
-	ctx, actor, err := s.admitAs(w, r, ep.access, true)
+	// operation (chat.Service.AuthenticateRequest): VerifyRequest comes
+	// before any answer.
+	actor, err := s.admitAs(w, r, ep.access, true)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	r = r.WithContext(ctx)
+	ctx := r.Context()
 	c := &call{ctx: ctx, r: r, w: w, actor: actor}
 	// fail answers err, unless the credentials, whose check may have been
 	// deferred into the operation, turn out not to hold: then that is the
 	// answer, as it would have been before any parameter was read.
 	fail := func(err error) {
-		if authErr := s.svc.VerifyRequest(ctx); authErr != nil {
+		if authErr := s.svc.VerifyRequest(ctx, actor); authErr != nil {
 			err = authErr
 			if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
 				err = limitErr
@@ -208,7 +208,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		return
 	}
 	// An operation that ran no transaction has not checked them yet.
-	if err := s.svc.VerifyRequest(ctx); err != nil {
+	if err := s.svc.VerifyRequest(ctx, actor); err != nil {
 		fail(err)
 		return
 	}
@@ -216,32 +216,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 }
 
 // admit authenticates r as the access level requires, charges the rate
-// limits and checks the role; it returns the actor (0 for public access).
-// Every route goes through it, those with their own body handling
+// limits and checks the role; it returns the actor (nobody for public
+// access). Every route goes through it, those with their own body handling
 // (uploads, tus) included.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64, error) {
-	_, actor, err := s.admitAs(w, r, a, false)
-	return actor, err
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (chat.Actor, error) {
+	return s.admitAs(w, r, a, false)
 }
 
-// admitAs is admit, which with deferred returns the context that carries
-// a deferred credential check (see serve).
-func (s *Server) admitAs(w http.ResponseWriter, r *http.Request, a access, deferred bool) (context.Context, int64, error) {
+// admitAs is admit, which with deferred may return an actor whose
+// credential check is deferred into its operation (see serve).
+func (s *Server) admitAs(w http.ResponseWriter, r *http.Request, a access, deferred bool) (chat.Actor, error) {
 	ctx := r.Context()
 	if a == public {
-		return ctx, 0, charge(s.limits.ip, clientIP(r), w)
+		return chat.Actor{}, charge(s.limits.ip, clientIP(r), w)
 	}
-	ctx, actor, err := s.authenticate(r, deferred)
+	actor, err := s.authenticate(r, deferred)
 	if err != nil {
 		// Failed authentications spend the address's budget, which
 		// bounds how fast keys can be guessed.
 		if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
 			err = limitErr
 		}
-		return ctx, 0, err
+		return chat.Actor{}, err
 	}
-	if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
-		return ctx, 0, err
+	if err := charge(s.limits.user, strconv.FormatInt(actor.UserID(), 10), w); err != nil {
+		return chat.Actor{}, err
 	}
 	switch a {
 	case nonGuest:
@@ -253,7 +252,7 @@ func (s *Server) admitAs(w http.ResponseWriter, r *http.Request, a access, defer
 	case humanOnly:
 		err = s.svc.RequireHuman(ctx, actor)
 	}
-	return ctx, actor, err
+	return actor, err
 }
 
 // readParams reads the parameters of r within Options.BodyTimeout. When
@@ -283,29 +282,29 @@ func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (*params, er
 // authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4),
 // or with deferred, lets the request's operation check them when they
 // were accepted before.
-func (s *Server) authenticate(r *http.Request, deferred bool) (context.Context, int64, error) {
+func (s *Server) authenticate(r *http.Request, deferred bool) (chat.Actor, error) {
 	ctx := r.Context()
 	header := r.Header.Get("Authorization")
 	if header == "" {
-		return ctx, 0, chat.ErrNotLoggedIn
+		return chat.Actor{}, chat.ErrNotLoggedIn
 	}
 	scheme, encoded, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "basic") {
-		return ctx, 0, chat.ErrBasicAuthRequired
+		return chat.Actor{}, chat.ErrBasicAuthRequired
 	}
 	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
 	if err != nil {
-		return ctx, 0, chat.ErrInvalidBasicAuth
+		return chat.Actor{}, chat.ErrInvalidBasicAuth
 	}
 	email, key, ok := strings.Cut(string(decoded), ":")
 	if !ok || strings.Contains(key, ":") {
-		return ctx, 0, chat.ErrInvalidBasicAuth
+		return chat.Actor{}, chat.ErrInvalidBasicAuth
 	}
 	if deferred {
 		return s.svc.AuthenticateRequest(ctx, r.Host, email, key)
 	}
 	id, err := s.svc.Authenticate(ctx, r.Host, email, key)
-	return ctx, id, err
+	return chat.AsUser(id), err
 }
 
 // routes registers every endpoint.

@@ -115,7 +115,7 @@ func TestAuthenticationAcceptsCaseAndSpaceVariants(t *testing.T) {
 
 func TestDeactivatedAccountAndOrganization(t *testing.T) {
 	e := newEnv(t)
-	if err := e.svc.DeactivateUser(context.Background(), e.admin.id, e.member.id); err != nil {
+	if err := e.svc.DeactivateUser(context.Background(), chat.AsUser(e.admin.id), e.member.id); err != nil {
 		t.Fatal(err)
 	}
 	res := e.call(http.MethodGet, "/users/me", &e.member, nil)

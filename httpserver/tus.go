@@ -143,7 +143,7 @@ func parseTusMetadata(header string) (map[string]string, bool) {
 }
 
 // POST /api/v1/tus/: creation.
-func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor int64) {
+func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor chat.Actor) {
 	var length int64 = -1
 	if v := r.Header.Get("Upload-Length"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -176,7 +176,7 @@ func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor int64) 
 }
 
 // HEAD /api/v1/tus/{id}: where to resume.
-func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor int64, id string) {
+func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor chat.Actor, id string) {
 	up, err := s.svc.ResumableUploadState(r.Context(), actor, id)
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
@@ -195,7 +195,7 @@ func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor int64, id
 
 // PATCH /api/v1/tus/{id}: the next bytes. The answer to the request that
 // completes the upload carries the JSON of POST /user_uploads.
-func (s *Server) tusPatch(w http.ResponseWriter, r *http.Request, actor int64, id string) {
+func (s *Server) tusPatch(w http.ResponseWriter, r *http.Request, actor chat.Actor, id string) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/offset+octet-stream" {
 		tusError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/offset+octet-stream")
 		return

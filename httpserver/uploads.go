@@ -99,7 +99,7 @@ func (s *Server) postUpload(w http.ResponseWriter, r *http.Request) {
 	writeSuccess(w, s.log, fields{{"uri", res.URI}, {"url", res.URL}, {"filename", res.Filename}}, ignored)
 }
 
-func (s *Server) streamUpload(r *http.Request, actor int64) (chat.UploadResult, []string, error) {
+func (s *Server) streamUpload(r *http.Request, actor chat.Actor) (chat.UploadResult, []string, error) {
 	ctx := r.Context()
 	var ignored []string
 	for name := range r.URL.Query() {

@@ -88,14 +88,6 @@ func checkFolderDescription(d string) error {
 	return nil
 }
 
-func (s *Service) folderAdmin(tx Tx, actor Actor) (UserRecord, Realm, error) {
-	u, realm, err := s.actor(tx, actor)
-	if err == nil && !u.Role.IsAdmin() {
-		err = ErrMustBeAdmin
-	}
-	return u, realm, err
-}
-
 // activeUserEvent emits an event to every active user of the realm.
 func (s *Service) activeUserEvent(_ Tx, emit func(Event), realmID int64, payload map[string]any) error {
 	emit(Event{RealmID: realmID, AllUsers: true, Payload: payload})
@@ -109,7 +101,7 @@ func (s *Service) activeUserEvent(_ Tx, emit func(Event), realmID int64, payload
 func (s *Service) CreateChannelFolder(ctx context.Context, actor Actor, name, description string) (int64, error) {
 	var id int64
 	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.folderAdmin(tx, actor)
+		u, realm, err := s.admit(tx, actor, OpCreateChannelFolder)
 		if err != nil {
 			return err
 		}
@@ -171,7 +163,7 @@ type FolderUpdate struct {
 // description errors of CreateChannelFolder, ErrFolderNotEmpty.
 func (s *Service) UpdateChannelFolder(ctx context.Context, actor Actor, id int64, req FolderUpdate) error {
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.folderAdmin(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpUpdateChannelFolder)
 		if err != nil {
 			return err
 		}

@@ -376,15 +376,6 @@ func (req *LinkifierRequest) normalise() {
 	}
 }
 
-// requireAdmin reads the actor, who must be an administrator.
-func (s *Service) requireAdmin(tx Tx, actor Actor) (UserRecord, Realm, error) {
-	u, realm, err := s.actor(tx, actor)
-	if err == nil && !u.Role.IsAdmin() {
-		err = ErrMustBeAdmin
-	}
-	return u, realm, err
-}
-
 // AddLinkifier adds a linkifier after the organization's others and returns
 // its ID. Administrators may call it; every active user gets a
 // realm_linkifiers event with the new list.
@@ -398,7 +389,7 @@ func (s *Service) AddLinkifier(ctx context.Context, actor Actor, req LinkifierRe
 	req.normalise()
 	var id int64
 	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.requireAdmin(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpAddLinkifier)
 		if err != nil {
 			return err
 		}
@@ -446,7 +437,7 @@ func (req *LinkifierRequest) linkifier(id int64) Linkifier {
 func (s *Service) UpdateLinkifier(ctx context.Context, actor Actor, id int64, req LinkifierRequest) error {
 	req.normalise()
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.requireAdmin(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpUpdateLinkifier)
 		if err != nil {
 			return err
 		}
@@ -479,7 +470,7 @@ func (s *Service) UpdateLinkifier(ctx context.Context, actor Actor, id int64, re
 // Errors: ErrMustBeAdmin; ErrLinkifierNotFound.
 func (s *Service) DeleteLinkifier(ctx context.Context, actor Actor, id int64) error {
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.requireAdmin(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpDeleteLinkifier)
 		if err != nil {
 			return err
 		}

@@ -171,12 +171,9 @@ type NewProfileField struct {
 func (s *Service) CreateProfileField(ctx context.Context, actor Actor, req NewProfileField) (int64, error) {
 	var id int64
 	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		admin, realm, err := s.actor(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpCreateProfileField)
 		if err != nil {
 			return err
-		}
-		if !admin.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		name := strings.TrimSpace(req.Name)
 		if utf8.RuneCountInString(name) > maxFieldNameLength {
@@ -623,12 +620,9 @@ func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord
 // ID {id} is a bot").
 func (s *Service) UpdateProfileData(ctx context.Context, actor Actor, data []ProfileDataEntry) error {
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.actor(tx, actor)
+		u, realm, err := s.admit(tx, actor, OpUpdateProfileData)
 		if err != nil {
 			return err
-		}
-		if u.IsBot() {
-			return ErrBotsNotAllowed
 		}
 		changes, err := checkProfileData(tx, realm.ID, &u, data)
 		if err != nil {

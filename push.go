@@ -139,28 +139,6 @@ const maxPushTokenLength = 4096
 
 var appIDPattern = regexp.MustCompile(`^[.a-zA-Z0-9-]+$`)
 
-// RequireHuman returns ErrBotsNotAllowed when the actor is a bot, and the
-// actor errors; the HTTP adapter calls it before reading the parameters of
-// human-only routes, as the reference server's decorator does.
-func (s *Service) RequireHuman(ctx context.Context, actor Actor) error {
-	return s.view(ctx, actor, func(tx Tx) error {
-		u, _, err := s.actor(tx, actor)
-		if err == nil && u.IsBot() {
-			return ErrBotsNotAllowed
-		}
-		return err
-	})
-}
-
-// human re-reads the actor and refuses bots.
-func (s *Service) human(tx Tx, actor Actor) (UserRecord, Realm, error) {
-	u, r, err := s.actor(tx, actor)
-	if err == nil && u.IsBot() {
-		err = ErrBotsNotAllowed
-	}
-	return u, r, err
-}
-
 // parseHexToken decodes a token as Python's bytes.fromhex does: pairs of
 // hex digits, any case, with ASCII whitespace allowed between pairs.
 func parseHexToken(token string) (string, bool) {
@@ -193,7 +171,7 @@ func parseHexToken(token string) (string, bool) {
 // hex; the actor errors.
 func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor Actor, token, appID string) error {
 	return s.update(ctx, actor, func(tx Tx) error {
-		u, _, err := s.human(tx, actor)
+		u, _, err := s.admit(tx, actor, OpRegisterIOSDeviceToken)
 		if err != nil {
 			return err
 		}
@@ -301,7 +279,7 @@ const pushKeySize = 1 + 32
 // group rotates a registration that does not exist; the actor errors.
 func (s *Service) RegisterPushDevice(ctx context.Context, actor Actor, req PushRegistration) error {
 	return s.update(ctx, actor, func(tx Tx) error {
-		u, _, err := s.human(tx, actor)
+		u, _, err := s.admit(tx, actor, OpRegisterPushDevice)
 		if err != nil {
 			return err
 		}
@@ -367,7 +345,7 @@ func (s *Service) SendTestNotification(ctx context.Context, actor Actor, deviceI
 	)
 	var keys [][]byte
 	err := s.view(ctx, actor, func(tx Tx) error {
-		u, realm, err := s.human(tx, actor)
+		u, realm, err := s.admit(tx, actor, OpSendTestNotification)
 		if err != nil {
 			return err
 		}

@@ -84,7 +84,7 @@ func errNoDomain(domain string) *Error {
 func (s *Service) AddRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) (RealmDomain, error) {
 	var out RealmDomain
 	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.owner(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpAddRealmDomain)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func (s *Service) RealmDomains(ctx context.Context, actor Actor) ([]RealmDomain,
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
 func (s *Service) UpdateRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) error {
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.owner(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpUpdateRealmDomain)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (s *Service) UpdateRealmDomain(ctx context.Context, actor Actor, domain str
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
 func (s *Service) DeleteRealmDomain(ctx context.Context, actor Actor, domain string) error {
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.owner(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpDeleteRealmDomain)
 		if err != nil {
 			return err
 		}
@@ -184,25 +184,6 @@ func (s *Service) DeleteRealmDomain(ctx context.Context, actor Actor, domain str
 			return err
 		}
 		return emitRealmUpdates(tx, emit, realm.ID, []RealmSettingChange{{Name: "emails_restricted_to_domains", Value: false}})
-	})
-}
-
-// owner reads the actor, who must be an owner.
-func (s *Service) owner(tx Tx, actor Actor) (UserRecord, Realm, error) {
-	u, realm, err := s.actor(tx, actor)
-	if err == nil && u.Role != RoleOwner {
-		err = ErrMustBeOwner
-	}
-	return u, realm, err
-}
-
-// RequireOwner checks that the actor is an active owner. The HTTP adapter
-// calls it before reading the parameters of owner-only routes. Errors:
-// ErrMustBeOwner, and those of authentication.
-func (s *Service) RequireOwner(ctx context.Context, actor Actor) error {
-	return s.view(ctx, actor, func(tx Tx) error {
-		_, _, err := s.owner(tx, actor)
-		return err
 	})
 }
 

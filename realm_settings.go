@@ -376,12 +376,9 @@ func (s *Service) UpdateRealm(ctx context.Context, actor Actor, req RealmUpdate)
 	var changes []RealmSettingChange
 	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		changes = nil
-		u, realm, err := s.actor(tx, actor)
+		u, realm, err := s.admit(tx, actor, OpUpdateRealm)
 		if err != nil {
 			return err
-		}
-		if !u.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		for _, st := range realmSettings {
 			if st.ownerOnly && st.sent(&req) && u.Role != RoleOwner {

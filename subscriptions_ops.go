@@ -18,8 +18,16 @@ type channelContext struct {
 	subs  map[int64]Subscription
 }
 
+// channelContext reads what the channel rules need to know of the actor,
+// who may be any user.
 func (s *Service) channelContext(tx Tx, actor Actor) (*channelContext, error) {
-	u, realm, err := s.actor(tx, actor)
+	return s.channelContextFor(tx, actor, OpChannels)
+}
+
+// channelContextFor is channelContext for an operation whose access level
+// admit checks.
+func (s *Service) channelContextFor(tx Tx, actor Actor, op Operation) (*channelContext, error) {
+	u, realm, err := s.admit(tx, actor, op)
 	if err != nil {
 		return nil, err
 	}

@@ -354,20 +354,17 @@ func (s *Service) Subscribe(ctx context.Context, actor Actor, req SubscribeReque
 	var out SubscribeResult
 	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		var err error
-		out, err = s.subscribe(tx, emit, actor.UserID(), &req)
+		out, err = s.subscribe(tx, emit, actor, &req)
 		return err
 	})
 	return out, err
 }
 
-func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *SubscribeRequest) (SubscribeResult, error) {
+func (s *Service) subscribe(tx Tx, emit func(Event), actorRef Actor, req *SubscribeRequest) (SubscribeResult, error) {
 	var out SubscribeResult
-	actor, realm, err := s.actor(tx, AsUser(actorID))
+	actor, realm, err := s.admit(tx, actorRef, OpSubscribe)
 	if err != nil {
 		return out, err
-	}
-	if actor.Role == RoleGuest {
-		return out, ErrNotAllowedForGuests
 	}
 	// Names and descriptions, in request order, without duplicates.
 	type wanted struct {

@@ -31,12 +31,9 @@ func (s *Service) DeleteTopic(ctx context.Context, actor Actor, channelID int64,
 		}
 		done := false
 		err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-			cc, err := s.channelContext(tx, actor)
+			cc, err := s.channelContextFor(tx, actor, OpDeleteTopic)
 			if err != nil {
 				return err
-			}
-			if !cc.actor.Role.IsAdmin() {
-				return ErrMustBeAdmin
 			}
 			c, err := cc.channel(tx, channelID, true)
 			if err != nil {

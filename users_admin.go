@@ -237,36 +237,6 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 	return out, err
 }
 
-// RequireAdmin checks that the actor is an active administrator or owner.
-// The HTTP adapter calls it before reading the parameters of
-// administrator-only routes, so that other users learn nothing from
-// parameter errors. Errors: ErrMustBeAdmin, and those of Users.
-func (s *Service) RequireAdmin(ctx context.Context, actor Actor) error {
-	return s.view(ctx, actor, func(tx Tx) error {
-		u, _, err := s.actor(tx, actor)
-		if err == nil && !u.Role.IsAdmin() {
-			err = ErrMustBeAdmin
-		}
-		return err
-	})
-}
-
-// RequireNonGuest returns nil when actor is an active user who is not a
-// guest, which endpoints that refuse guests check before reading their
-// parameters (PROTOCOL.md B2.1). Bots pass. Any user may call it.
-//
-// Errors: ErrNotAllowedForGuests, or the errors of an unknown or deactivated
-// actor.
-func (s *Service) RequireNonGuest(ctx context.Context, actor Actor) error {
-	return s.view(ctx, actor, func(tx Tx) error {
-		u, _, err := s.actor(tx, actor)
-		if err == nil && u.Role == RoleGuest {
-			err = ErrNotAllowedForGuests
-		}
-		return err
-	})
-}
-
 // CreateUser creates a member account with a password, as POST /users does.
 // Administrators and owners may call it.
 //
@@ -278,12 +248,9 @@ func (s *Service) RequireNonGuest(ctx context.Context, actor Actor) error {
 func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, fullName string) (int64, error) {
 	var id int64
 	err := s.update(ctx, actor, func(tx Tx) error {
-		admin, realm, err := s.actor(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpCreateUser)
 		if err != nil {
 			return err
-		}
-		if !admin.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		u, err := s.provisionUser(tx, realm, NewUser{Email: email, FullName: fullName, Password: password}, true)
 		if err != nil {

@@ -868,23 +868,6 @@ func TestConcurrentOwnerDeactivation(t *testing.T) {
 	})
 }
 
-func TestRequireAdmin(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
-		f := newFixture(t, newStore)
-		ctx := t.Context()
-		wantNoErr(t, "owner", f.svc.RequireAdmin(ctx, chat.AsUser(f.owner.ID)))
-		wantNoErr(t, "admin", f.svc.RequireAdmin(ctx, chat.AsUser(f.admin.ID)))
-		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot, f.webhook} {
-			wantErr(t, a.Email, f.svc.RequireAdmin(ctx, chat.AsUser(a.ID)), chat.ErrMustBeAdmin)
-		}
-		wantErr(t, "unknown", f.svc.RequireAdmin(ctx, chat.AsUser(999999)), chat.ErrNotLoggedIn)
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.admin.ID))
-		wantErr(t, "deactivated admin", f.svc.RequireAdmin(ctx, chat.AsUser(f.admin.ID)), chat.ErrAccountDeactivated)
-		wantNoErr(t, "DeactivateOrg", f.svc.DeactivateOrg(ctx, f.realm))
-		wantErr(t, "deactivated organization", f.svc.RequireAdmin(ctx, chat.AsUser(f.owner.ID)), chat.ErrRealmDeactivated)
-	})
-}
-
 func TestProvisionUserOptions(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
 		f := newFixture(t, newStore)

@@ -183,12 +183,9 @@ type StatusUpdate struct {
 // ErrCustomEmojiDeactivated.
 func (s *Service) UpdateStatus(ctx context.Context, actor Actor, req StatusUpdate) error {
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.actor(tx, actor)
+		u, realm, err := s.admit(tx, actor, OpUpdateStatus)
 		if err != nil {
 			return err
-		}
-		if u.IsBot() {
-			return ErrBotsNotAllowed
 		}
 		var text string
 		if req.StatusText != nil {
@@ -290,12 +287,9 @@ func (s *Service) UpdateSettings(ctx context.Context, actor Actor, req SettingsU
 		return ErrInvalidEmailVisibility
 	}
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.actor(tx, actor)
+		u, realm, err := s.admit(tx, actor, OpUpdateSettings)
 		if err != nil {
 			return err
-		}
-		if u.IsBot() {
-			return ErrBotsNotAllowed
 		}
 		setting := func(property string, value any) {
 			emit(Event{RealmID: realm.ID, UserIDs: []int64{u.ID}, Payload: map[string]any{
@@ -336,12 +330,9 @@ func (s *Service) UpdateUserSettingsDefaults(ctx context.Context, actor Actor, v
 		return ErrInvalidEmailVisibility
 	}
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
-		admin, realm, err := s.actor(tx, actor)
+		_, realm, err := s.admit(tx, actor, OpUpdateUserSettingsDefaults)
 		if err != nil {
 			return err
-		}
-		if !admin.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		if visibility == nil || *visibility == realm.DefaultEmailVisibility {
 			return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -568,14 +569,14 @@ func TestAuthorizationMatrix(t *testing.T) {
 	// The routes of a server as New builds it (test envs wrap theirs).
 	registered := httpserver.RegisteredRoutes(httpserver.New(newEnv(t).svc, httpserver.Options{}))
 	var missing []string
-	for route, access := range registered {
+	for route, op := range registered {
 		row, found := matrix[route]
 		if !found {
 			missing = append(missing, route)
 			continue
 		}
-		if row.public != (access == "public") {
-			t.Errorf("%s is registered as %s, but its row says public=%v", route, access, row.public)
+		if public := op.Access() == chat.Anyone; row.public != public {
+			t.Errorf("%s runs %s, open to %s, but its row says public=%v", route, op, op.Access(), row.public)
 		}
 	}
 	slices.Sort(missing)
@@ -646,4 +647,42 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 	})
 	t.Logf("%d routes, %d calls on %d organizations", len(registered), calls.Load(), fixtures.Load())
+}
+
+// TestRoutesFollowThePolicy ties each route to the access policy of the
+// operation it names: for every role that the policy refuses the
+// operation, the matrix row (whose outcomes TestAuthorizationMatrix checks
+// against real calls) expects exactly the refusal that chat.Service.Admit,
+// the policy the Go API consults, gives that role.
+func TestRoutesFollowThePolicy(t *testing.T) {
+	e := newEnv(t)
+	registered := httpserver.RegisteredRoutes(httpserver.New(e.svc, httpserver.Options{}))
+	ids := [asBot + 1]int64{e.owner.id, e.admin.id, e.moderator.id, e.member.id, e.guest.id, e.bot.id}
+	refused := 0
+	for _, route := range slices.Sorted(maps.Keys(registered)) {
+		op := registered[route]
+		row, found := matrix[route]
+		if !found {
+			continue // TestAuthorizationMatrix reports it
+		}
+		for c := asOwner; c <= asBot; c++ {
+			err := e.svc.Admit(t.Context(), chat.AsUser(ids[c]), op)
+			if err == nil {
+				continue
+			}
+			refused++
+			var ce *chat.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Admit(%s, %s) = %v, not a *chat.Error", callerNames[c], op, err)
+			}
+			if want := row.roles[c]; want.code != ce.Code || want.msg != ce.Msg {
+				t.Errorf("%s (%s, open to %s) as %s: matrix expects %s %q, the policy refuses with %s %q",
+					route, op, op.Access(), callerNames[c], want.code, want.msg, ce.Code, ce.Msg)
+			}
+		}
+	}
+	if refused == 0 {
+		t.Fatal("the policy refused no role any route")
+	}
+	t.Logf("%d refusals of the policy match the matrix", refused)
 }

@@ -12,42 +12,42 @@ import (
 // folders, user groups and the realm's channel settings.
 func (s *Server) channelRoutes() {
 	s.handle("/users/me/subscriptions", map[string]endpoint{
-		http.MethodGet:    {authenticated, s.getSubscriptions},
-		http.MethodPost:   {nonGuest, s.subscribe},
-		http.MethodDelete: {authenticated, s.unsubscribe},
+		http.MethodGet:    {chat.OpSubscriptions, s.getSubscriptions},
+		http.MethodPost:   {chat.OpSubscribe, s.subscribe},
+		http.MethodDelete: {chat.OpUnsubscribe, s.unsubscribe},
 	})
 	s.handle("/users/me/subscriptions/properties", map[string]endpoint{
-		http.MethodPost: {authenticated, s.updateSubscriptionProperties},
+		http.MethodPost: {chat.OpUpdateSubscriptionProperties, s.updateSubscriptionProperties},
 	})
 	s.handle("/users/me/subscriptions/muted_topics", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.mutedTopics},
+		http.MethodPatch: {chat.OpMuteTopic, s.mutedTopics},
 	})
 	s.handle("/users/me/subscriptions/{stream_id}", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.updateSubscriptionProperty},
+		http.MethodPatch: {chat.OpUpdateSubscriptionProperties, s.updateSubscriptionProperty},
 	})
 	s.handle("/user_topics", map[string]endpoint{
-		http.MethodPost: {authenticated, s.userTopic},
+		http.MethodPost: {chat.OpSetUserTopic, s.userTopic},
 	})
 	s.handle("/streams", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getStreams},
+		http.MethodGet: {chat.OpChannels, s.getStreams},
 	})
 	s.handle("/streams/{stream_id}", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getStream},
+		http.MethodGet: {chat.OpChannelByID, s.getStream},
 	})
 	s.handle("/streams/{stream_id}/delete_topic", map[string]endpoint{
-		http.MethodPost: {adminOnly, s.deleteTopic},
+		http.MethodPost: {chat.OpDeleteTopic, s.deleteTopic},
 	})
 	s.handle("/channel_folders", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getChannelFolders},
+		http.MethodGet: {chat.OpChannelFolders, s.getChannelFolders},
 	})
 	s.handle("/channel_folders/create", map[string]endpoint{
-		http.MethodPost: {adminOnly, s.createChannelFolder},
+		http.MethodPost: {chat.OpCreateChannelFolder, s.createChannelFolder},
 	})
 	s.handle("/channel_folders/{channel_folder_id}", map[string]endpoint{
-		http.MethodPatch: {adminOnly, s.updateChannelFolder},
+		http.MethodPatch: {chat.OpUpdateChannelFolder, s.updateChannelFolder},
 	})
 	s.handle("/user_groups", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getUserGroups},
+		http.MethodGet: {chat.OpUserGroups, s.getUserGroups},
 	})
 }
 

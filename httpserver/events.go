@@ -10,14 +10,14 @@ import (
 
 func (s *Server) eventRoutes() {
 	s.handle("/register", map[string]endpoint{
-		http.MethodPost: {authenticated, s.register},
+		http.MethodPost: {chat.OpRegister, s.register},
 	})
 	s.handle("/events", map[string]endpoint{
-		http.MethodGet:    {authenticated, s.getEvents},
-		http.MethodDelete: {authenticated, s.deleteQueue},
+		http.MethodGet:    {chat.OpGetEvents, s.getEvents},
+		http.MethodDelete: {chat.OpDeleteQueue, s.deleteQueue},
 	})
 	s.handle("/typing", map[string]endpoint{
-		http.MethodPost: {authenticated, s.setTyping},
+		http.MethodPost: {chat.OpSetTyping, s.setTyping},
 	})
 }
 

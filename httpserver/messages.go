@@ -11,26 +11,26 @@ import (
 // reactions, reports and edit typing.
 func (s *Server) messageRoutes() {
 	s.handle("/messages", map[string]endpoint{
-		http.MethodGet:  {authenticated, s.getMessages},
-		http.MethodPost: {authenticated, s.sendMessage},
+		http.MethodGet:  {chat.OpGetMessages, s.getMessages},
+		http.MethodPost: {chat.OpSendMessage, s.sendMessage},
 	})
 	s.handle("/messages/matches_narrow", map[string]endpoint{
-		http.MethodGet: {authenticated, s.matchesNarrow},
+		http.MethodGet: {chat.OpMatchesNarrow, s.matchesNarrow},
 	})
 	s.handle("/messages/{message_id}", map[string]endpoint{
-		http.MethodGet:    {authenticated, s.getMessage},
-		http.MethodPatch:  {authenticated, s.editMessage},
-		http.MethodDelete: {authenticated, s.deleteMessage},
+		http.MethodGet:    {chat.OpGetMessage, s.getMessage},
+		http.MethodPatch:  {chat.OpEditMessage, s.editMessage},
+		http.MethodDelete: {chat.OpDeleteMessage, s.deleteMessage},
 	})
 	s.handle("/messages/{message_id}/reactions", map[string]endpoint{
-		http.MethodPost:   {authenticated, s.addReaction},
-		http.MethodDelete: {authenticated, s.removeReaction},
+		http.MethodPost:   {chat.OpAddReaction, s.addReaction},
+		http.MethodDelete: {chat.OpRemoveReaction, s.removeReaction},
 	})
 	s.handle("/messages/{message_id}/report", map[string]endpoint{
-		http.MethodPost: {authenticated, s.reportMessage},
+		http.MethodPost: {chat.OpReportMessage, s.reportMessage},
 	})
 	s.handle("/messages/{message_id}/typing", map[string]endpoint{
-		http.MethodPost: {authenticated, s.editTyping},
+		http.MethodPost: {chat.OpEditTyping, s.editTyping},
 	})
 }
 

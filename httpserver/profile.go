@@ -10,23 +10,23 @@ import (
 // settings, custom profile fields and JWT login.
 func (s *Server) profileRoutes() {
 	s.handle("/realm/profile_fields", map[string]endpoint{
-		http.MethodGet:  {authenticated, s.getProfileFields},
-		http.MethodPost: {adminOnly, s.createProfileField},
+		http.MethodGet:  {chat.OpProfileFields, s.getProfileFields},
+		http.MethodPost: {chat.OpCreateProfileField, s.createProfileField},
 	})
 	s.handle("/users/me/status", map[string]endpoint{
-		http.MethodPost: {authenticated, s.updateStatus},
+		http.MethodPost: {chat.OpUpdateStatus, s.updateStatus},
 	})
 	s.handle("/users/me/profile_data", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.updateProfileData},
+		http.MethodPatch: {chat.OpUpdateProfileData, s.updateProfileData},
 	})
 	s.handle("/settings", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.updateSettings},
+		http.MethodPatch: {chat.OpUpdateSettings, s.updateSettings},
 	})
 	s.handle("/realm/user_settings_defaults", map[string]endpoint{
-		http.MethodPatch: {adminOnly, s.updateUserSettingsDefaults},
+		http.MethodPatch: {chat.OpUpdateUserSettingsDefaults, s.updateUserSettingsDefaults},
 	})
 	s.handle("/jwt/fetch_api_key", map[string]endpoint{
-		http.MethodPost: {public, s.fetchAPIKeyJWT},
+		http.MethodPost: {chat.OpFetchAPIKeyJWT, s.fetchAPIKeyJWT},
 	})
 }
 

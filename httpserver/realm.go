@@ -11,30 +11,30 @@ import (
 // linkifiers, allowed domains and video calls.
 func (s *Server) realmRoutes() {
 	s.handle("/realm", map[string]endpoint{
-		http.MethodPatch: {adminOnly, s.updateRealm},
+		http.MethodPatch: {chat.OpUpdateRealm, s.updateRealm},
 	})
 	s.handle("/realm/linkifiers", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getLinkifiers},
+		http.MethodGet: {chat.OpLinkifiers, s.getLinkifiers},
 	})
 	s.handle("/realm/filters", map[string]endpoint{
 		// GET here is kept for older clients (PROTOCOL.md C0.1).
-		http.MethodGet:  {authenticated, s.getLinkifiers},
-		http.MethodPost: {adminOnly, s.addLinkifier},
+		http.MethodGet:  {chat.OpLinkifiers, s.getLinkifiers},
+		http.MethodPost: {chat.OpAddLinkifier, s.addLinkifier},
 	})
 	s.handle("/realm/filters/{filter_id}", map[string]endpoint{
-		http.MethodPatch:  {adminOnly, s.updateLinkifier},
-		http.MethodDelete: {adminOnly, s.deleteLinkifier},
+		http.MethodPatch:  {chat.OpUpdateLinkifier, s.updateLinkifier},
+		http.MethodDelete: {chat.OpDeleteLinkifier, s.deleteLinkifier},
 	})
 	s.handle("/realm/domains", map[string]endpoint{
-		http.MethodGet:  {authenticated, s.getRealmDomains},
-		http.MethodPost: {ownerOnly, s.addRealmDomain},
+		http.MethodGet:  {chat.OpRealmDomains, s.getRealmDomains},
+		http.MethodPost: {chat.OpAddRealmDomain, s.addRealmDomain},
 	})
 	s.handle("/realm/domains/{domain}", map[string]endpoint{
-		http.MethodPatch:  {ownerOnly, s.updateRealmDomain},
-		http.MethodDelete: {ownerOnly, s.deleteRealmDomain},
+		http.MethodPatch:  {chat.OpUpdateRealmDomain, s.updateRealmDomain},
+		http.MethodDelete: {chat.OpDeleteRealmDomain, s.deleteRealmDomain},
 	})
 	s.handle("/calls/videocall/create", map[string]endpoint{
-		http.MethodPost: {authenticated, s.createVideoCall},
+		http.MethodPost: {chat.OpCreateVideoCall, s.createVideoCall},
 	})
 }
 

@@ -25,9 +25,9 @@ func (s *Server) tusRoutes() {
 	}
 	// OPTIONS, which tus answers without credentials, is not listed.
 	create := []string{http.MethodPost}
-	s.handleRaw(Prefix+"/tus", authenticated, create, collection)
-	s.handleRaw(Prefix+"/tus/{$}", authenticated, create, collection)
-	s.handleRaw(Prefix+"/tus/{id}", authenticated, []string{http.MethodHead, http.MethodPatch}, func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw(Prefix+"/tus", chat.OpResumableUpload, create, collection)
+	s.handleRaw(Prefix+"/tus/{$}", chat.OpResumableUpload, create, collection)
+	s.handleRaw(Prefix+"/tus/{id}", chat.OpResumableUpload, []string{http.MethodHead, http.MethodPatch}, func(w http.ResponseWriter, r *http.Request) {
 		s.tus(w, r, r.PathValue("id"))
 	})
 }
@@ -86,7 +86,7 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 		tusError(w, http.StatusPreconditionFailed, "Unsupported version")
 		return
 	}
-	actor, err := s.admit(w, r, authenticated)
+	actor, err := s.admit(w, r, chat.OpResumableUpload)
 	if err != nil {
 		writeError(w, s.log, err)
 		return

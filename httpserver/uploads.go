@@ -17,7 +17,7 @@ import (
 // form of a download, the downloads themselves (outside /api/v1, as in the
 // reference server) and the resumable uploads of /api/v1/tus/.
 func (s *Server) uploadRoutes() {
-	s.handleRaw(Prefix+"/user_uploads", authenticated, []string{http.MethodPost}, func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw(Prefix+"/user_uploads", chat.OpUploadFile, []string{http.MethodPost}, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Allow", http.MethodPost)
 			w.WriteHeader(http.StatusNoContent)
@@ -30,16 +30,16 @@ func (s *Server) uploadRoutes() {
 		s.postUpload(w, r)
 	})
 	s.handle("/user_uploads/{realm_id}/{path...}", map[string]endpoint{
-		http.MethodGet: {authenticated, s.temporaryUploadURL},
+		http.MethodGet: {chat.OpTemporaryUploadURL, s.temporaryUploadURL},
 	})
 	get := []string{http.MethodGet}
-	s.handleRaw("/user_uploads/{realm_id}/{path...}", authenticated, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw("/user_uploads/{realm_id}/{path...}", chat.OpOpenAttachment, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, false)
 	}))
-	s.handleRaw("/user_uploads/download/{realm_id}/{path...}", authenticated, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw("/user_uploads/download/{realm_id}/{path...}", chat.OpOpenAttachment, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, true)
 	}))
-	s.handleRaw("/user_uploads/temporary/{token}/{filename}", public, get, getOnly(s.temporaryDownload))
+	s.handleRaw("/user_uploads/temporary/{token}/{filename}", chat.OpOpenTemporaryUpload, get, getOnly(s.temporaryDownload))
 	s.tusRoutes()
 }
 
@@ -80,7 +80,7 @@ func (b bodyReader) Read(p []byte) (int, error) {
 // to the blob store part by part; other parts are read and reported as
 // ignored parameters.
 func (s *Server) postUpload(w http.ResponseWriter, r *http.Request) {
-	actor, err := s.admit(w, r, authenticated)
+	actor, err := s.admit(w, r, chat.OpUploadFile)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -189,7 +189,7 @@ func (s *Server) temporaryUploadURL(c *call) (fields, error) {
 // GET /user_uploads/{realm_id}/{path} and /user_uploads/download/...:
 // the bytes, to a user allowed to read them (Basic credentials).
 func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload bool) {
-	actor, err := s.admit(w, r, authenticated)
+	actor, err := s.admit(w, r, chat.OpOpenAttachment)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -210,7 +210,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload 
 
 // GET /user_uploads/temporary/{token}/{filename}
 func (s *Server) temporaryDownload(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.admit(w, r, public); err != nil {
+	if _, err := s.admit(w, r, chat.OpOpenTemporaryUpload); err != nil {
 		writeError(w, s.log, err)
 		return
 	}

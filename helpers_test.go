@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	_ "time/tzdata" // time zones validate as in chatd, whatever the machine has
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/crypto/bcrypt"

@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/teamchat/chat"
@@ -86,10 +85,7 @@ func (s *Server) setTyping(c *call) (fields, error) {
 	req.Op = c.p.RequiredString("op")
 	if req.Type == "stream" || req.Type == "channel" {
 		req.StreamID = c.p.OptInt("stream_id")
-		if topic := c.p.OptString("topic"); topic != nil {
-			t := strings.TrimSpace(*topic)
-			req.Topic = &t
-		}
+		req.Topic = c.p.OptString("topic")
 	} else {
 		req.To = c.p.IntList("to")
 	}

@@ -14,7 +14,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/teamchat/chat"
 )
@@ -507,20 +506,6 @@ func (p *params) OptInt(name string) *int64 {
 		return nil
 	}
 	return &n
-}
-
-// MaxLenString returns a plain string parameter, or def when absent,
-// checking its length in code points.
-func (p *params) MaxLenString(name, def string, limit int) string {
-	v, ok := p.String(name)
-	if !ok {
-		return def
-	}
-	if utf8.RuneCountInString(v) > limit {
-		p.fail(errorf("%s is too long (limit: %d characters)", name, limit))
-		return def
-	}
-	return v
 }
 
 // JSONObject returns the raw JSON text of a parameter that must be a JSON

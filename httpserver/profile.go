@@ -41,10 +41,9 @@ func (s *Server) getProfileFields(c *call) (fields, error) {
 
 // POST /realm/profile_fields
 func (s *Server) createProfileField(c *call) (fields, error) {
-	req := chat.NewProfileField{
-		Name: c.p.MaxLenString("name", "", 40),
-		Hint: c.p.MaxLenString("hint", "", 80),
-	}
+	name, _ := c.p.String("name")
+	hint, _ := c.p.String("hint")
+	req := chat.NewProfileField{Name: name, Hint: hint}
 	req.Type = chat.FieldType(c.p.RequiredInt("field_type"))
 	req.FieldData = c.p.JSONObject("field_data")
 	req.DisplayInProfileSummary = c.p.Bool("display_in_profile_summary", false)

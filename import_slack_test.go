@@ -200,7 +200,7 @@ func TestImportSlack(t *testing.T) {
 		})
 
 		// Messages, in time order across conversations.
-		msgs, err := svc.GetMessages(ctx, chat.AsUser(aliceID), chat.GetMessagesRequest{Anchor: "oldest", IncludeAnchor: true, NumAfter: 100,
+		msgs, err := svc.GetMessages(ctx, chat.AsUser(aliceID), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](100),
 			Format: chat.MessageFormat{ApplyMarkdown: true, AllowEmptyTopicName: true}})
 		wantNoErr(t, "GetMessages", err)
 		type msgSummary struct {
@@ -257,7 +257,7 @@ func TestImportSlack(t *testing.T) {
 		})
 
 		// Bob was mentioned in the first message.
-		bobMsgs, err := svc.GetMessages(ctx, chat.AsUser(bob), chat.GetMessagesRequest{Anchor: "oldest", IncludeAnchor: true, NumAfter: 1})
+		bobMsgs, err := svc.GetMessages(ctx, chat.AsUser(bob), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](1)})
 		wantNoErr(t, "GetMessages(bob)", err)
 		diff(t, "bob's flags", *bobMsgs.Messages[0].Flags, []string{"read", "mentioned"})
 

@@ -19,18 +19,81 @@ const (
 	scanBatch = 100
 )
 
-// GetMessagesRequest describes a message fetch (GET /messages).
+// GetMessagesRequest describes a message fetch (GET /messages). Nil
+// pointers are parameters the client did not send.
 type GetMessagesRequest struct {
 	// Anchor is a message ID as text, or "newest", "oldest",
-	// "first_unread"; ignored when MessageIDs is set.
-	Anchor string
-	// IncludeAnchor is the include_anchor parameter (default true).
-	IncludeAnchor       bool
-	NumBefore, NumAfter int64
+	// "first_unread". It is required for a range, unless
+	// UseFirstUnreadAnchor is true.
+	Anchor *string
+	// UseFirstUnreadAnchor is the legacy form of Anchor "first_unread".
+	UseFirstUnreadAnchor *bool
+	// IncludeAnchor says whether the anchor itself is fetched; nil means
+	// true.
+	IncludeAnchor *bool
+	// NumBefore and NumAfter bound the messages before and after the
+	// anchor; nil means 0.
+	NumBefore, NumAfter *int64
 	Narrow              []NarrowElement
 	Format              MessageFormat
-	// MessageIDs, when not nil, fetches these messages instead of a range.
+	// MessageIDs, when not nil, fetches these messages instead of a
+	// range; none of the range's parameters may be given then.
 	MessageIDs []int64
+}
+
+// Message fetch parameter texts, as the reference server's.
+var (
+	ErrFetchParameterCombination = errorf("Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor")
+	ErrMissingAnchor             = errorf("Missing 'anchor' argument.")
+)
+
+// fetchRange is a range fetch's parameters with their defaults applied.
+type fetchRange struct {
+	anchor              int64
+	includeAnchor       bool
+	numBefore, numAfter int64
+}
+
+// rangeOf checks the combination of req's parameters and applies their
+// defaults; for a fetch by IDs it returns the zero range.
+func rangeOf(req *GetMessagesRequest) (fetchRange, error) {
+	if req.MessageIDs != nil {
+		if req.Anchor != nil || req.NumBefore != nil || req.NumAfter != nil || req.IncludeAnchor != nil ||
+			req.UseFirstUnreadAnchor != nil {
+			return fetchRange{}, ErrFetchParameterCombination
+		}
+		return fetchRange{}, nil
+	}
+	r := fetchRange{includeAnchor: true}
+	if req.IncludeAnchor != nil {
+		r.includeAnchor = *req.IncludeAnchor
+	}
+	if req.NumBefore != nil {
+		r.numBefore = *req.NumBefore
+	}
+	if req.NumAfter != nil {
+		r.numAfter = *req.NumAfter
+	}
+	anchor := "first_unread"
+	switch {
+	case req.UseFirstUnreadAnchor != nil && *req.UseFirstUnreadAnchor:
+	case req.Anchor == nil:
+		return fetchRange{}, ErrMissingAnchor
+	default:
+		anchor = *req.Anchor
+	}
+	if r.numBefore < 0 || r.numAfter < 0 {
+		return fetchRange{}, ErrNegativeNumMessages
+	}
+	if r.numBefore+r.numAfter > maxMessagesPerFetch {
+		return fetchRange{}, ErrTooManyMessages
+	}
+	if !r.includeAnchor && r.numBefore > 0 && r.numAfter > 0 {
+		return fetchRange{}, ErrAnchorExcluded
+	}
+	var err error
+	r.anchor, err = ParseAnchor(anchor)
+	return r, err
 }
 
 // GetMessagesResult is the answer of GetMessages. Anchor and the found_*
@@ -84,27 +147,18 @@ func ParseAnchor(s string) (int64, error) {
 // it, sorted by ID. Without a channel term only received messages count;
 // a channel term adds the channel's history when the actor may read it.
 //
-// Errors: ErrInvalidAnchor, ErrAnchorExcluded, ErrTooManyMessages,
-// BAD_NARROW ones (see compileNarrow), and those of the actor check.
+// Errors: ErrFetchParameterCombination, ErrMissingAnchor,
+// ErrNegativeNumMessages, ErrTooManyMessages, ErrAnchorExcluded,
+// ErrInvalidAnchor, BAD_NARROW ones (see compileNarrow), and those of the
+// actor check.
 func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesRequest) (GetMessagesResult, error) {
 	var out GetMessagesResult
-	if req.NumBefore < 0 || req.NumAfter < 0 {
-		return out, ErrNegativeNumMessages
+	rng, err := rangeOf(&req)
+	if err != nil {
+		return out, err
 	}
-	if req.NumBefore+req.NumAfter > maxMessagesPerFetch {
-		return out, ErrTooManyMessages
-	}
-	if !req.IncludeAnchor && req.NumBefore > 0 && req.NumAfter > 0 && req.MessageIDs == nil {
-		return out, ErrAnchorExcluded
-	}
-	anchor := int64(0)
-	if req.MessageIDs == nil {
-		var err error
-		if anchor, err = ParseAnchor(req.Anchor); err != nil {
-			return out, err
-		}
-	}
-	err := s.view(ctx, actor, func(tx Tx) error {
+	anchor := rng.anchor
+	err = s.view(ctx, actor, func(tx Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -136,27 +190,27 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 			}
 			leftEnd, rightEnd := anchor == 0, anchor == AnchorNewest
 			var before, at, after []MessageRow
-			if !leftEnd && req.NumBefore > 0 {
-				if before, err = n.scan(tx, nil, 0, anchor-1, true, int(req.NumBefore)); err != nil {
+			if !leftEnd && rng.numBefore > 0 {
+				if before, err = n.scan(tx, nil, 0, anchor-1, true, int(rng.numBefore)); err != nil {
 					return err
 				}
 				slices.Reverse(before)
 			}
-			if req.IncludeAnchor && !rightEnd && anchor > 0 {
+			if rng.includeAnchor && !rightEnd && anchor > 0 {
 				if at, err = n.scan(tx, nil, anchor, anchor, false, 1); err != nil {
 					return err
 				}
 			}
-			if !rightEnd && req.NumAfter > 0 {
-				if after, err = n.scan(tx, nil, anchor+1, 0, false, int(req.NumAfter)); err != nil {
+			if !rightEnd && rng.numAfter > 0 {
+				if after, err = n.scan(tx, nil, anchor+1, 0, false, int(rng.numAfter)); err != nil {
 					return err
 				}
 			}
 			rows = append(append(before, at...), after...)
 			out.Anchor = anchor
 			out.FoundAnchor = len(at) == 1
-			out.FoundOldest = leftEnd || int64(len(before)) < req.NumBefore
-			out.FoundNewest = rightEnd || int64(len(after)) < req.NumAfter
+			out.FoundOldest = leftEnd || int64(len(before)) < rng.numBefore
+			out.FoundNewest = rightEnd || int64(len(after)) < rng.numAfter
 		}
 		out.Messages, err = s.viewRows(tx, cc, rows, req.Format, n.search)
 		return err

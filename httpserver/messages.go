@@ -91,36 +91,23 @@ func (s *Server) sendMessage(c *call) (fields, error) {
 // GET /messages
 func (s *Server) getMessages(c *call) (fields, error) {
 	p := c.p
-	req := chat.GetMessagesRequest{}
-	anchor, hasAnchor := p.String("anchor")
-	req.IncludeAnchor = p.Bool("include_anchor", true)
-	before, hasBefore := p.Int("num_before")
-	after, hasAfter := p.Int("num_after")
-	req.NumBefore, req.NumAfter = before, after
-	req.Narrow = narrowParam(p, "narrow")
-	req.Format = chat.MessageFormat{
-		ClientGravatar:      p.Bool("client_gravatar", true),
-		ApplyMarkdown:       p.Bool("apply_markdown", true),
-		AllowEmptyTopicName: p.Bool("allow_empty_topic_name", false),
+	// Read in the order whose first error the reference reports.
+	req := chat.GetMessagesRequest{
+		Anchor:        p.OptString("anchor"),
+		IncludeAnchor: p.OptBool("include_anchor"),
+		NumBefore:     p.OptInt("num_before"),
+		NumAfter:      p.OptInt("num_after"),
+		Narrow:        narrowParam(p, "narrow"),
+		Format: chat.MessageFormat{
+			ClientGravatar:      p.Bool("client_gravatar", true),
+			ApplyMarkdown:       p.Bool("apply_markdown", true),
+			AllowEmptyTopicName: p.Bool("allow_empty_topic_name", false),
+		},
+		MessageIDs: p.IntList("message_ids"),
 	}
-	req.MessageIDs = p.IntList("message_ids")
-	_, hasInclude := p.peek("include_anchor")
-	firstUnread := p.OptBool("use_first_unread_anchor")
+	req.UseFirstUnreadAnchor = p.OptBool("use_first_unread_anchor")
 	if err := p.Err(); err != nil {
 		return nil, err
-	}
-	if req.MessageIDs != nil {
-		if hasAnchor || hasBefore || hasAfter || hasInclude || firstUnread != nil {
-			return nil, errorf("Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor")
-		}
-	} else {
-		switch {
-		case firstUnread != nil && *firstUnread:
-			anchor = "first_unread"
-		case !hasAnchor:
-			return nil, errorf("Missing 'anchor' argument.")
-		}
-		req.Anchor = anchor
 	}
 	res, err := s.svc.GetMessages(c.ctx, c.actor, req)
 	if err != nil {

@@ -333,7 +333,7 @@ func (s *Service) directRecipients(tx Tx, cc *channelContext, req *SendMessageRe
 		ids = append(ids, u.ID)
 	}
 	for _, email := range to.Names {
-		u, err := s.userByAPIEmail(tx, cc.realm, email)
+		u, err := s.userByAPIEmail(tx, cc.realm, &cc.actor, email)
 		if errors.Is(err, ErrNotFound) {
 			return errorf("Invalid email '%s'", email)
 		}
@@ -351,11 +351,11 @@ func (s *Service) directRecipients(tx Tx, cc *channelContext, req *SendMessageRe
 	return nil
 }
 
-// userByAPIEmail finds a user of the realm by real or placeholder address;
-// ErrNotFound when none.
-func (s *Service) userByAPIEmail(tx Tx, realm Realm, email string) (UserRecord, error) {
+// userByAPIEmail finds a user of the realm by their placeholder address,
+// or by a real address that viewer may see; ErrNotFound when none.
+func (s *Service) userByAPIEmail(tx Tx, realm Realm, viewer *UserRecord, email string) (UserRecord, error) {
 	u, err := tx.UserByEmail(realm.ID, email)
-	if err == nil || !errors.Is(err, ErrNotFound) {
+	if err == nil && emailVisibleTo(viewer, &u) || err != nil && !errors.Is(err, ErrNotFound) {
 		return u, err
 	}
 	if id, ok := placeholderID(email, s.emailDomain(realm)); ok {

@@ -353,7 +353,7 @@ func (s *Service) narrowUser(tx Tx, cc *channelContext, operand any) (UserRecord
 		}
 		return u, err
 	case string:
-		u, err := s.userByAPIEmail(tx, cc.realm, strings.TrimSpace(x))
+		u, err := s.userByAPIEmail(tx, cc.realm, &cc.actor, strings.TrimSpace(x))
 		if errors.Is(err, ErrNotFound) {
 			return UserRecord{}, badNarrow("unknown user %s", x)
 		}

@@ -251,7 +251,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, 
 					}
 				}
 			}
-			if users, err = resolvePrincipals(tx, cc.realm.ID, principals); err != nil {
+			if users, err = resolvePrincipals(tx, cc.realm.ID, &cc.actor, principals); err != nil {
 				return err
 			}
 		}

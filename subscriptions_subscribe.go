@@ -261,12 +261,17 @@ func (s *Service) channelTemplate(tx Tx, g *groups, actor *UserRecord, realm Rea
 	return c, nil
 }
 
-// resolvePrincipals reads the users named by p, all or nothing.
-func resolvePrincipals(tx Tx, realmID int64, p *Principals) ([]UserRecord, error) {
+// resolvePrincipals reads the users named by p, all or nothing. Emails
+// name users by placeholder address or by a real address that viewer may
+// see.
+func resolvePrincipals(tx Tx, realmID int64, viewer *UserRecord, p *Principals) ([]UserRecord, error) {
 	var out []UserRecord
 	if p.Emails != nil {
 		for _, email := range p.Emails {
 			u, err := tx.UserByEmail(realmID, email)
+			if err == nil && !emailVisibleTo(viewer, &u) {
+				err = ErrNotFound
+			}
 			if errors.Is(err, ErrNotFound) {
 				if id, ok := placeholderIDAny(email); ok {
 					u, err = targetUser(tx, realmID, id)
@@ -466,7 +471,7 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorRef Actor, req *Subscr
 	}
 	users := []UserRecord{actor}
 	if !(principals == nil || principals.empty()) {
-		if users, err = resolvePrincipals(tx, realm.ID, principals); err != nil {
+		if users, err = resolvePrincipals(tx, realm.ID, &actor, principals); err != nil {
 			return out, err
 		}
 	}

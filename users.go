@@ -294,11 +294,17 @@ type viewer struct {
 }
 
 // canSeeEmail reports whether the viewer may see target's real address.
-func (v *viewer) canSeeEmail(target *UserRecord) bool {
-	if target.ID == v.user.ID || target.IsBot() {
+func (v *viewer) canSeeEmail(target *UserRecord) bool { return emailVisibleTo(&v.user, target) }
+
+// emailVisibleTo reports whether target's email visibility lets viewer see
+// their real address. Addresses hidden from the viewer do not name anyone
+// for them, anywhere: a real address the viewer may not see finds nobody,
+// as an unknown one does, so that nothing confirms it.
+func emailVisibleTo(viewer, target *UserRecord) bool {
+	if target.ID == viewer.ID || target.IsBot() {
 		return true
 	}
-	role := v.user.Role
+	role := viewer.Role
 	switch target.EmailVisibility {
 	case EmailVisibleEveryone:
 		return true

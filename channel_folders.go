@@ -34,7 +34,7 @@ type FolderTx interface {
 	UpdateChannelFolder(f ChannelFolder) error
 }
 
-// ChannelFolderView is a folder as clients see it (PROTOCOL.md C9.2).
+// ChannelFolderView is a folder as clients see it.
 type ChannelFolderView struct {
 	ID                  int64  `json:"id"`
 	Name                string `json:"name"`

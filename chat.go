@@ -29,10 +29,10 @@ import (
 // Config.ServiceVersion is empty.
 const ServiceVersion = "0.1.0"
 
-// FeatureLevel is the service_feature_level reported to clients: the highest
-// level of SPEC.md's versioning list up to which every listed change is
-// implemented (PROTOCOL.md A1). Every change the list names, from 9
-// (principals as integers) to 490 (is_deleted), is in place.
+// FeatureLevel is the service_feature_level reported to clients: the
+// highest feature level of the reference API up to which every change this
+// server's clients rely on is implemented, from 9 (principals as integers)
+// to 490 (is_deleted).
 const FeatureLevel = 490
 
 // Config holds the settings of a Service. Every field has a working zero

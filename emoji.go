@@ -8,7 +8,7 @@ import (
 
 //go:generate go run ./internal/emojigen -data ${EMOJI_DATASOURCE_JSON} -out emoji_table.go
 
-// ReactionType is the namespace of an emoji code (SPEC.md, User status).
+// ReactionType is the namespace of an emoji code.
 type ReactionType string
 
 // The emoji namespaces.
@@ -66,7 +66,7 @@ type RealmEmojiTx interface {
 	UpdateRealmEmoji(e RealmEmoji) error
 }
 
-// Emoji errors (SPEC.md texts first, then PROTOCOL.md B2.17).
+// Emoji errors.
 var (
 	ErrInvalidEmojiCode            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji code"}
 	ErrInvalidEmojiName            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji name."}
@@ -84,7 +84,7 @@ func emojiDoesNotExist(name string) *Error { return errorf("Emoji '%s' does not 
 
 // emojiByName finds the code and namespace of an emoji name: an active
 // custom emoji of the realm first, then the service's own emoji, then
-// Unicode names and aliases (PROTOCOL.md B2.17).
+// Unicode names and aliases.
 func emojiByName(tx Tx, realmID int64, name string) (string, ReactionType, error) {
 	e, err := tx.RealmEmojiByName(realmID, name)
 	switch {

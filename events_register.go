@@ -9,7 +9,7 @@ import (
 )
 
 // ClientCapabilities are the client_capabilities a client declares when it
-// registers (PROTOCOL.md C1.2).
+// registers.
 type ClientCapabilities struct {
 	NotificationSettingsNull   bool `json:"notification_settings_null"`
 	BulkMessageDeletion        bool `json:"bulk_message_deletion"`
@@ -44,7 +44,7 @@ type RegisterRequest struct {
 	// ApplyMarkdown gives message events HTML content rather than the
 	// Markdown source.
 	ApplyMarkdown bool
-	// Narrow restricts the message events of the queue (PROTOCOL.md C1.4).
+	// Narrow restricts the message events of the queue.
 	Narrow []NarrowTerm
 	// QueueLifespan is how long the queue outlives its last request; zero
 	// means the hub's default.
@@ -60,7 +60,7 @@ type RegisterState map[string]any
 // reads in transactions of its own, after the queue exists.
 type stateBlock func(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error
 
-// stateBlocks are the initial-state blocks by fetch type (PROTOCOL.md C1.5).
+// stateBlocks are the initial-state blocks by fetch type.
 // Unknown fetch types are ignored, as by the reference server.
 var stateBlocks = map[string]stateBlock{
 	"realm":                        realmState,
@@ -141,7 +141,7 @@ func (s *Service) Register(ctx context.Context, actor Actor, req RegisterRequest
 	return state, nil
 }
 
-// checkQueueNarrow validates an event queue's narrow (PROTOCOL.md C1.4).
+// checkQueueNarrow validates an event queue's narrow.
 func checkQueueNarrow(narrow []NarrowTerm) error {
 	for _, t := range narrow {
 		switch t.Operator {
@@ -158,7 +158,7 @@ func checkQueueNarrow(narrow []NarrowTerm) error {
 }
 
 // versionKeys are the version fields of every register answer, under the
-// spec's names and the reference server's (PROTOCOL.md A1).
+// spec's names and the reference server's.
 func (s *Service) versionKeys() map[string]any {
 	return map[string]any{
 		"service_feature_level": FeatureLevel, "zulip_feature_level": FeatureLevel,
@@ -167,7 +167,7 @@ func (s *Service) versionKeys() map[string]any {
 	}
 }
 
-// Protocol constants of the register answer (PROTOCOL.md C1.5). The
+// Protocol constants of the register answer. The
 // length limits are with the operations that enforce them.
 const (
 	MaxMessageLength                 = 10000
@@ -411,7 +411,7 @@ func userStatusState(s *Service, ctx context.Context, actor Actor, req *Register
 }
 
 // linkifierState is the "realm_linkifiers" block; clients without the
-// linkifier_url_template capability get an empty list (PROTOCOL.md C1.2).
+// linkifier_url_template capability get an empty list.
 func linkifierState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	if !req.ClientCapabilities.LinkifierURLTemplate {
 		state["realm_linkifiers"] = []Linkifier{}
@@ -556,7 +556,7 @@ func videoCallState(s *Service, ctx context.Context, actor Actor, _ *RegisterReq
 }
 
 // listedUsers is a user list whose name tells whether its users are active,
-// so its JSON form leaves is_active out (PROTOCOL.md C14.3).
+// so its JSON form leaves is_active out.
 type listedUsers []User
 
 // AppendJSON appends the JSON array of the users, without is_active.

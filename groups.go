@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// System group names (PROTOCOL.md C11). Every organization has these groups
+// System group names. Every organization has these groups
 // from its creation.
 const (
 	GroupNobody         = "role:nobody"
@@ -342,8 +342,7 @@ func checkGroupSetting(tx Tx, g *groups, realmID int64, setting string, v GroupS
 	return v.clone(), nil
 }
 
-// UserGroupView is a user group as GET /user_groups shows it (PROTOCOL.md
-// C11).
+// UserGroupView is a user group as GET /user_groups shows it.
 type UserGroupView struct {
 	ID                    int64        `json:"id"`
 	Name                  string       `json:"name"`

@@ -7,7 +7,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// JWT login errors (PROTOCOL.md B2.11).
+// JWT login errors.
 var (
 	ErrJWTDisabled     = &Error{Code: CodeBadRequest, Msg: "JWT authentication is not enabled for this organization"}
 	ErrJWTMissing      = &Error{Code: CodeBadRequest, Msg: "No JSON web token passed in request"}

@@ -72,7 +72,7 @@ type LinkifierRequest struct {
 // have.
 var ErrLinkifierNotFound = &Error{Code: CodeBadRequest, Msg: "Linkifier not found."}
 
-// Linkifier validation texts (PROTOCOL.md B2.18).
+// Linkifier validation texts.
 const (
 	msgFieldBlank         = "This field cannot be blank."
 	msgInvalidURLTemplate = "Invalid URL template."
@@ -380,8 +380,8 @@ func (req *LinkifierRequest) normalise() {
 // its ID. Administrators may call it; every active user gets a
 // realm_linkifiers event with the new list.
 //
-// Errors: ErrMustBeAdmin; BAD_REQUEST with the first validation message of
-// PROTOCOL.md B2.18 and every message by field in the "errors" data field
+// Errors: ErrMustBeAdmin; BAD_REQUEST with the first validation message
+// and every message by field in the "errors" data field
 // ("This field cannot be blank.", "Bad regular expression: ...", "Invalid
 // URL template.", the group and example checks, "Realm filter with this
 // Realm and Pattern already exists.").

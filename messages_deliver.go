@@ -287,9 +287,8 @@ func (e *messageEvent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// queueNarrowMatches applies an event queue's narrow to a message
-// (PROTOCOL.md C1.4): channel names, topics and sender addresses match
-// without regard to case.
+// queueNarrowMatches applies an event queue's narrow to a message: channel
+// names, topics and sender addresses match without regard to case.
 func queueNarrowMatches(narrow []NarrowTerm, d *messageData, flags MessageFlags) bool {
 	m := &d.m
 	for _, t := range narrow {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Edit and deletion texts (PROTOCOL.md C5.5, C5.6, B2.19).
+// Edit and deletion texts.
 var (
 	ErrNothingToChange    = errorf("Nothing to change")
 	ErrEditingDisabled    = errorf("Your organization has turned off message editing")

@@ -107,7 +107,7 @@ type GetMessagesResult struct {
 	HistoryLimited bool          `json:"history_limited"`
 }
 
-// Message fetch texts (PROTOCOL.md C5.2).
+// Message fetch texts.
 var (
 	ErrInvalidAnchor       = errorf("Invalid anchor")
 	ErrAnchorExcluded      = errorf("The anchor can only be excluded at an end of the range")
@@ -141,10 +141,10 @@ func ParseAnchor(s string) (int64, error) {
 	return min(max(n, 0), AnchorNewest), nil
 }
 
-// GetMessages returns the actor's messages in a narrow around an anchor
-// (PROTOCOL.md C5.2): at most NumBefore messages before it, the anchor
-// itself when IncludeAnchor and it matches, and at most NumAfter after
-// it, sorted by ID. Without a channel term only received messages count;
+// GetMessages returns the actor's messages in a narrow around an anchor:
+// at most NumBefore messages before it, the anchor itself when
+// IncludeAnchor and it matches, and at most NumAfter after it, sorted by
+// ID. Without a channel term only received messages count;
 // a channel term adds the channel's history when the actor may read it.
 //
 // Errors: ErrFetchParameterCombination, ErrMissingAnchor,

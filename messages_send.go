@@ -19,8 +19,7 @@ type MessageTo struct {
 	Names []string
 }
 
-// ParseMessageTo reads the "to" parameter of POST /messages (PROTOCOL.md
-// C5.1): a JSON integer, string or list of either, or else plain text: a
+// ParseMessageTo reads the "to" parameter of POST /messages: a JSON integer, string or list of either, or else plain text: a
 // channel name, or comma-separated addresses for direct messages.
 //
 // Errors: "Recipient lists may contain emails or user IDs, but not both."
@@ -96,7 +95,7 @@ type SendMessageRequest struct {
 	QueueID, LocalID string
 }
 
-// Message sending texts (PROTOCOL.md C5.1).
+// Message sending texts.
 var (
 	ErrInvalidMessageType    = errorf("Invalid type")
 	ErrMissingChannel        = errorf("Missing channel")

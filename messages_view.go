@@ -10,8 +10,7 @@ import (
 	"strings"
 )
 
-// MessageView is a message object as clients receive it (PROTOCOL.md
-// C5.3).
+// MessageView is a message object as clients receive it.
 type MessageView struct {
 	ID             int64  `json:"id"`
 	SenderID       int64  `json:"sender_id"`

@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 )
 
-// FieldType is the type of a custom profile field (PROTOCOL.md A2).
+// FieldType is the type of a custom profile field.
 type FieldType int
 
 // The custom profile field types.
@@ -36,7 +36,7 @@ func (t FieldType) Valid() bool { return t >= FieldShortText && t <= FieldPronou
 // rendered_value.
 func (t FieldType) renders() bool { return t == FieldShortText || t == FieldLongText }
 
-// Limits of custom profile fields (PROTOCOL.md B1.8, C8.1, C14.2).
+// Limits of custom profile fields.
 const (
 	maxFieldNameLength  = 40
 	maxFieldHintLength  = 80
@@ -67,7 +67,7 @@ type ProfileField struct {
 
 // MarshalJSON writes the wire form: field_data stays a JSON-encoded string,
 // display_in_profile_summary and use_for_user_matching appear only when
-// true (PROTOCOL.md C8.2).
+// true.
 func (f ProfileField) MarshalJSON() ([]byte, error) {
 	type wire struct {
 		ID                      int64     `json:"id"`
@@ -114,7 +114,7 @@ type ProfileTx interface {
 	DeleteProfileValue(userID, fieldID int64) error
 }
 
-// Custom profile field errors (PROTOCOL.md C8.1, B2.8, B2.10).
+// Custom profile field errors.
 var (
 	ErrLabelBlank               = &Error{Code: CodeBadRequest, Msg: "Label cannot be blank."}
 	ErrInvalidFieldType         = &Error{Code: CodeBadRequest, Msg: "Invalid field type."}
@@ -353,8 +353,8 @@ type ProfileDataValue struct {
 	String string
 }
 
-// ProfileDataEntry is one entry of profile_data (SPEC.md, Custom profile
-// data entry).
+// ProfileDataEntry is one entry of profile_data: a custom profile field
+// and its value.
 type ProfileDataEntry struct {
 	ID    int64
 	Value ProfileDataValue
@@ -362,7 +362,7 @@ type ProfileDataEntry struct {
 
 // ParseProfileData decodes the JSON text of a parameter that holds a list of
 // custom profile data entries. name is the parameter's name, used in the
-// error texts of PROTOCOL.md B1.2, such as `data[0]["id"] field is missing:
+// error texts of the reference server's parameter parser, such as `data[0]["id"] field is missing:
 // Field required`.
 func ParseProfileData(name, text string) ([]ProfileDataEntry, error) {
 	dec := json.NewDecoder(strings.NewReader(text))

@@ -106,7 +106,7 @@ type DevicePush struct {
 	EncryptedData string `json:"encrypted_data"`
 }
 
-// Push errors (SPEC.md, PROTOCOL.md B2.16, B2.21, C12).
+// Push errors.
 var (
 	ErrEmptyPushToken          = &Error{Code: CodeBadRequest, Msg: "Empty or invalid length token"}
 	ErrInvalidPushToken        = &Error{Code: CodeBadRequest, Msg: "Invalid push token"}
@@ -134,7 +134,7 @@ func RelayError(sentinel *Error, cause error) *Error {
 	return &e
 }
 
-// maxPushTokenLength bounds a push token (PROTOCOL.md B1.8).
+// maxPushTokenLength bounds a push token.
 const maxPushTokenLength = 4096
 
 var appIDPattern = regexp.MustCompile(`^[.a-zA-Z0-9-]+$`)
@@ -267,8 +267,7 @@ type PushRegistration struct {
 const pushKeySize = 1 + 32
 
 // RegisterPushDevice registers one of the actor's devices for
-// end-to-end-encrypted push, or rotates its key or token (PROTOCOL.md
-// C12.3). Registration completes at once: the relay learns the token from
+// end-to-end-encrypted push, or rotates its key or token. Registration completes at once: the relay learns the token from
 // the encrypted registration that goes with each notification. An
 // identical repeat is a silent success. Humans only.
 //

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Reaction texts (SPEC.md, PROTOCOL.md B2.17 and C5.7).
+// Reaction texts.
 var (
 	ErrReactionExists       = &Error{Code: CodeReactionAlreadyExists, Msg: "Reaction already exists."}
 	ErrReactionDoesNotExist = &Error{Code: CodeReactionDoesNotExist, Msg: "Reaction doesn't exist."}

@@ -219,8 +219,8 @@ func (s *Service) Orgs(ctx context.Context) ([]Realm, error) {
 	return out, err
 }
 
-// AuthenticationMethods are the login methods a server reports, keyed as in
-// SPEC.md and in its order.
+// AuthenticationMethods are the login methods a server reports, keyed and
+// ordered as the API's authentication_methods.
 type AuthenticationMethods struct {
 	Password        bool `json:"password"`
 	Dev             bool `json:"dev"`
@@ -257,7 +257,7 @@ type ServerSettings struct {
 	ServiceVersion                string                         `json:"service_version"`
 	ServiceMergeBase              string                         `json:"service_merge_base"`
 	// The zulip_* names carry the same values for the reference server's
-	// clients, which refuse to start without them (PROTOCOL.md A1).
+	// clients, which refuse to start without them.
 	ZulipFeatureLevel           int     `json:"zulip_feature_level"`
 	ZulipVersion                string  `json:"zulip_version"`
 	ZulipMergeBase              string  `json:"zulip_merge_base"`
@@ -325,7 +325,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 func webPublicChannelsExist(Tx, int64) bool { return false }
 
 // AuthenticationMethodNames are the keys of authentication_methods, in
-// SPEC.md's order: the values Config.AuthenticationMethods may list.
+// the API's order: the values Config.AuthenticationMethods may list.
 var AuthenticationMethodNames = []string{
 	"password", "dev", "email", "ldap", "remoteuser", "code_host_a", "directory_idp", "code_host_b",
 	"device_vendor_idp", "search_vendor_idp", "saml", "openid connect", "chat_vendor_idp",

@@ -41,7 +41,7 @@ type RealmDomainTx interface {
 const maxDomainLength = 255
 
 // checkDomain returns why domain (already lower-cased) is not a valid
-// allowed domain, or "" (PROTOCOL.md B2.20).
+// allowed domain, or "".
 func checkDomain(domain string) string {
 	switch {
 	case domain == "":
@@ -79,7 +79,7 @@ func errNoDomain(domain string) *Error {
 // active user gets a realm_domains/add event.
 //
 // Errors: ErrMustBeOwner; "Invalid domain: {reason}" with the reasons of
-// PROTOCOL.md B2.20; "The domain {domain} is already a part of your
+// checkDomain; "The domain {domain} is already a part of your
 // organization."
 func (s *Service) AddRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) (RealmDomain, error) {
 	var out RealmDomain
@@ -193,7 +193,7 @@ func emitToActive(_ Tx, emit func(Event), realmID int64, payload map[string]any)
 	return nil
 }
 
-// Errors of the address rules of new users (PROTOCOL.md C6.1).
+// Errors of the address rules of new users.
 var (
 	ErrDisposableEmail   = &Error{Code: CodeBadRequest, Msg: "Disposable email addresses are not allowed in this organization"}
 	ErrEmailContainsPlus = &Error{Code: CodeBadRequest, Msg: "Email addresses containing + are not allowed."}

@@ -128,7 +128,7 @@ func (v TimeLimitValue) MarshalJSON() ([]byte, error) {
 	return strconv.AppendInt(nil, v.Seconds, 10), nil
 }
 
-// limit converts a requested value to a TimeLimit (PROTOCOL.md C10.1):
+// limit converts a requested value to a TimeLimit:
 // "unlimited" or a positive number of seconds; anything else is a
 // REQUEST_VARIABLE_INVALID error naming the setting.
 func (v TimeLimitValue) limit(name string) (TimeLimit, error) {

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Report texts (PROTOCOL.md B2.15).
+// Report texts.
 var (
 	ErrInvalidReportType     = errorf("Invalid report_type: Value error, Not in the list of possible values")
 	ErrReportDescriptionLong = errorf("description is too long (limit: %d characters)", maxReportDescriptionLength)
@@ -24,8 +24,7 @@ const (
 
 // ReportMessage reports a message the actor may read to the moderators:
 // the notification bot posts the report to the organization's moderation
-// request channel, in the topic "{sender's name} moderation" (PROTOCOL.md
-// B2.15). reportType is a key of ReportMessageTypes.
+// request channel, in the topic "{sender's name} moderation". reportType is a key of ReportMessageTypes.
 //
 // Errors, in order: ErrInvalidReportType, ErrReportDescriptionLong,
 // ErrReportNeedsExplain, ErrReportingDisabled, ErrInvalidMessage, and

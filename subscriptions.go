@@ -10,7 +10,7 @@ import (
 	"golang.org/x/text/cases"
 )
 
-// Limits of channel names and descriptions (PROTOCOL.md B1.8), in Unicode
+// Limits of channel names and descriptions, in Unicode
 // code points.
 const (
 	MaxChannelNameLength        = 60
@@ -158,7 +158,7 @@ type ChannelTx interface {
 	DeleteSubscription(userID, channelID int64) error
 }
 
-// checkChannelName strips name and checks it (PROTOCOL.md B2.1 step 1).
+// checkChannelName strips name and checks it.
 func checkChannelName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {

@@ -1,6 +1,6 @@
 package chat
 
-// ChannelView is a channel object as clients see it (PROTOCOL.md C7.3).
+// ChannelView is a channel object as clients see it.
 type ChannelView struct {
 	StreamID                   int64        `json:"stream_id"`
 	Name                       string       `json:"name"`
@@ -35,7 +35,7 @@ type ChannelView struct {
 }
 
 // SubscriptionView is a subscription object: the channel's fields and the
-// user's settings (PROTOCOL.md C7.3).
+// user's settings.
 type SubscriptionView struct {
 	ChannelView
 	Color                  string `json:"color"`

@@ -22,7 +22,7 @@ type TypingRequest struct {
 	Topic    *string
 }
 
-// Typing texts (PROTOCOL.md C4.2).
+// Typing texts.
 var (
 	ErrInvalidTypingType = &Error{Code: CodeBadRequest, Msg: "Invalid type"}
 	ErrInvalidTypingOp   = &Error{Code: CodeBadRequest, Msg: "Invalid op"}

@@ -101,7 +101,7 @@ type AttachmentTx interface {
 	AttachmentMessages(attachmentID int64) ([]int64, error)
 }
 
-// UploadResult is the answer of an upload (SPEC.md "Upload result").
+// UploadResult is the answer of an upload.
 type UploadResult struct {
 	// URL is the relative URL of the file, "/user_uploads/{path_id}".
 	URL string `json:"url"`
@@ -129,7 +129,7 @@ type Upload struct {
 // may download a file that a message links.
 type MessageReadChecker func(tx Tx, user *UserRecord, messageID int64) (bool, error)
 
-// Upload errors (PROTOCOL.md B2.23, C13).
+// Upload errors.
 var (
 	ErrNoFileToUpload     = &Error{Code: CodeBadRequest, Msg: "You must specify a file to upload"}
 	ErrOneFileAtATime     = &Error{Code: CodeBadRequest, Msg: "You may only upload one file at a time"}
@@ -198,8 +198,9 @@ func (s *Service) StageUpload(ctx context.Context, actor Actor, up Upload) (*Sta
 	return st, nil
 }
 
-// newStaged chooses the path of a new upload: PROTOCOL.md B2.23's layout
-// with the sanitised name (strict ASCII for tus).
+// newStaged chooses the path of a new upload: the reference server's layout
+// ({realm}/{two hex digits}/{random}/{name}) with the sanitised name
+// (strict ASCII for tus).
 func (s *Service) newStaged(actor Actor, realmID int64, filename, contentType string, strict bool) (*StagedUpload, error) {
 	var random [19]byte // 1 byte for the hex directory, 18 for 24 base64 characters
 	if _, err := io.ReadFull(s.cfg.Rand, random[:]); err != nil {
@@ -297,8 +298,8 @@ func (s *Service) UploadFile(ctx context.Context, actor Actor, up Upload) (Uploa
 	return st.Commit(ctx)
 }
 
-// SanitizeFilename returns the form of name used in stored paths
-// (PROTOCOL.md B2.23): Unicode NFKC; every character other than letters,
+// SanitizeFilename returns the form of name used in stored paths: Unicode
+// NFKC; every character other than letters,
 // digits, "_", whitespace, "." and "-" dropped (in strict mode, everything
 // but ASCII letters, digits, "_", " ", "." and "-"); surrounding whitespace
 // trimmed; runs of whitespace and "-" collapsed into one "-"; and
@@ -404,7 +405,7 @@ func (s *Service) readableAttachment(tx Tx, actor Actor, realmID int64, rest str
 		return Attachment{}, err
 	}
 	if !ok {
-		// No hint that the file exists (PROTOCOL.md A1).
+		// No hint that the file exists.
 		return Attachment{}, ErrFileNotFound
 	}
 	return a, nil

@@ -13,7 +13,7 @@ import (
 // Role is a user's role in an organization. Lower numbers carry more rights.
 type Role int
 
-// The roles of SPEC.md.
+// The roles of an organization's users, from most to least privileged.
 const (
 	RoleOwner     Role = 100
 	RoleAdmin     Role = 200
@@ -42,7 +42,7 @@ func (r Role) IsModerator() bool { return r.IsAdmin() || r == RoleModerator }
 // BotType says what kind of bot an account is; zero means a human.
 type BotType int
 
-// The bot types of SPEC.md.
+// The bot types; BotNone is a person.
 const (
 	BotNone            BotType = 0
 	BotGeneric         BotType = 1
@@ -135,7 +135,7 @@ func (u *UserRecord) IsBot() bool { return u.BotType != BotNone }
 // addresses that differ only in case are the same address.
 func EmailKey(email string) string { return strings.ToLower(email) }
 
-// User is a user object as SPEC.md describes it, filled for the user who
+// User is a user object as the API describes it, filled for the user who
 // asked: DeliveryEmail is nil when the requester may not see the address,
 // AvatarURL is nil when the client computes it, ProfileData is nil unless
 // custom profile fields were requested. Its JSON form is exactly the wire

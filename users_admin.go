@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// Full-name limits (PROTOCOL.md B1.8).
+// Full-name limits.
 const (
 	minFullNameLength = 2
 	maxFullNameLength = 100
@@ -264,7 +264,7 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 // DeactivateUser deactivates a human account and the bots it owns.
 // Administrators may call it; deactivating an owner takes an owner.
 //
-// Errors, in the order they are checked (PROTOCOL.md C6.3): ErrNoSuchUser
+// Errors, in the order they are checked: ErrNoSuchUser
 // (unknown user, another organization's, or a bot); ErrUserDeactivated;
 // ErrInsufficientPermission; ErrMustBeOwner; ErrCannotDeactivateOwner.
 func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64) error {
@@ -363,7 +363,7 @@ func deactivateOwnedBots(tx Tx, ownerID int64) ([]int64, error) {
 // ReactivateUser reactivates an account; an active one is accepted as it is.
 // Administrators may call it, and the owner of a bot for that bot.
 //
-// Errors (PROTOCOL.md C6.5): ErrNoSuchUser; ErrInsufficientPermission.
+// Errors: ErrNoSuchUser; ErrInsufficientPermission.
 func (s *Service) ReactivateUser(ctx context.Context, actor Actor, target int64) error {
 	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)

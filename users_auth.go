@@ -82,7 +82,7 @@ func passwordMatches(hash, password string) bool {
 // user to act as. The email is compared, without regard to case, with the
 // user's real address. Both values are trimmed of surrounding white space.
 //
-// Errors (PROTOCOL.md B1.4), in the order they are checked:
+// Errors, in the order they are checked:
 // ErrMalformedAPIKey, ErrInvalidAPIKey, ErrWrongSubdomain,
 // ErrRealmDeactivated, ErrAccountDeactivated, ErrWebhookBotNotAllowed.
 func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) (int64, error) {
@@ -162,7 +162,7 @@ type APIKeyResult struct {
 // first login of an account sets its date_joined to the time of the login
 // and clears is_imported_stub. Anyone may call it.
 //
-// Errors (PROTOCOL.md C6.6): ErrInvalidSubdomain, ErrPasswordAuthDisabled
+// Errors: ErrInvalidSubdomain, ErrPasswordAuthDisabled
 // (password login is not among Config.AuthenticationMethods),
 // ErrEnterValidEmail,
 // ErrAuthenticationFailed, ErrLoginUserDeactivated,
@@ -205,7 +205,7 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 }
 
 // recordLogin notes a successful login; the first one turns an imported or
-// API-created account into a regular one (SPEC.md, date_joined).
+// API-created account into a regular one.
 func (s *Service) recordLogin(tx Tx, u *UserRecord) error {
 	now := s.now()
 	if u.LastLogin.IsZero() {

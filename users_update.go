@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Errors of PATCH /users/{user_id} (SPEC.md, PROTOCOL.md A1 and B2.8).
+// Errors of PATCH /users/{user_id}.
 var (
 	ErrGuestCannotBeAdmin      = &Error{Code: CodeBadRequest, Msg: "Guests cannot be organization administrators"}
 	ErrLastOwner               = &Error{Code: CodeBadRequest, Msg: "The owner permission cannot be removed from the only organization owner."}
@@ -22,7 +22,7 @@ var (
 )
 
 // maxStatusTextLength is the limit of status_text in code points, counted
-// after trimming (PROTOCOL.md B1.8).
+// after trimming.
 const maxStatusTextLength = 60
 
 // UserUpdate is a change to another user's account; nil fields are left as
@@ -159,7 +159,7 @@ func (s *Service) UpdateUser(ctx context.Context, actor Actor, target int64, req
 	})
 }
 
-// StatusUpdate is a change of the actor's status (SPEC.md operation 9); nil
+// StatusUpdate is a change of the actor's status; nil
 // fields are not passed.
 type StatusUpdate struct {
 	StatusText   *string
@@ -176,7 +176,7 @@ type StatusUpdate struct {
 // its negation. Humans may call it. The user's status change is published
 // as a user_status event with the changed keys.
 //
-// Errors, in SPEC.md's order: ErrBotsNotAllowed; ErrStatusTextTooLong;
+// Errors, in the order they are checked: ErrBotsNotAllowed; ErrStatusTextTooLong;
 // ErrStatusEmojiNameRequired; ErrNoNewStatusValues; "Emoji '{name}' does
 // not exist", ErrInvalidEmojiCode, ErrInvalidEmojiName, ErrInvalidEmojiType,
 // ErrInvalidCustomEmoji, ErrInvalidCustomEmojiName,

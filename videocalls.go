@@ -44,7 +44,7 @@ const (
 // Video-call errors.
 var (
 	// ErrVideoCallsNotConfigured answers a call request on a server
-	// without a provider (PROTOCOL.md B2.22 names the provider's missing
+	// without a provider (the reference names the provider's missing
 	// credentials; this server may have no provider at all).
 	ErrVideoCallsNotConfigured = &Error{Code: CodeBadRequest, Msg: "Video call provider credentials have not been configured"}
 	// ErrVideoCallsDisabled answers a call request in an organization

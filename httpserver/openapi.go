@@ -9,7 +9,7 @@ import (
 )
 
 // openAPIDocument is the OpenAPI 3.1 description of the /api/v1 surface,
-// written from SPEC.md, PROTOCOL.md and the README. The HTTP tests check
+// written from the API's specification and the README. The HTTP tests check
 // every answer they get against it (openapi_test.go).
 //
 //go:embed openapi.json

@@ -10,7 +10,7 @@ import (
 func (s *Server) pushRoutes() {
 	token := map[string]endpoint{http.MethodPost: {chat.OpRegisterIOSDeviceToken, s.iosDeviceToken}}
 	s.handle("/users/me/ios_device_token", token)
-	// The reference server's name, kept for its clients (PROTOCOL.md A1).
+	// The reference server's name, kept for its clients.
 	s.handle("/users/me/apns_device_token", token)
 	s.handle("/register_client_device", map[string]endpoint{
 		http.MethodPost: {chat.OpRegisterClientDevice, s.registerClientDevice},

@@ -17,7 +17,7 @@ func (s *Server) realmRoutes() {
 		http.MethodGet: {chat.OpLinkifiers, s.getLinkifiers},
 	})
 	s.handle("/realm/filters", map[string]endpoint{
-		// GET here is kept for older clients (PROTOCOL.md C0.1).
+		// GET here is kept for older clients.
 		http.MethodGet:  {chat.OpLinkifiers, s.getLinkifiers},
 		http.MethodPost: {chat.OpAddLinkifier, s.addLinkifier},
 	})

@@ -51,7 +51,7 @@ var statusByCode = map[chat.Code]int{
 	chat.CodeNotFound:              http.StatusNotFound,
 	chat.CodeRateLimitHit:          http.StatusTooManyRequests,
 	chat.CodeInternalServerError:   http.StatusInternalServerError,
-	// Push relay failures (PROTOCOL.md B2.21).
+	// Push relay failures.
 	chat.CodeAdminActionRequired:          http.StatusForbidden,
 	chat.CodeFailedToConnectBouncer:       http.StatusBadGateway,
 	chat.CodeInternalServerErrorOnBouncer: http.StatusBadGateway,

@@ -260,7 +260,7 @@ func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (*params, er
 	return p, err
 }
 
-// authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4),
+// authenticate checks the HTTP Basic credentials of r,
 // or with deferred, lets the request's operation check them when they
 // were accepted before.
 func (s *Server) authenticate(r *http.Request, deferred bool) (chat.Actor, error) {

@@ -173,7 +173,7 @@ func uploadPath(r *http.Request) (int64, string, bool) {
 }
 
 // GET /api/v1/user_uploads/{realm_id}/{path}: a short-lived URL that needs
-// no credentials (PROTOCOL.md C13).
+// no credentials.
 func (s *Server) temporaryUploadURL(c *call) (fields, error) {
 	realmID, rest, ok := uploadPath(c.r)
 	if !ok {

@@ -11,7 +11,7 @@
 // Each entry gives one emoji: its canonical name is the dataset's
 // short_name, its aliases the other short_names, and its code the
 // lower-case hexadecimal code points of "unified" joined by "-" with the
-// variation selector fe0f removed (PROTOCOL.md A1).
+// variation selector fe0f removed.
 package main
 
 import (

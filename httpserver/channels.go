@@ -3,7 +3,6 @@ package httpserver
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/teamchat/chat"
 )
@@ -49,15 +48,6 @@ func (s *Server) channelRoutes() {
 	s.handle("/user_groups", map[string]endpoint{
 		http.MethodGet: {chat.OpUserGroups, s.getUserGroups},
 	})
-}
-
-// pathID reads a numeric path segment; anything else is errInvalid.
-func pathID(c *call, name string, errInvalid error) (int64, error) {
-	id, err := strconv.ParseInt(c.r.PathValue(name), 10, 64)
-	if err != nil || id < 0 {
-		return 0, errInvalid
-	}
-	return id, nil
 }
 
 // groupSetting reads a group-setting parameter into *dst when present.
@@ -179,7 +169,7 @@ func (s *Server) updateSubscriptionProperties(c *call) (fields, error) {
 // PATCH /users/me/subscriptions/{stream_id}: value is a JSON boolean, or
 // else taken as a raw string (a colour).
 func (s *Server) updateSubscriptionProperty(c *call) (fields, error) {
-	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +238,7 @@ func (s *Server) getStreams(c *call) (fields, error) {
 
 // GET /streams/{stream_id}
 func (s *Server) getStream(c *call) (fields, error) {
-	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +251,7 @@ func (s *Server) getStream(c *call) (fields, error) {
 
 // POST /streams/{stream_id}/delete_topic
 func (s *Server) deleteTopic(c *call) (fields, error) {
-	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +295,7 @@ func (s *Server) createChannelFolder(c *call) (fields, error) {
 
 // PATCH /channel_folders/{channel_folder_id}
 func (s *Server) updateChannelFolder(c *call) (fields, error) {
-	id, err := pathID(c, "channel_folder_id", chat.ErrInvalidFolderID)
+	id, err := pathID(c.r, "channel_folder_id", chat.ErrInvalidFolderID)
 	if err != nil {
 		return nil, err
 	}

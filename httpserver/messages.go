@@ -48,7 +48,7 @@ func clientName(r *http.Request) string {
 
 // pathMessageID reads {message_id}; anything else names no message.
 func pathMessageID(c *call) (int64, error) {
-	return pathID(c, "message_id", chat.ErrInvalidMessage)
+	return pathID(c.r, "message_id", chat.ErrInvalidMessage)
 }
 
 // narrowParam reads a narrow parameter; nil when absent.

@@ -611,3 +611,28 @@ func (p *params) AliasedString(name, alias string) *string {
 	}
 	return nil
 }
+
+// pathID reads the path segment name of r as an ID: one to nineteen ASCII
+// digits naming a positive int64, as the reference server's URL patterns
+// match them. Anything else names nothing, and errInvalid says so.
+func pathID(r *http.Request, name string, errInvalid error) (int64, error) {
+	segment := r.PathValue(name)
+	if !allDigits(segment) {
+		return 0, errInvalid
+	}
+	id, err := strconv.ParseInt(segment, 10, 64)
+	if err != nil || id == 0 {
+		return 0, errInvalid
+	}
+	return id, nil
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

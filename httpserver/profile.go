@@ -83,7 +83,7 @@ func (s *Server) updateUser(c *call) (fields, error) {
 // pathUser resolves the {user} segment: digits are a user ID, anything else
 // an email address the actor can name.
 func (s *Server) pathUser(c *call) (int64, error) {
-	if id, err := pathUserID(c, "user"); err == nil {
+	if id, err := pathID(c.r, "user", chat.ErrNoSuchUser); err == nil {
 		return id, nil
 	}
 	u, err := s.svc.UserByEmail(c.ctx, c.actor, c.r.PathValue("user"), chat.UserQuery{})

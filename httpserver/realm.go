@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/teamchat/chat"
 )
@@ -78,16 +77,6 @@ func linkifierRequest(p *params) chat.LinkifierRequest {
 	}
 }
 
-// pathLinkifierID reads {filter_id}; anything but a positive integer names
-// no linkifier.
-func pathLinkifierID(c *call) (int64, error) {
-	id, err := strconv.ParseInt(c.r.PathValue("filter_id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, chat.ErrLinkifierNotFound
-	}
-	return id, nil
-}
-
 // POST /realm/filters
 func (s *Server) addLinkifier(c *call) (fields, error) {
 	req := linkifierRequest(c.p)
@@ -103,7 +92,7 @@ func (s *Server) addLinkifier(c *call) (fields, error) {
 
 // PATCH /realm/filters/{filter_id}
 func (s *Server) updateLinkifier(c *call) (fields, error) {
-	id, err := pathLinkifierID(c)
+	id, err := pathID(c.r, "filter_id", chat.ErrLinkifierNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +105,7 @@ func (s *Server) updateLinkifier(c *call) (fields, error) {
 
 // DELETE /realm/filters/{filter_id}
 func (s *Server) deleteLinkifier(c *call) (fields, error) {
-	id, err := pathLinkifierID(c)
+	id, err := pathID(c.r, "filter_id", chat.ErrLinkifierNotFound)
 	if err != nil {
 		return nil, err
 	}

@@ -167,9 +167,9 @@ func (s *Server) streamUpload(r *http.Request, actor chat.Actor) (chat.UploadRes
 
 // uploadPath reads the {realm_id} and {path...} segments of a download.
 func uploadPath(r *http.Request) (int64, string, bool) {
-	realmID, err := strconv.ParseInt(r.PathValue("realm_id"), 10, 64)
+	realmID, err := pathID(r, "realm_id", chat.ErrFileNotFound)
 	rest := r.PathValue("path")
-	return realmID, rest, err == nil && realmID > 0 && rest != ""
+	return realmID, rest, err == nil && rest != ""
 }
 
 // GET /api/v1/user_uploads/{realm_id}/{path}: a short-lived URL that needs

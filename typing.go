@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // TypingRequest describes a typing notification (POST /typing).
@@ -148,7 +149,7 @@ func (s *Service) SetTyping(ctx context.Context, actor Actor, req TypingRequest)
 			return ErrTypingEmptyTo
 		}
 		ids := req.To
-		if !containsID(ids, actor.UserID()) {
+		if !slices.Contains(ids, actor.UserID()) {
 			ids = append([]int64{actor.UserID()}, ids...)
 		}
 		users, err := tx.Users(v.realm.ID, ids)
@@ -183,15 +184,6 @@ func (s *Service) SetTyping(ctx context.Context, actor Actor, req TypingRequest)
 	}
 	s.cfg.Events.Publish(ctx, []Event{event})
 	return nil
-}
-
-func containsID(ids []int64, id int64) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // uniqueIDs returns ids without repetitions, in their first order.

@@ -124,7 +124,7 @@ func (s *Server) handle(path string, methods map[string]endpoint) {
 			method = http.MethodGet
 		}
 		if r.Method == http.MethodOptions {
-			w.Header().Set("Allow", joinComma(allowed))
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}

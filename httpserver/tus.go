@@ -6,6 +6,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,7 +78,7 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 	if id != "" {
 		allowed = []string{http.MethodHead, http.MethodOptions, http.MethodPatch}
 	}
-	if !contains(allowed, r.Method) {
+	if !slices.Contains(allowed, r.Method) {
 		writeMethodNotAllowed(w, allowed)
 		return
 	}
@@ -99,15 +100,6 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 	case http.MethodPatch:
 		s.tusPatch(w, r, actor, id)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fail answers a domain error of a tus request.

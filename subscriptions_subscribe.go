@@ -365,225 +365,318 @@ func (s *Service) Subscribe(ctx context.Context, actor Actor, req SubscribeReque
 	return out, err
 }
 
+// subscribeRun is one subscribe request being carried out in its
+// transaction, phase by phase.
+type subscribeRun struct {
+	s     *Service
+	tx    Tx
+	req   *SubscribeRequest
+	actor UserRecord
+	realm Realm
+	g     *groups
+	out   SubscribeResult
+
+	// specs are the requested channels, in request order, without
+	// duplicates; byKey holds those that exist, by name key.
+	specs       []wantedChannel
+	existing    []Channel
+	existingIDs []int64
+	byKey       map[string]*Channel
+	// toCreate are the channels to create, in request order.
+	toCreate []*Channel
+	// actorSubs are the actor's subscriptions; authorized the existing
+	// channels the actor may subscribe to.
+	actorSubs  map[int64]Subscription
+	authorized map[int64]bool
+	// users are the users to subscribe.
+	users []UserRecord
+	// targets are the channels to subscribe to, in request order; created
+	// says which of them this request creates.
+	targets []*Channel
+	created map[int64]bool
+	// subscribers are the subscribers of the existing targets before the
+	// request; the new subscriptions are also listed by channel and user.
+	subscribers  map[int64][]int64
+	newSubs      []Subscription
+	newByChannel map[int64][]int64
+	newByUser    map[int64][]*Channel
+}
+
+// wantedChannel is a requested channel: its name, name key and
+// description.
+type wantedChannel struct {
+	name, key, description string
+}
+
 func (s *Service) subscribe(tx Tx, emit func(Event), actorRef Actor, req *SubscribeRequest) (SubscribeResult, error) {
-	var out SubscribeResult
 	actor, realm, err := s.admit(tx, actorRef, OpSubscribe)
 	if err != nil {
-		return out, err
+		return SubscribeResult{}, err
 	}
-	// Names and descriptions, in request order, without duplicates.
-	type wanted struct {
-		name, key, description string
+	r := &subscribeRun{s: s, tx: tx, req: req, actor: actor, realm: realm}
+	for _, phase := range []func() error{r.readSpecs, r.planCreation, r.authorize, r.resolveUsers, r.createChannels, r.subscribeUsers} {
+		if err := phase(); err != nil {
+			return SubscribeResult{}, err
+		}
 	}
-	var specs []wanted
+	bot, channelsByID, err := r.botMessages()
+	if err != nil {
+		return SubscribeResult{}, err
+	}
+	// The messages' events follow the channel events, so that clients
+	// know the channels of the messages they get. The targets'
+	// subscribers are known: those read before and the new ones.
+	after := make(map[int64][]int64, len(r.targets))
+	for _, c := range r.targets {
+		ids := append(slices.Clone(r.subscribers[c.ID]), r.newByChannel[c.ID]...)
+		slices.Sort(ids)
+		after[c.ID] = ids
+	}
+	var messageEvents []Event
+	if err := s.sendBotMessages(tx, func(e Event) { messageEvents = append(messageEvents, e) }, bot, channelsByID, after); err != nil {
+		return SubscribeResult{}, err
+	}
+	if err := s.subscribeEvents(tx, emit, realm, r.g, r.toCreate, r.targets, r.subscribers, r.newByChannel, r.newSubs); err != nil {
+		return SubscribeResult{}, err
+	}
+	for _, e := range messageEvents {
+		emit(e)
+	}
+	return r.out, nil
+}
+
+// readSpecs checks the requested names and descriptions and reads the
+// channels that exist.
+func (r *subscribeRun) readSpecs() error {
 	seenKeys := map[string]bool{}
-	for i, spec := range req.Subscriptions {
+	for i, spec := range r.req.Subscriptions {
 		name, err := checkChannelName(spec.Name)
 		if err != nil {
-			return out, err
+			return err
 		}
 		desc := strings.ReplaceAll(spec.Description, "\n", " ")
 		if utf8.RuneCountInString(desc) > MaxChannelDescriptionLength {
-			return out, errorf(`subscriptions[%d]["description"] is too long (limit: %d characters)`, i, MaxChannelDescriptionLength)
+			return errorf(`subscriptions[%d]["description"] is too long (limit: %d characters)`, i, MaxChannelDescriptionLength)
 		}
 		key := ChannelNameKey(name)
 		if !seenKeys[key] {
 			seenKeys[key] = true
-			specs = append(specs, wanted{name, key, desc})
+			r.specs = append(r.specs, wantedChannel{name, key, desc})
 		}
 	}
-	keys := make([]string, len(specs))
-	for i := range specs {
-		keys[i] = specs[i].key
+	keys := make([]string, len(r.specs))
+	for i := range r.specs {
+		keys[i] = r.specs[i].key
 	}
-	existing, err := tx.ChannelsByName(realm.ID, keys)
-	if err != nil {
-		return out, err
+	var err error
+	if r.existing, err = r.tx.ChannelsByName(r.realm.ID, keys); err != nil {
+		return err
 	}
-	byKey := make(map[string]*Channel, len(existing))
-	existingIDs := make([]int64, len(existing))
-	for i := range existing {
-		byKey[ChannelNameKey(existing[i].Name)] = &existing[i]
-		existingIDs[i] = existing[i].ID
+	r.byKey = make(map[string]*Channel, len(r.existing))
+	r.existingIDs = make([]int64, len(r.existing))
+	for i := range r.existing {
+		r.byKey[ChannelNameKey(r.existing[i].Name)] = &r.existing[i]
+		r.existingIDs[i] = r.existing[i].ID
 	}
-	g, err := loadGroups(tx, realm.ID)
-	if err != nil {
-		return out, err
-	}
-	var toCreate []*Channel
+	r.g, err = loadGroups(r.tx, r.realm.ID)
+	return err
+}
+
+// planCreation makes the channels that do not exist yet from the
+// request's settings (checked once, for the first of them).
+func (r *subscribeRun) planCreation() error {
 	var template Channel
-	for _, w := range specs {
-		if byKey[w.key] != nil {
+	for _, w := range r.specs {
+		if r.byKey[w.key] != nil {
 			continue
 		}
-		if toCreate == nil {
-			if template, err = s.channelTemplate(tx, g, &actor, realm, req); err != nil {
-				return out, err
+		if r.toCreate == nil {
+			var err error
+			if template, err = r.s.channelTemplate(r.tx, r.g, &r.actor, r.realm, r.req); err != nil {
+				return err
 			}
 		}
 		c := template.Clone()
 		c.Name, c.Description = w.name, w.description
 		c.RenderedDescription = renderMarkdown(w.description)
-		toCreate = append(toCreate, &c)
+		r.toCreate = append(r.toCreate, &c)
 	}
+	return nil
+}
 
-	// Existing channels the actor cannot access.
-	actorSubs, err := subscribedSet(tx, actor.ID)
-	if err != nil {
-		return out, err
+// authorize decides which existing channels the actor may subscribe to,
+// and whether the actor may subscribe others to them.
+func (r *subscribeRun) authorize() error {
+	var err error
+	if r.actorSubs, err = subscribedSet(r.tx, r.actor.ID); err != nil {
+		return err
 	}
-	fatal := req.AuthorizationErrorsFatal == nil || *req.AuthorizationErrorsFatal
+	fatal := r.req.AuthorizationErrorsFatal == nil || *r.req.AuthorizationErrorsFatal
 	if !fatal {
-		out.Unauthorized = []string{}
+		r.out.Unauthorized = []string{}
 	}
-	authorized := map[int64]bool{}
-	for _, w := range specs {
-		c := byKey[w.key]
+	r.authorized = map[int64]bool{}
+	for _, w := range r.specs {
+		c := r.byKey[w.key]
 		if c == nil {
 			continue
 		}
-		_, sub := actorSubs[c.ID]
-		a := channelAccess{user: &actor, g: g, subscribed: sub}
-		if sub || c.IsWebPublic || (actor.Role != RoleGuest && (!c.InviteOnly || a.addSubscribers(c) || a.content(c))) {
-			authorized[c.ID] = true
+		_, sub := r.actorSubs[c.ID]
+		a := channelAccess{user: &r.actor, g: r.g, subscribed: sub}
+		if sub || c.IsWebPublic || (r.actor.Role != RoleGuest && (!c.InviteOnly || a.addSubscribers(c) || a.content(c))) {
+			r.authorized[c.ID] = true
 			continue
 		}
 		if fatal {
-			return out, errorf("Unable to access channel (%s).", c.Name)
+			return errorf("Unable to access channel (%s).", c.Name)
 		}
-		out.Unauthorized = append(out.Unauthorized, c.Name)
+		r.out.Unauthorized = append(r.out.Unauthorized, c.Name)
 	}
-
 	// Subscribing others needs the right to add subscribers.
-	principals := req.Principals
-	self := principals == nil || principals.empty() ||
-		(len(principals.IDs) == 1 && principals.IDs[0] == actor.ID)
-	if !self {
-		for _, c := range existing {
-			if !authorized[c.ID] {
-				continue
-			}
-			_, sub := actorSubs[c.ID]
-			if !(channelAccess{user: &actor, g: g, subscribed: sub}).addSubscribers(&c) {
-				return out, ErrInsufficientPermission
-			}
+	p := r.req.Principals
+	if p == nil || p.empty() || (len(p.IDs) == 1 && p.IDs[0] == r.actor.ID) {
+		return nil
+	}
+	for _, c := range r.existing {
+		if !r.authorized[c.ID] {
+			continue
+		}
+		_, sub := r.actorSubs[c.ID]
+		if !(channelAccess{user: &r.actor, g: r.g, subscribed: sub}).addSubscribers(&c) {
+			return ErrInsufficientPermission
 		}
 	}
-	users := []UserRecord{actor}
-	if !(principals == nil || principals.empty()) {
-		if users, err = resolvePrincipals(tx, realm.ID, &actor, principals); err != nil {
-			return out, err
-		}
-	}
+	return nil
+}
 
-	if len(toCreate) > 0 {
-		if err := tx.CreateChannels(toCreate); errors.Is(err, ErrExists) {
-			return out, errorf("Channel name already in use.")
+// resolveUsers reads the users to subscribe: the principals, or the actor.
+func (r *subscribeRun) resolveUsers() error {
+	r.users = []UserRecord{r.actor}
+	if p := r.req.Principals; !(p == nil || p.empty()) {
+		var err error
+		r.users, err = resolvePrincipals(r.tx, r.realm.ID, &r.actor, p)
+		return err
+	}
+	return nil
+}
+
+// createChannels stores the new channels and lists the targets in request
+// order.
+func (r *subscribeRun) createChannels() error {
+	if len(r.toCreate) > 0 {
+		if err := r.tx.CreateChannels(r.toCreate); errors.Is(err, ErrExists) {
+			return errorf("Channel name already in use.")
 		} else if err != nil {
-			return out, err
+			return err
 		}
 	}
-	// The channels to subscribe to, in request order.
-	targets := make([]*Channel, 0, len(specs))
-	created := make(map[int64]bool, len(toCreate))
+	r.targets = make([]*Channel, 0, len(r.specs))
+	r.created = make(map[int64]bool, len(r.toCreate))
 	ci := 0
-	for _, w := range specs {
-		if c := byKey[w.key]; c != nil {
-			if authorized[c.ID] {
-				targets = append(targets, c)
+	for _, w := range r.specs {
+		if c := r.byKey[w.key]; c != nil {
+			if r.authorized[c.ID] {
+				r.targets = append(r.targets, c)
 			}
 			continue
 		}
-		c := toCreate[ci]
+		c := r.toCreate[ci]
 		ci++
-		created[c.ID] = true
-		targets = append(targets, c)
+		r.created[c.ID] = true
+		r.targets = append(r.targets, c)
 	}
+	return nil
+}
 
-	// Current subscriptions of the existing targets, and the colours the
-	// principals use.
+// subscribeUsers stores the subscriptions that do not exist yet, each
+// with a colour its user does not use yet, and fills the answer.
+func (r *subscribeRun) subscribeUsers() error {
 	var current []Subscription
-	if len(existingIDs) > 0 {
-		if current, err = tx.ChannelSubscriptions(existingIDs); err != nil {
-			return out, err
+	if len(r.existingIDs) > 0 {
+		var err error
+		if current, err = r.tx.ChannelSubscriptions(r.existingIDs); err != nil {
+			return err
 		}
 	}
-	subscribers := subscriberIDs(current)
-	userIDs := make([]int64, len(users))
-	for i := range users {
-		userIDs[i] = users[i].ID
+	r.subscribers = subscriberIDs(current)
+	userIDs := make([]int64, len(r.users))
+	for i := range r.users {
+		userIDs[i] = r.users[i].ID
 	}
-	colors, err := tx.SubscriptionColors(userIDs)
+	colors, err := r.tx.SubscriptionColors(userIDs)
 	if err != nil {
-		return out, err
+		return err
 	}
-	used := make(map[int64]map[string]bool, len(users))
+	used := make(map[int64]map[string]bool, len(r.users))
 	for id, list := range colors {
 		used[id] = make(map[string]bool, len(list))
 		for _, c := range list {
 			used[id][c] = true
 		}
 	}
-
-	out.Subscribed = map[string][]string{}
-	out.AlreadySubscribed = map[string][]string{}
-	var newSubs []Subscription
-	newByChannel := map[int64][]int64{}
-	newByUser := map[int64][]*Channel{}
-	for ui := range users {
-		u := &users[ui]
+	r.out.Subscribed = map[string][]string{}
+	r.out.AlreadySubscribed = map[string][]string{}
+	r.newByChannel = map[int64][]int64{}
+	r.newByUser = map[int64][]*Channel{}
+	for ui := range r.users {
+		u := &r.users[ui]
 		key := strconv.FormatInt(u.ID, 10)
-		for _, c := range targets {
-			if _, found := slices.BinarySearch(subscribers[c.ID], u.ID); found {
-				out.AlreadySubscribed[key] = append(out.AlreadySubscribed[key], c.Name)
+		for _, c := range r.targets {
+			if _, found := slices.BinarySearch(r.subscribers[c.ID], u.ID); found {
+				r.out.AlreadySubscribed[key] = append(r.out.AlreadySubscribed[key], c.Name)
 				continue
 			}
 			if used[u.ID] == nil {
 				used[u.ID] = map[string]bool{}
 			}
-			newSubs = append(newSubs, Subscription{UserID: u.ID, ChannelID: c.ID, Color: pickColor(used[u.ID], c.ID)})
-			out.Subscribed[key] = append(out.Subscribed[key], c.Name)
-			newByChannel[c.ID] = append(newByChannel[c.ID], u.ID)
-			newByUser[u.ID] = append(newByUser[u.ID], c)
+			r.newSubs = append(r.newSubs, Subscription{UserID: u.ID, ChannelID: c.ID, Color: pickColor(used[u.ID], c.ID)})
+			r.out.Subscribed[key] = append(r.out.Subscribed[key], c.Name)
+			r.newByChannel[c.ID] = append(r.newByChannel[c.ID], u.ID)
+			r.newByUser[u.ID] = append(r.newByUser[u.ID], c)
 		}
 	}
-	if len(newSubs) > 0 {
-		if err := tx.CreateSubscriptions(newSubs); err != nil {
-			return out, err
-		}
+	if len(r.newSubs) > 0 {
+		return r.tx.CreateSubscriptions(r.newSubs)
 	}
+	return nil
+}
 
-	// The notification bot's messages.
-	bot := &botMessages{realmID: realm.ID, now: s.now()}
-	channelsByID := make(map[int64]*Channel, len(targets))
-	for _, c := range targets {
+// botMessages composes the notification bot's messages of the request:
+// one per created channel, the announcement of new channels, and the
+// direct messages to users subscribed by someone else. It returns them
+// with the channels they go to, by ID.
+func (r *subscribeRun) botMessages() (*botMessages, map[int64]*Channel, error) {
+	actor := &r.actor
+	bot := &botMessages{realmID: r.realm.ID, now: r.s.now()}
+	channelsByID := make(map[int64]*Channel, len(r.targets))
+	for _, c := range r.targets {
 		channelsByID[c.ID] = c
 	}
 	var createdNames []string
-	for _, c := range toCreate {
+	for _, c := range r.toCreate {
 		createdNames = append(createdNames, c.Name)
 		desc := c.Description
 		if desc == "" {
 			desc = "*No description.*"
 		}
-		bot.toChannel(c, "channel events", "**"+policyName(c)+"** channel created by "+mention(&actor, true)+
+		bot.toChannel(c, "channel events", "**"+policyName(c)+"** channel created by "+mention(actor, true)+
 			". **Description:**\n```` quote\n"+desc+"\n````")
 	}
-	if req.Announce && len(toCreate) > 0 && realm.NewStreamAnnouncementsStreamID != 0 {
-		ann, err := tx.Channel(realm.NewStreamAnnouncementsStreamID)
+	if r.req.Announce && len(r.toCreate) > 0 && r.realm.NewStreamAnnouncementsStreamID != 0 {
+		ann, err := r.tx.Channel(r.realm.NewStreamAnnouncementsStreamID)
 		if err != nil && !errors.Is(err, ErrNotFound) {
-			return out, err
+			return nil, nil, err
 		}
 		if err == nil {
 			var content string
 			if len(createdNames) == 1 {
-				content = mention(&actor, true) + " created a new channel " + channelLink(createdNames[0]) + "."
+				content = mention(actor, true) + " created a new channel " + channelLink(createdNames[0]) + "."
 			} else {
 				links := make([]string, len(createdNames))
 				for i, n := range createdNames {
 					links[i] = channelLink(n)
 				}
-				content = mention(&actor, true) + " created the following channels: " + strings.Join(links, ", ") + "."
+				content = mention(actor, true) + " created the following channels: " + strings.Join(links, ", ") + "."
 			}
 			if channelsByID[ann.ID] == nil {
 				channelsByID[ann.ID] = &ann
@@ -591,57 +684,43 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorRef Actor, req *Subscr
 			bot.toChannel(&ann, "new channels", content)
 		}
 	}
-	if req.SendNewSubscriptionMessages == nil || *req.SendNewSubscriptionMessages {
-		sent := len(newByUser) <= maxBulkNewSubscriptionMessages
-		out.NewSubscriptionMessagesSent = &sent
+	if r.req.SendNewSubscriptionMessages == nil || *r.req.SendNewSubscriptionMessages {
+		sent := len(r.newByUser) <= maxBulkNewSubscriptionMessages
+		r.out.NewSubscriptionMessagesSent = &sent
 		if sent {
-			for ui := range users {
-				u := &users[ui]
-				if u.ID == actor.ID || u.IsBot() {
-					continue
-				}
-				var names []string
-				for _, c := range newByUser[u.ID] {
-					if !created[c.ID] {
-						names = append(names, c.Name)
-					}
-				}
-				switch len(names) {
-				case 0:
-				case 1:
-					bot.direct(u.ID, mention(&actor, false)+" subscribed you to the channel "+channelLink(names[0])+".")
-				default:
-					var b strings.Builder
-					b.WriteString(mention(&actor, false) + " subscribed you to the following channels:\n")
-					for _, n := range sortedNames(names) {
-						b.WriteString("\n* " + channelLink(n))
-					}
-					bot.direct(u.ID, b.String())
-				}
-			}
+			r.subscribedYouMessages(bot)
 		}
 	}
-	// The messages' events follow the channel events, so that clients
-	// know the channels of the messages they get.
-	// The targets' subscribers are known: those read above and the new
-	// ones.
-	after := make(map[int64][]int64, len(targets))
-	for _, c := range targets {
-		ids := append(slices.Clone(subscribers[c.ID]), newByChannel[c.ID]...)
-		slices.Sort(ids)
-		after[c.ID] = ids
+	return bot, channelsByID, nil
+}
+
+// subscribedYouMessages tells each human user subscribed by the actor to
+// existing channels which ones.
+func (r *subscribeRun) subscribedYouMessages(bot *botMessages) {
+	for ui := range r.users {
+		u := &r.users[ui]
+		if u.ID == r.actor.ID || u.IsBot() {
+			continue
+		}
+		var names []string
+		for _, c := range r.newByUser[u.ID] {
+			if !r.created[c.ID] {
+				names = append(names, c.Name)
+			}
+		}
+		switch len(names) {
+		case 0:
+		case 1:
+			bot.direct(u.ID, mention(&r.actor, false)+" subscribed you to the channel "+channelLink(names[0])+".")
+		default:
+			var b strings.Builder
+			b.WriteString(mention(&r.actor, false) + " subscribed you to the following channels:\n")
+			for _, n := range sortedNames(names) {
+				b.WriteString("\n* " + channelLink(n))
+			}
+			bot.direct(u.ID, b.String())
+		}
 	}
-	var messageEvents []Event
-	if err := s.sendBotMessages(tx, func(e Event) { messageEvents = append(messageEvents, e) }, bot, channelsByID, after); err != nil {
-		return out, err
-	}
-	if err := s.subscribeEvents(tx, emit, realm, g, toCreate, targets, subscribers, newByChannel, newSubs); err != nil {
-		return out, err
-	}
-	for _, e := range messageEvents {
-		emit(e)
-	}
-	return out, nil
 }
 
 // subscribeEvents emits the stream creation, subscription add and

@@ -98,6 +98,9 @@ const (
 	OpSetUserTopic                 Operation = "SetUserTopic"
 	OpChannels                     Operation = "Channels"
 	OpChannelByID                  Operation = "ChannelByID"
+	OpChannelIDByName              Operation = "ChannelIDByName"
+	OpChannelSubscribers           Operation = "ChannelSubscribers"
+	OpIsSubscribed                 Operation = "IsSubscribed"
 	OpChannelFolders               Operation = "ChannelFolders"
 	OpUserGroups                   Operation = "UserGroups"
 	OpLinkifiers                   Operation = "Linkifiers"
@@ -154,6 +157,7 @@ var policy = map[Operation]Access{
 	OpReportMessage: AnyUser, OpProfileFields: AnyUser,
 	OpSubscriptions: AnyUser, OpUnsubscribe: AnyUser, OpUpdateSubscriptionProperties: AnyUser,
 	OpMuteTopic: AnyUser, OpSetUserTopic: AnyUser, OpChannels: AnyUser, OpChannelByID: AnyUser,
+	OpChannelIDByName: AnyUser, OpChannelSubscribers: AnyUser, OpIsSubscribed: AnyUser,
 	OpChannelFolders: AnyUser, OpUserGroups: AnyUser, OpLinkifiers: AnyUser,
 	OpRealmDomains: AnyUser, OpCreateVideoCall: AnyUser,
 	OpRegisterClientDevice: AnyUser, OpRemoveClientDevice: AnyUser,

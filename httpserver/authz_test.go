@@ -452,6 +452,14 @@ var matrix = map[string]matrixRow{
 	"GET /api/v1/streams": {path: fixed("/streams"), roles: roles(ok)},
 	"GET /api/v1/streams/{stream_id}": {roles: roles(ok),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
+	"GET /api/v1/get_stream_id": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/get_stream_id?stream=matrix" }},
+	"GET /api/v1/streams/{stream_id}/members": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) + "/members" }},
+	"GET /api/v1/users/{user_id}/subscriptions/{stream_id}": {roles: roles(ok),
+		path: func(f *matrixFixture) string {
+			return "/users/" + itoa(f.target.id) + "/subscriptions/" + itoa(f.channel)
+		}},
 	"POST /api/v1/streams/{stream_id}/delete_topic": {roles: roles(ok, ok, needAdmin), form: params("topic_name", "lunch"),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) + "/delete_topic" }},
 	"GET /api/v1/channel_folders":         {path: fixed("/channel_folders"), roles: roles(ok)},

@@ -33,6 +33,15 @@ func (s *Server) channelRoutes() {
 	s.handle("/streams/{stream_id}", map[string]endpoint{
 		http.MethodGet: {chat.OpChannelByID, s.getStream},
 	})
+	s.handle("/get_stream_id", map[string]endpoint{
+		http.MethodGet: {chat.OpChannelIDByName, s.getStreamID},
+	})
+	s.handle("/streams/{stream_id}/members", map[string]endpoint{
+		http.MethodGet: {chat.OpChannelSubscribers, s.getStreamMembers},
+	})
+	s.handle("/users/{user_id}/subscriptions/{stream_id}", map[string]endpoint{
+		http.MethodGet: {chat.OpIsSubscribed, s.getSubscriptionStatus},
+	})
 	s.handle("/streams/{stream_id}/delete_topic", map[string]endpoint{
 		http.MethodPost: {chat.OpDeleteTopic, s.deleteTopic},
 	})
@@ -247,6 +256,49 @@ func (s *Server) getStream(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"stream", stream}}, nil
+}
+
+// GET /get_stream_id
+func (s *Server) getStreamID(c *call) (fields, error) {
+	name := c.p.RequiredString("stream")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.svc.ChannelIDByName(c.ctx, c.actor, name)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"stream_id", id}}, nil
+}
+
+// GET /streams/{stream_id}/members
+func (s *Server) getStreamMembers(c *call) (fields, error) {
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.svc.ChannelSubscribers(c.ctx, c.actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"subscribers", ids}}, nil
+}
+
+// GET /users/{user_id}/subscriptions/{stream_id}
+func (s *Server) getSubscriptionStatus(c *call) (fields, error) {
+	userID, err := pathID(c.r, "user_id", chat.ErrNoSuchUser)
+	if err != nil {
+		return nil, err
+	}
+	channelID, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	subscribed, err := s.svc.IsSubscribed(c.ctx, c.actor, userID, channelID)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"is_subscribed", subscribed}}, nil
 }
 
 // POST /streams/{stream_id}/delete_topic

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"fmt"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // This file is the access policy of the API: who may run each operation.
@@ -44,7 +46,7 @@ func (a Access) String() string {
 
 // refusal is the error for an active user whom the level does not admit,
 // or nil when it admits them.
-func (a Access) refusal(u *UserRecord) error {
+func (a Access) refusal(u *storage.UserRecord) error {
 	switch {
 	case a == NonGuests && u.Role == RoleGuest:
 		return ErrNotAllowedForGuests
@@ -215,7 +217,7 @@ func (s *Service) Admit(ctx context.Context, actor Actor, op Operation) error {
 	if op.Access() <= AnyUser {
 		return nil
 	}
-	return s.view(ctx, actor, func(tx Tx) error {
+	return s.view(ctx, actor, func(tx storage.Tx) error {
 		_, _, err := s.admit(tx, actor, op)
 		return err
 	})
@@ -223,16 +225,16 @@ func (s *Service) Admit(ctx context.Context, actor Actor, op Operation) error {
 
 // admit reads the acting user and organization in tx, checks that both
 // are active, and applies op's access level.
-func (s *Service) admit(tx Tx, actor Actor, op Operation) (UserRecord, Realm, error) {
+func (s *Service) admit(tx storage.Tx, actor Actor, op Operation) (storage.UserRecord, Realm, error) {
 	u, r, err := s.actor(tx, actor)
 	if err != nil {
-		return UserRecord{}, Realm{}, err
+		return storage.UserRecord{}, Realm{}, err
 	}
 	if _, ok := policy[op]; !ok {
-		return UserRecord{}, Realm{}, internal(fmt.Errorf("operation %q has no access policy", op))
+		return storage.UserRecord{}, Realm{}, internal(fmt.Errorf("operation %q has no access policy", op))
 	}
 	if err := op.Access().refusal(&u); err != nil {
-		return UserRecord{}, Realm{}, err
+		return storage.UserRecord{}, Realm{}, err
 	}
 	return u, r, nil
 }

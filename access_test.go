@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // gatedCalls runs, through the Go API, each operation whose access level
@@ -104,7 +105,7 @@ var wantAccess = map[chat.Operation]chat.Access{
 // with its error, and the operation itself, called through the Go API,
 // refuses the same callers with the same error.
 func TestAccessPolicy(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		type caller struct {

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 func TestAuthenticate(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		auth := func(host, email, key string) (int64, error) { return f.svc.Authenticate(ctx, host, email, key) }
@@ -101,7 +102,7 @@ func TestAuthenticate(t *testing.T) {
 }
 
 func TestAuthenticateSingleOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Solo", Host: "chat.example.com",
 			OwnerEmail: "solo@example.com", OwnerName: "Solo Owner"})
@@ -116,7 +117,7 @@ func TestAuthenticateSingleOrganization(t *testing.T) {
 }
 
 func TestFetchAPIKey(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		login := func(host, user, pass string) (chat.APIKeyResult, error) {
@@ -219,7 +220,7 @@ func TestFetchAPIKey(t *testing.T) {
 }
 
 func TestFetchAPIKeyOfCreatedUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		created := f.clock.Advance(time.Minute)
@@ -249,7 +250,7 @@ func TestFetchAPIKeyOfCreatedUser(t *testing.T) {
 }
 
 func TestFetchAPIKeySingleOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Solo", Host: "chat.example.com",
 			OwnerEmail: "solo@example.com", OwnerName: "Solo Owner", OwnerPassword: "solo-password"})
@@ -263,7 +264,7 @@ func TestFetchAPIKeySingleOrganization(t *testing.T) {
 }
 
 func TestFetchAPIKeyNoOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		_, err := svc.FetchAPIKey(t.Context(), "localhost", "a@example.com", "password")
 		wantErr(t, "no organization", err, chat.ErrInvalidSubdomain)

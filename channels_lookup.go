@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // ErrPrivateChannelSubscribers answers a request for the subscribers of a
@@ -18,12 +20,12 @@ var ErrPrivateChannelSubscribers = errorf("Unable to retrieve subscribers for pr
 // exist or that the actor may not see; those of the actor check.
 func (s *Service) ChannelIDByName(ctx context.Context, actor Actor, name string) (int64, error) {
 	var id int64
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContextFor(tx, actor, OpChannelIDByName)
 		if err != nil {
 			return err
 		}
-		found, err := tx.ChannelsByName(cc.realm.ID, []string{ChannelNameKey(name)})
+		found, err := tx.ChannelsByName(cc.realm.ID, []string{storage.ChannelNameKey(name)})
 		if err != nil {
 			return err
 		}
@@ -45,7 +47,7 @@ func (s *Service) ChannelIDByName(ctx context.Context, actor Actor, name string)
 // not see; ErrPrivateChannelSubscribers; those of the actor check.
 func (s *Service) ChannelSubscribers(ctx context.Context, actor Actor, channelID int64) ([]int64, error) {
 	var out []int64
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContextFor(tx, actor, OpChannelSubscribers)
 		if err != nil {
 			return err
@@ -83,7 +85,7 @@ func (s *Service) ChannelSubscribers(ctx context.Context, actor Actor, channelID
 // those of the actor check.
 func (s *Service) IsSubscribed(ctx context.Context, actor Actor, userID, channelID int64) (bool, error) {
 	var subscribed bool
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContextFor(tx, actor, OpIsSubscribed)
 		if err != nil {
 			return err
@@ -97,7 +99,7 @@ func (s *Service) IsSubscribed(ctx context.Context, actor Actor, userID, channel
 			return err
 		}
 		subs, err := subscribedSet(tx, target.ID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 		_, subscribed = subs[c.ID]

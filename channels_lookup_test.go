@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestChannelLookups checks ChannelIDByName, ChannelSubscribers and
 // IsSubscribed for each role, on a public and a private channel, on every
 // backend.
 func TestChannelLookups(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		owner, admin, member, guest := chat.AsUser(f.owner.ID), chat.AsUser(f.admin.ID), chat.AsUser(f.member.ID), chat.AsUser(f.guest.ID)

@@ -17,11 +17,11 @@ package chat
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/teamchat/chat/storage"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -111,14 +111,14 @@ type Config struct {
 // Service is the handle on which every operation is a method. It is safe for
 // concurrent use.
 type Service struct {
-	store Store
+	store storage.Store
 	cfg   Config
 	hub   *Hub
 	// ownHub says the hub was made by New, so Close closes it.
 	ownHub bool
 	// readMessage decides whether a user can read a message, for access to
 	// the files messages link (canReadMessage; tests may replace it).
-	readMessage MessageReadChecker
+	readMessage messageReadChecker
 	// tusLocks serialises the writes to each resumable upload.
 	tusLocks keyedMutex
 	// accepted remembers the credentials AuthenticateRequest accepted.
@@ -127,7 +127,7 @@ type Service struct {
 
 // New returns a Service over store. Empty fields of cfg take the defaults
 // documented on Config.
-func New(store Store, cfg Config) *Service {
+func New(store storage.Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -198,99 +198,12 @@ func (s *Service) now() time.Time { return s.cfg.Now().UTC().Round(0) }
 
 // view runs fn, for actor, in a read-only transaction, turning storage
 // failures into internal errors.
-func (s *Service) view(ctx context.Context, actor Actor, fn func(Tx) error) error {
+func (s *Service) view(ctx context.Context, actor Actor, fn func(storage.Tx) error) error {
 	return internal(s.store.View(ctx, s.withPendingAuth(actor, fn)))
 }
 
 // update runs fn, for actor, in a read-write transaction: everything fn wrote is
 // committed when it returns nil and nothing when it returns an error.
-func (s *Service) update(ctx context.Context, actor Actor, fn func(Tx) error) error {
+func (s *Service) update(ctx context.Context, actor Actor, fn func(storage.Tx) error) error {
 	return internal(s.store.Update(ctx, s.withPendingAuth(actor, fn)))
-}
-
-// Storage errors. Backends return them (possibly wrapped); the domain turns
-// them into client-facing *Error values.
-var (
-	// ErrNotFound reports that no record has the requested key.
-	ErrNotFound = errors.New("chat: record not found")
-	// ErrExists reports that a write would break a uniqueness rule.
-	ErrExists = errors.New("chat: record already exists")
-	// ErrReadOnly reports a write attempted inside Store.View.
-	ErrReadOnly = errors.New("chat: write in a read-only transaction")
-)
-
-// Store is the storage SPI. Implementations only store and find records;
-// every rule lives in this package. Returned values never alias stored state.
-type Store interface {
-	// View runs fn in a read-only transaction that sees one consistent
-	// snapshot. Writes inside it fail with ErrReadOnly.
-	View(ctx context.Context, fn func(Tx) error) error
-	// Update runs fn in a read-write transaction. It commits when fn returns
-	// nil and rolls back every write of fn otherwise, returning fn's error.
-	// Updates are serialised, so check-then-write rules inside fn are atomic.
-	Update(ctx context.Context, fn func(Tx) error) error
-	// Close releases the store. No transaction may run after it.
-	Close() error
-}
-
-// Tx is what a transaction can do, composed per area.
-type Tx interface {
-	RealmTx
-	UserTx
-	GroupTx
-	ChannelTx
-	FolderTx
-	UserTopicTx
-	MessageTx
-	ProfileTx
-	RealmEmojiTx
-	LinkifierTx
-	RealmDomainTx
-	AttachmentTx
-	PushTx
-}
-
-// RealmTx stores organizations.
-type RealmTx interface {
-	// CreateRealm stores r under a new ID and sets r.ID. It returns ErrExists
-	// when another organization has the same Host (compared exactly).
-	CreateRealm(r *Realm) error
-	// Realm returns the organization with the ID, or ErrNotFound.
-	Realm(id int64) (Realm, error)
-	// RealmByHost returns the organization whose Host equals host, or
-	// ErrNotFound.
-	RealmByHost(host string) (Realm, error)
-	// Realms returns every organization, ordered by ID.
-	Realms() ([]Realm, error)
-	// UpdateRealm replaces the stored organization with r.ID, or returns
-	// ErrNotFound. ErrExists as for CreateRealm.
-	UpdateRealm(r Realm) error
-}
-
-// UserTx stores user accounts.
-type UserTx interface {
-	// CreateUser stores u under a new ID and sets u.ID; u.RealmID must name
-	// a stored realm. It returns ErrExists when u's realm already has a user
-	// with the same EmailKey(u.Email), or when u.APIKey is already used.
-	CreateUser(u *UserRecord) error
-	// User returns the user with the ID, or ErrNotFound.
-	User(id int64) (UserRecord, error)
-	// UserByEmail returns the user of the realm whose EmailKey equals
-	// EmailKey(email), or ErrNotFound.
-	UserByEmail(realmID int64, email string) (UserRecord, error)
-	// UserByAPIKey returns the user whose APIKey equals key, or ErrNotFound.
-	UserByAPIKey(key string) (UserRecord, error)
-	// Users returns users of the realm ordered by ID: all of them when ids is
-	// nil, otherwise those whose ID is in ids (unknown IDs are skipped).
-	Users(realmID int64, ids []int64) ([]UserRecord, error)
-	// UsersByRole returns the realm's users with the role, active or not,
-	// ordered by ID.
-	UsersByRole(realmID int64, role Role) ([]UserRecord, error)
-	// BotsOwnedBy returns the bots of the owner's realm whose BotOwnerID is
-	// ownerID, ordered by ID; none for an unknown owner or ownerID 0.
-	BotsOwnedBy(ownerID int64) ([]UserRecord, error)
-	// UpdateUser replaces the stored user with u.ID, or returns ErrNotFound.
-	// ErrExists as for CreateUser. A user never moves to another realm: a
-	// changed RealmID is an error.
-	UpdateUser(u UserRecord) error
 }

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"iter"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // GetEvents acknowledges the events of the actor's queue up to lastEventID
@@ -28,7 +30,7 @@ func (s *Service) DeleteQueue(ctx context.Context, actor Actor, queueID string) 
 
 // checkActor checks that the actor is an active user of an active realm.
 func (s *Service) checkActor(ctx context.Context, actor Actor) error {
-	return s.view(ctx, actor, func(tx Tx) error {
+	return s.view(ctx, actor, func(tx storage.Tx) error {
 		_, _, err := s.actor(tx, actor)
 		return err
 	})

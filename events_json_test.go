@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // roundTrip writes the events as a process sharing them would (without
@@ -64,7 +65,7 @@ func queueVariants(users []int64, sendingQueue string, narrows [][]chat.NarrowTe
 // every kind of queue the same bytes as the original, and that the events
 // computed alike for everyone travel unchanged.
 func TestPerQueueEventsJSON(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		rec := &recorder{}
 		svc, _ := newService(t, newStore, chat.Config{Events: rec})
 		ctx := t.Context()

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // ClientCapabilities are the client_capabilities a client declares when it
@@ -94,7 +96,7 @@ func (s *Service) Register(ctx context.Context, actor Actor, req RegisterRequest
 		return nil, err
 	}
 	var realmID int64
-	if err := s.view(ctx, actor, func(tx Tx) error {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		realmID = realm.ID
 		return err
@@ -194,8 +196,8 @@ var ReportMessageTypes = []ReportType{
 }
 
 // registerViewer reads the actor and realm for a block.
-func (s *Service) registerViewer(ctx context.Context, actor Actor, req *RegisterRequest, fn func(tx Tx, v *viewer) error) error {
-	return s.view(ctx, actor, func(tx Tx) error {
+func (s *Service) registerViewer(ctx context.Context, actor Actor, req *RegisterRequest, fn func(tx storage.Tx, v *viewer) error) error {
+	return s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{ClientGravatar: req.ClientGravatar, IncludeCustomProfileFields: true})
 		if err != nil {
 			return err
@@ -207,7 +209,7 @@ func (s *Service) registerViewer(ctx context.Context, actor Actor, req *Register
 // realmState is the "realm" block: the organization's settings and the
 // server's limits.
 func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(_ Tx, v *viewer) error {
+	return s.registerViewer(ctx, actor, req, func(_ storage.Tx, v *viewer) error {
 		r := v.realm
 		// The settings first: the block's own keys below replace them
 		// where the wire differs from the stored value (the description
@@ -261,7 +263,7 @@ func wireChannelID(id int64) int64 {
 // realmUserState is the "realm_user" block: the organization's users and
 // the requesting user's own fields.
 func realmUserState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
+	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		records, err := tx.Users(v.realm.ID, nil)
 		if err != nil {
 			return err
@@ -381,7 +383,7 @@ var profileFieldTypeNames = []struct {
 // something, keyed by user ID.
 func userStatusState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	statuses := map[string]any{}
-	err := s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
+	err := s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		users, err := tx.Users(v.realm.ID, nil)
 		if err != nil {
 			return err
@@ -453,7 +455,7 @@ func userGroupState(s *Service, ctx context.Context, actor Actor, req *RegisterR
 
 // userSettingsDefaultsState is the "realm_user_settings_defaults" block.
 func userSettingsDefaultsState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(_ Tx, v *viewer) error {
+	return s.registerViewer(ctx, actor, req, func(_ storage.Tx, v *viewer) error {
 		state["realm_user_settings_defaults"] = map[string]any{
 			"email_address_visibility": v.realm.DefaultEmailVisibility,
 			"presence_enabled":         true,
@@ -474,9 +476,9 @@ func channelFolderState(s *Service, ctx context.Context, actor Actor, _ *Registe
 }
 
 // userTopics reads the actor's topic visibility policies.
-func (s *Service) userTopics(ctx context.Context, actor Actor) ([]UserTopic, error) {
-	var out []UserTopic
-	err := s.view(ctx, actor, func(tx Tx) error {
+func (s *Service) userTopics(ctx context.Context, actor Actor) ([]storage.UserTopic, error) {
+	var out []storage.UserTopic
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		if _, _, err := s.actor(tx, actor); err != nil {
 			return err
 		}

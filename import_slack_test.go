@@ -13,6 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // slackZip builds a zip archive from file names and contents; values that
@@ -121,7 +122,7 @@ func importSample(t *testing.T, svc *chat.Service, files map[string]any, opts ch
 }
 
 func TestImportSlack(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		secret := []byte("jwt-secret")
 		svc, clock := newService(t, newStore, chat.Config{JWTSecret: secret})
 		ctx := context.Background()
@@ -304,7 +305,7 @@ func jwtFor(t *testing.T, secret []byte, email string) string {
 // A malformed file fails the import with its path, and leaves nothing
 // behind: the same host can be imported into afterwards.
 func TestImportSlackMalformed(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		bad := sampleExport()
 		bad["general/2024-01-02.json"] = `[{"type": "message", "user": "U1", "ts": "1704189600.000000", "text": }]`

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestMessageEventsPerQueue checks that message and delete_message events
 // take each queue's form: apply_markdown, narrow, flags, local_message_id,
 // bulk_message_deletion and empty_topic_name.
 func TestMessageEventsPerQueue(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "ev"}},

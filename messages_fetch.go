@@ -6,6 +6,8 @@ import (
 	"html"
 	"slices"
 	"strconv"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Anchor values of GetMessages.
@@ -158,7 +160,7 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 		return out, err
 	}
 	anchor := rng.anchor
-	err = s.view(ctx, actor, func(tx Tx) error {
+	err = s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -167,7 +169,7 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 		if err != nil {
 			return err
 		}
-		var rows []MessageRow
+		var rows []storage.MessageRow
 		if req.MessageIDs != nil {
 			ids := uniqueIDs(req.MessageIDs)
 			slices.Sort(ids)
@@ -178,7 +180,7 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 		} else {
 			if anchor == -1 {
 				unread := *n
-				unread.preds = append(slices.Clone(n.preds), func(r *MessageRow, _ bool) bool { return r.Flags&FlagRead == 0 })
+				unread.preds = append(slices.Clone(n.preds), func(r *storage.MessageRow, _ bool) bool { return r.Flags&storage.FlagRead == 0 })
 				first, err := unread.scan(tx, nil, 0, 0, false, 1)
 				if err != nil {
 					return err
@@ -189,7 +191,7 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 				}
 			}
 			leftEnd, rightEnd := anchor == 0, anchor == AnchorNewest
-			var before, at, after []MessageRow
+			var before, at, after []storage.MessageRow
 			if !leftEnd && rng.numBefore > 0 {
 				if before, err = n.scan(tx, nil, 0, anchor-1, true, int(rng.numBefore)); err != nil {
 					return err
@@ -221,7 +223,7 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 // scan returns up to limit rows that the narrow matches, with IDs in
 // [minID, maxID] (maxID 0: no bound), in ascending or descending order;
 // ids, when not nil, restricts the IDs further.
-func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool, limit int) ([]MessageRow, error) {
+func (n *compiledNarrow) scan(tx storage.Tx, ids []int64, minID, maxID int64, desc bool, limit int) ([]storage.MessageRow, error) {
 	if n.empty || limit <= 0 {
 		return nil, nil
 	}
@@ -239,7 +241,7 @@ func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool,
 		}
 		f.IDs = ids
 	}
-	var out []MessageRow
+	var out []storage.MessageRow
 	for {
 		f.Limit = limit
 		if len(n.preds) > 0 {
@@ -266,7 +268,7 @@ func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool,
 		for i := range rows {
 			r := &rows[i]
 			if !r.Received {
-				r.Flags = FlagRead | FlagHistorical
+				r.Flags = storage.FlagRead | storage.FlagHistorical
 			}
 			ok := true
 			for _, p := range n.preds {
@@ -299,7 +301,7 @@ func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool,
 
 // viewRows builds the message objects of rows for the reader, with match
 // fields when search words are given.
-func (s *Service) viewRows(tx Tx, cc *channelContext, rows []MessageRow, f MessageFormat, search []string) ([]MessageView, error) {
+func (s *Service) viewRows(tx storage.Tx, cc *channelContext, rows []storage.MessageRow, f MessageFormat, search []string) ([]MessageView, error) {
 	out := make([]MessageView, 0, len(rows))
 	if len(rows) == 0 {
 		return out, nil
@@ -308,7 +310,7 @@ func (s *Service) viewRows(tx Tx, cc *channelContext, rows []MessageRow, f Messa
 	if err != nil {
 		return nil, err
 	}
-	records := make([]MessageRecord, len(rows))
+	records := make([]storage.MessageRecord, len(rows))
 	for i := range rows {
 		records[i] = rows[i].Message
 	}
@@ -333,31 +335,31 @@ func (s *Service) viewRows(tx Tx, cc *channelContext, rows []MessageRow, f Messa
 // readableMessage reads a message the actor may read, with the actor's
 // flags: received, or in the history of a channel open to them. Anything
 // else is ErrInvalidMessage.
-func readableMessage(tx Tx, cc *channelContext, id int64) (MessageRecord, MessageFlags, error) {
+func readableMessage(tx storage.Tx, cc *channelContext, id int64) (storage.MessageRecord, storage.MessageFlags, error) {
 	m, err := tx.Message(id)
-	if errors.Is(err, ErrNotFound) || (err == nil && m.RealmID != cc.realm.ID) {
-		return MessageRecord{}, 0, ErrInvalidMessage
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && m.RealmID != cc.realm.ID) {
+		return storage.MessageRecord{}, 0, ErrInvalidMessage
 	}
 	if err != nil {
-		return MessageRecord{}, 0, err
+		return storage.MessageRecord{}, 0, err
 	}
 	um, err := tx.UserMessage(cc.actor.ID, id)
 	if err == nil {
 		return m, um.Flags, nil
 	}
-	if !errors.Is(err, ErrNotFound) {
-		return MessageRecord{}, 0, err
+	if !errors.Is(err, storage.ErrNotFound) {
+		return storage.MessageRecord{}, 0, err
 	}
 	if m.RecipientType == RecipientChannel {
 		c, err := tx.Channel(m.ChannelID)
 		if err != nil {
-			return MessageRecord{}, 0, err
+			return storage.MessageRecord{}, 0, err
 		}
 		if historyAccess(cc, &c) {
-			return m, FlagRead | FlagHistorical, nil
+			return m, storage.FlagRead | storage.FlagHistorical, nil
 		}
 	}
-	return MessageRecord{}, 0, ErrInvalidMessage
+	return storage.MessageRecord{}, 0, ErrInvalidMessage
 }
 
 // GetMessage returns one message the actor may read and its Markdown
@@ -366,7 +368,7 @@ func readableMessage(tx Tx, cc *channelContext, id int64) (MessageRecord, Messag
 func (s *Service) GetMessage(ctx context.Context, actor Actor, id int64, f MessageFormat) (MessageView, string, error) {
 	var v MessageView
 	var raw string
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -375,7 +377,7 @@ func (s *Service) GetMessage(ctx context.Context, actor Actor, id int64, f Messa
 		if err != nil {
 			return err
 		}
-		views, err := s.viewRows(tx, cc, []MessageRow{{Message: m, Flags: flags, Received: true}}, f, nil)
+		views, err := s.viewRows(tx, cc, []storage.MessageRow{{Message: m, Flags: flags, Received: true}}, f, nil)
 		if err != nil {
 			return err
 		}
@@ -398,7 +400,7 @@ type NarrowMatch struct {
 // ones and those of the actor check.
 func (s *Service) MatchesNarrow(ctx context.Context, actor Actor, ids []int64, narrow []NarrowElement) (map[string]NarrowMatch, error) {
 	out := map[string]NarrowMatch{}
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -429,8 +431,8 @@ func (s *Service) MatchesNarrow(ctx context.Context, actor Actor, ids []int64, n
 // messageState is the "message" block of a register answer: max_message_id,
 // the highest ID of the messages the user received (-1 for none).
 func messageState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
-		rows, err := tx.FindMessages(MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Descending: true, Limit: 1})
+	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
+		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Descending: true, Limit: 1})
 		if err != nil {
 			return err
 		}

@@ -5,13 +5,14 @@ import (
 
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestNarrowsOnEveryBackend runs the same narrow cases, operator by
 // operator, on every backend: the backends' search and row access must
 // agree with the memory store's reference.
 func TestNarrowsOnEveryBackend(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
@@ -153,7 +154,7 @@ func fullName(t *testing.T, f *fixture, id int64) string {
 // TestGetMessagesParameters checks the rules on the combination of a
 // fetch's parameters, which the Go API applies as HTTP does.
 func TestGetMessagesParameters(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		member := chat.AsUser(f.member.ID)

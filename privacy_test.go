@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestHiddenAddressesNameNobody checks that a real address hidden from the
@@ -14,7 +15,7 @@ import (
 // address, while those who may see it, and the placeholder address, still
 // find the user.
 func TestHiddenAddressesNameNobody(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		member, admin := chat.AsUser(f.member.ID), chat.AsUser(f.admin.ID)

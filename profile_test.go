@@ -11,6 +11,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
@@ -29,7 +30,7 @@ func payloads(t *testing.T, events []chat.Event) []string {
 }
 
 func TestProfileScenario(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		svc := f.svc
@@ -91,7 +92,7 @@ func TestProfileScenario(t *testing.T) {
 }
 
 func TestUserAdministrationScenario(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		rec := &recorder{}
 		svc, _ := newService(t, newStore, chat.Config{Events: rec})
 		ctx := t.Context()
@@ -153,7 +154,7 @@ func TestUserAdministrationScenario(t *testing.T) {
 }
 
 func TestJWTFirstLoginSetsDateJoined(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		secret := []byte("secret-secret-secret-secret-1234")
 		svc, clock := newService(t, newStore, chat.Config{JWTSecret: secret})
 		ctx := t.Context()

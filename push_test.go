@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // relayFunc is a PushRelay made of a function.
@@ -15,7 +16,7 @@ type relayFunc func(context.Context, chat.PushNotification) error
 func (f relayFunc) Send(ctx context.Context, n chat.PushNotification) error { return f(ctx, n) }
 
 func TestPushDevices(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		rec := &recorder{}
 		var sent []chat.PushNotification
 		relayErr := error(nil)

@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 func TestRealmAdministration(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 
@@ -103,7 +104,7 @@ func (r fixedReader) Read(p []byte) (int, error) {
 }
 
 func TestVideoCalls(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		ctx := t.Context()
 		jitsi, err := chat.NewJitsiMeet("https://meet.example.org/")
 		wantNoErr(t, "NewJitsiMeet", err)

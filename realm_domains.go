@@ -5,37 +5,9 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
-
-// RealmDomain is an allowed email domain of an organization: when the
-// organization restricts new users' addresses (EmailsRestrictedToDomains),
-// an address must be at one of these domains, or at a subdomain of one that
-// allows subdomains.
-type RealmDomain struct {
-	ID      int64  `json:"-"`
-	RealmID int64  `json:"-"`
-	Domain  string `json:"domain"`
-	// AllowSubdomains admits addresses at any subdomain of Domain too.
-	AllowSubdomains bool `json:"allow_subdomains"`
-}
-
-// RealmDomainTx stores allowed email domains.
-type RealmDomainTx interface {
-	// CreateRealmDomain stores d under a new ID and sets d.ID. It returns
-	// ErrExists when d's realm already has the domain (compared exactly).
-	CreateRealmDomain(d *RealmDomain) error
-	// RealmDomains returns the realm's domains ordered by ID.
-	RealmDomains(realmID int64) ([]RealmDomain, error)
-	// RealmDomain returns the realm's entry for domain (compared exactly),
-	// or ErrNotFound.
-	RealmDomain(realmID int64, domain string) (RealmDomain, error)
-	// UpdateRealmDomain replaces the AllowSubdomains of the entry with d.ID
-	// in d.RealmID, or returns ErrNotFound.
-	UpdateRealmDomain(d RealmDomain) error
-	// DeleteRealmDomain removes the entry with the ID from the realm, or
-	// returns ErrNotFound.
-	DeleteRealmDomain(realmID, id int64) error
-}
 
 // maxDomainLength is the reference server's limit on allowed domains.
 const maxDomainLength = 255
@@ -83,7 +55,7 @@ func errNoDomain(domain string) *Error {
 // organization."
 func (s *Service) AddRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) (RealmDomain, error) {
 	var out RealmDomain
-	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		_, realm, err := s.admit(tx, actor, OpAddRealmDomain)
 		if err != nil {
 			return err
@@ -93,7 +65,7 @@ func (s *Service) AddRealmDomain(ctx context.Context, actor Actor, domain string
 			return errorf("Invalid domain: %s", reason)
 		}
 		d := RealmDomain{RealmID: realm.ID, Domain: domain, AllowSubdomains: allowSubdomains}
-		if err := tx.CreateRealmDomain(&d); errors.Is(err, ErrExists) {
+		if err := tx.CreateRealmDomain(&d); errors.Is(err, storage.ErrExists) {
 			return errorf("The domain %s is already a part of your organization.", domain)
 		} else if err != nil {
 			return err
@@ -110,7 +82,7 @@ func (s *Service) AddRealmDomain(ctx context.Context, actor Actor, domain string
 // order they were added. Any active user may call it.
 func (s *Service) RealmDomains(ctx context.Context, actor Actor) ([]RealmDomain, error) {
 	var out []RealmDomain
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -127,13 +99,13 @@ func (s *Service) RealmDomains(ctx context.Context, actor Actor) ([]RealmDomain,
 //
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
 func (s *Service) UpdateRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) error {
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		_, realm, err := s.admit(tx, actor, OpUpdateRealmDomain)
 		if err != nil {
 			return err
 		}
 		d, err := tx.RealmDomain(realm.ID, domain)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			return errNoDomain(domain)
 		} else if err != nil {
 			return err
@@ -156,13 +128,13 @@ func (s *Service) UpdateRealmDomain(ctx context.Context, actor Actor, domain str
 //
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
 func (s *Service) DeleteRealmDomain(ctx context.Context, actor Actor, domain string) error {
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		_, realm, err := s.admit(tx, actor, OpDeleteRealmDomain)
 		if err != nil {
 			return err
 		}
 		d, err := tx.RealmDomain(realm.ID, domain)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			return errNoDomain(domain)
 		} else if err != nil {
 			return err
@@ -188,7 +160,7 @@ func (s *Service) DeleteRealmDomain(ctx context.Context, actor Actor, domain str
 }
 
 // emitToActive emits one event to every active user of the realm.
-func emitToActive(_ Tx, emit func(Event), realmID int64, payload map[string]any) error {
+func emitToActive(_ storage.Tx, emit func(Event), realmID int64, payload map[string]any) error {
 	emit(Event{RealmID: realmID, AllUsers: true, Payload: payload})
 	return nil
 }
@@ -203,7 +175,7 @@ var (
 // user's (syntactically valid) address: with domains restricted, no "+" in
 // the local part and a domain on the list; otherwise, when the
 // organization refuses them, no disposable-mail domain.
-func (s *Service) checkEmailAllowed(tx Tx, realm Realm, email string) error {
+func (s *Service) checkEmailAllowed(tx storage.Tx, realm Realm, email string) error {
 	at := strings.LastIndexByte(email, '@')
 	local, domain := email[:at], strings.ToLower(email[at+1:])
 	if !realm.EmailsRestrictedToDomains {

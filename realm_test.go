@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // baseSettings is the server part of GET /server_settings with the default
@@ -30,7 +31,7 @@ func baseSettings(version string) chat.ServerSettings {
 }
 
 func TestServerSettingsWithoutOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		got, err := svc.ServerSettings(t.Context(), "localhost:9991")
 		wantNoErr(t, "ServerSettings", err)
@@ -66,7 +67,7 @@ func TestServerSettingsWithoutOrganization(t *testing.T) {
 }
 
 func TestServerSettings(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{ServiceVersion: "9.9-test"})
 		ctx := t.Context()
 		_, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Test Org", Host: host1, OwnerEmail: "owner@example.com",
@@ -128,7 +129,7 @@ func TestServerSettings(t *testing.T) {
 }
 
 func TestCreateOrg(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, clock := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		res, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "  Test Org  ", Host: "Chat.Example.COM:8443", Description: "Hi",
@@ -215,7 +216,7 @@ func TestCreateOrg(t *testing.T) {
 }
 
 func TestCreateOrgIsAtomic(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		_, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com", OwnerEmail: "bad email", OwnerName: "Ann"})
@@ -247,7 +248,7 @@ type failingReader struct{}
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("entropy exhausted") }
 
 func TestCreateOrgRandomnessFailure(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{Rand: failingReader{}})
 		ctx := t.Context()
 		_, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com", OwnerEmail: "ann@example.com", OwnerName: "Ann"})
@@ -264,7 +265,7 @@ func TestCreateOrgRandomnessFailure(t *testing.T) {
 }
 
 func TestDeactivateOrg(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		wantCodeMsg(t, "unknown organization", f.svc.DeactivateOrg(ctx, 424242), chat.CodeBadRequest, "No such organization: 424242")
@@ -292,7 +293,7 @@ func TestDeactivateOrg(t *testing.T) {
 // TestCreateOrgHostValidation checks that every accepted host makes a
 // parseable organization URL, and that the usual host forms are accepted.
 func TestCreateOrgHostValidation(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		for i, host := range []string{"chat.example.com", "chat.example.com:8443", "localhost", "127.0.0.1:9991", "[::1]:9991", "[::1]"} {

@@ -8,25 +8,27 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // channelContext is what the channel-reading operations load once.
 type channelContext struct {
-	actor UserRecord
+	actor storage.UserRecord
 	realm Realm
 	g     *groups
-	subs  map[int64]Subscription
+	subs  map[int64]storage.Subscription
 }
 
 // channelContext reads what the channel rules need to know of the actor,
 // who may be any user.
-func (s *Service) channelContext(tx Tx, actor Actor) (*channelContext, error) {
+func (s *Service) channelContext(tx storage.Tx, actor Actor) (*channelContext, error) {
 	return s.channelContextFor(tx, actor, OpChannels)
 }
 
 // channelContextFor is channelContext for an operation whose access level
 // admit checks.
-func (s *Service) channelContextFor(tx Tx, actor Actor, op Operation) (*channelContext, error) {
+func (s *Service) channelContextFor(tx storage.Tx, actor Actor, op Operation) (*channelContext, error) {
 	u, realm, err := s.admit(tx, actor, op)
 	if err != nil {
 		return nil, err
@@ -42,7 +44,7 @@ func (s *Service) channelContextFor(tx Tx, actor Actor, op Operation) (*channelC
 	return &channelContext{actor: u, realm: realm, g: g, subs: subs}, nil
 }
 
-func (cc *channelContext) access(c *Channel) channelAccess {
+func (cc *channelContext) access(c *storage.Channel) channelAccess {
 	_, sub := cc.subs[c.ID]
 	return channelAccess{user: &cc.actor, g: cc.g, subscribed: sub}
 }
@@ -50,17 +52,17 @@ func (cc *channelContext) access(c *Channel) channelAccess {
 // channel reads a channel of the actor's realm that the actor can see
 // (content access when content is true); anything else is
 // ErrInvalidChannelID.
-func (cc *channelContext) channel(tx Tx, id int64, content bool) (Channel, error) {
+func (cc *channelContext) channel(tx storage.Tx, id int64, content bool) (storage.Channel, error) {
 	c, err := tx.Channel(id)
-	if errors.Is(err, ErrNotFound) || (err == nil && c.RealmID != cc.realm.ID) {
-		return Channel{}, ErrInvalidChannelID
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && c.RealmID != cc.realm.ID) {
+		return storage.Channel{}, ErrInvalidChannelID
 	}
 	if err != nil {
-		return Channel{}, err
+		return storage.Channel{}, err
 	}
 	a := cc.access(&c)
 	if (content && !a.content(&c)) || (!content && !a.metadata(&c)) {
-		return Channel{}, ErrInvalidChannelID
+		return storage.Channel{}, ErrInvalidChannelID
 	}
 	return c, nil
 }
@@ -70,7 +72,7 @@ func (cc *channelContext) channel(tx Tx, id int64, content bool) (Channel, error
 // check.
 func (s *Service) Subscriptions(ctx context.Context, actor Actor, withSubscribers bool) ([]SubscriptionView, error) {
 	var out []SubscriptionView
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -123,7 +125,7 @@ var DefaultChannelQuery = ChannelQuery{IncludePublic: true, IncludeSubscribed: t
 // check.
 func (s *Service) Channels(ctx context.Context, actor Actor, q ChannelQuery) ([]ChannelView, error) {
 	var out []ChannelView
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -132,7 +134,7 @@ func (s *Service) Channels(ctx context.Context, actor Actor, q ChannelQuery) ([]
 		if err != nil {
 			return err
 		}
-		var picked []*Channel
+		var picked []*storage.Channel
 		for i := range all {
 			c := &all[i]
 			if q.ExcludeArchived && c.IsArchived {
@@ -177,7 +179,7 @@ func (s *Service) Channels(ctx context.Context, actor Actor, q ChannelQuery) ([]
 // Errors: ErrInvalidChannelID, and those of the actor check.
 func (s *Service) ChannelByID(ctx context.Context, actor Actor, id int64) (ChannelView, error) {
 	var out ChannelView
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -209,27 +211,27 @@ type UnsubscribeResult struct {
 // ErrNoSuchUser, ErrUserDeactivated.
 func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, principals *Principals) (UnsubscribeResult, error) {
 	out := UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
-	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
 		}
 		keys := make([]string, len(names))
 		for i, n := range names {
-			keys[i] = ChannelNameKey(strings.TrimSpace(n))
+			keys[i] = storage.ChannelNameKey(strings.TrimSpace(n))
 		}
 		found, err := tx.ChannelsByName(cc.realm.ID, keys)
 		if err != nil {
 			return err
 		}
-		byKey := map[string]*Channel{}
+		byKey := map[string]*storage.Channel{}
 		for i := range found {
 			if cc.access(&found[i]).metadata(&found[i]) {
-				byKey[ChannelNameKey(found[i].Name)] = &found[i]
+				byKey[storage.ChannelNameKey(found[i].Name)] = &found[i]
 			}
 		}
 		var missing []string
-		var channels []*Channel
+		var channels []*storage.Channel
 		for i, k := range keys {
 			c := byKey[k]
 			if c == nil {
@@ -241,7 +243,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, 
 		if len(missing) > 0 {
 			return errorf("Channel(s) (%s) do not exist", strings.Join(missing, ", "))
 		}
-		users := []UserRecord{cc.actor}
+		users := []storage.UserRecord{cc.actor}
 		if principals != nil && !principals.empty() {
 			self := len(principals.IDs) == 1 && principals.IDs[0] == cc.actor.ID
 			if !self {
@@ -261,7 +263,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, 
 		for _, c := range channels {
 			for _, u := range users {
 				err := tx.DeleteSubscription(u.ID, c.ID)
-				if errors.Is(err, ErrNotFound) {
+				if errors.Is(err, storage.ErrNotFound) {
 					out.NotRemoved = appendOnce(out.NotRemoved, c.Name)
 					continue
 				}
@@ -478,7 +480,7 @@ func (s *Service) UpdateSubscriptionProperty(ctx context.Context, actor Actor, c
 }
 
 func (s *Service) applyPropertyChanges(ctx context.Context, actor Actor, changes []PropertyChange) error {
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err

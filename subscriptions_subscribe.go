@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // ChannelSpec names a channel to subscribe to, with the description it gets
@@ -64,7 +66,7 @@ func (p Principals) MarshalJSON() ([]byte, error) {
 	if p.Emails != nil {
 		return json.Marshal(p.Emails)
 	}
-	return appendIDs(nil, p.IDs), nil
+	return storage.AppendIDs(nil, p.IDs), nil
 }
 
 // empty reports whether the list names nobody.
@@ -78,9 +80,9 @@ type RetentionDays struct{ Days int }
 // MarshalJSON writes the wire form.
 func (r RetentionDays) MarshalJSON() ([]byte, error) {
 	switch r.Days {
-	case retentionRealmDefault:
+	case storage.RetentionRealmDefault:
 		return []byte(`"realm_default"`), nil
-	case retentionUnlimited:
+	case storage.RetentionUnlimited:
 		return []byte(`"unlimited"`), nil
 	}
 	return strconv.AppendInt(nil, int64(r.Days), 10), nil
@@ -95,9 +97,9 @@ func (r *RetentionDays) UnmarshalJSON(data []byte) error {
 	if json.Unmarshal(data, &s) == nil {
 		switch s {
 		case "realm_default":
-			r.Days = retentionRealmDefault
+			r.Days = storage.RetentionRealmDefault
 		case "unlimited":
-			r.Days = retentionUnlimited
+			r.Days = storage.RetentionUnlimited
 		default:
 			return bad
 		}
@@ -168,36 +170,36 @@ var channelGroupSettings = []struct {
 	name          string
 	allowEveryone bool
 	def           string // system group; "" means the creator alone
-	field         func(*Channel) *GroupSetting
+	field         func(*storage.Channel) *GroupSetting
 	req           func(*SubscribeRequest) *GroupSetting
 }{
 	{"can_add_subscribers_group", false, GroupNobody,
-		func(c *Channel) *GroupSetting { return &c.CanAddSubscribersGroup },
+		func(c *storage.Channel) *GroupSetting { return &c.CanAddSubscribersGroup },
 		func(r *SubscribeRequest) *GroupSetting { return r.CanAddSubscribersGroup }},
 	{"can_administer_channel_group", false, "",
-		func(c *Channel) *GroupSetting { return &c.CanAdministerChannelGroup },
+		func(c *storage.Channel) *GroupSetting { return &c.CanAdministerChannelGroup },
 		func(r *SubscribeRequest) *GroupSetting { return r.CanAdministerChannelGroup }},
 	{"can_delete_any_message_group", false, GroupNobody,
-		func(c *Channel) *GroupSetting { return &c.CanDeleteAnyMessageGroup },
+		func(c *storage.Channel) *GroupSetting { return &c.CanDeleteAnyMessageGroup },
 		func(r *SubscribeRequest) *GroupSetting { return r.CanDeleteAnyMessageGroup }},
 	{"can_delete_own_message_group", true, GroupEveryone,
-		func(c *Channel) *GroupSetting { return &c.CanDeleteOwnMessageGroup },
+		func(c *storage.Channel) *GroupSetting { return &c.CanDeleteOwnMessageGroup },
 		func(r *SubscribeRequest) *GroupSetting { return r.CanDeleteOwnMessageGroup }},
 	{"can_remove_subscribers_group", true, GroupAdministrators,
-		func(c *Channel) *GroupSetting { return &c.CanRemoveSubscribersGroup },
+		func(c *storage.Channel) *GroupSetting { return &c.CanRemoveSubscribersGroup },
 		func(r *SubscribeRequest) *GroupSetting { return r.CanRemoveSubscribersGroup }},
 	{"can_send_message_group", true, GroupEveryone,
-		func(c *Channel) *GroupSetting { return &c.CanSendMessageGroup },
+		func(c *storage.Channel) *GroupSetting { return &c.CanSendMessageGroup },
 		func(r *SubscribeRequest) *GroupSetting { return r.CanSendMessageGroup }},
 	{"can_subscribe_group", false, GroupNobody,
-		func(c *Channel) *GroupSetting { return &c.CanSubscribeGroup },
+		func(c *storage.Channel) *GroupSetting { return &c.CanSubscribeGroup },
 		func(r *SubscribeRequest) *GroupSetting { return r.CanSubscribeGroup }},
 }
 
 // channelTemplate validates the creation settings of req and returns the
 // channel every created channel starts from.
-func (s *Service) channelTemplate(tx Tx, g *groups, actor *UserRecord, realm Realm, req *SubscribeRequest) (Channel, error) {
-	c := Channel{RealmID: realm.ID, DateCreated: s.now(), CreatorID: actor.ID, InviteOnly: req.InviteOnly,
+func (s *Service) channelTemplate(tx storage.Tx, g *groups, actor *storage.UserRecord, realm Realm, req *SubscribeRequest) (storage.Channel, error) {
+	c := storage.Channel{RealmID: realm.ID, DateCreated: s.now(), CreatorID: actor.ID, InviteOnly: req.InviteOnly,
 		IsWebPublic: req.IsWebPublic, IsDefault: req.IsDefaultStream, TopicsPolicy: TopicsInherit}
 	if req.IsWebPublic {
 		// The server's setting and the organization's spectator access.
@@ -235,7 +237,7 @@ func (s *Service) channelTemplate(tx Tx, g *groups, actor *UserRecord, realm Rea
 	}
 	if req.FolderID != nil {
 		f, err := tx.ChannelFolder(*req.FolderID)
-		if errors.Is(err, ErrNotFound) || (err == nil && (f.RealmID != realm.ID || f.IsArchived)) {
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && (f.RealmID != realm.ID || f.IsArchived)) {
 			return c, ErrInvalidFolderID
 		}
 		if err != nil {
@@ -264,15 +266,15 @@ func (s *Service) channelTemplate(tx Tx, g *groups, actor *UserRecord, realm Rea
 // resolvePrincipals reads the users named by p, all or nothing. Emails
 // name users by placeholder address or by a real address that viewer may
 // see.
-func resolvePrincipals(tx Tx, realmID int64, viewer *UserRecord, p *Principals) ([]UserRecord, error) {
-	var out []UserRecord
+func resolvePrincipals(tx storage.Tx, realmID int64, viewer *storage.UserRecord, p *Principals) ([]storage.UserRecord, error) {
+	var out []storage.UserRecord
 	if p.Emails != nil {
 		for _, email := range p.Emails {
 			u, err := tx.UserByEmail(realmID, email)
 			if err == nil && !emailVisibleTo(viewer, &u) {
-				err = ErrNotFound
+				err = storage.ErrNotFound
 			}
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, storage.ErrNotFound) {
 				if id, ok := placeholderIDAny(email); ok {
 					u, err = targetUser(tx, realmID, id)
 				} else {
@@ -330,7 +332,7 @@ func placeholderIDAny(email string) (int64, bool) {
 }
 
 // policyName is how the channel-created message describes a channel.
-func policyName(c *Channel) string {
+func policyName(c *storage.Channel) string {
 	switch {
 	case c.IsWebPublic:
 		return "Web-public"
@@ -357,7 +359,7 @@ func policyName(c *Channel) string {
 // right; ErrNoSuchUser and ErrUserDeactivated for principals.
 func (s *Service) Subscribe(ctx context.Context, actor Actor, req SubscribeRequest) (SubscribeResult, error) {
 	var out SubscribeResult
-	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		var err error
 		out, err = s.subscribe(tx, emit, actor, &req)
 		return err
@@ -369,9 +371,9 @@ func (s *Service) Subscribe(ctx context.Context, actor Actor, req SubscribeReque
 // transaction, phase by phase.
 type subscribeRun struct {
 	s     *Service
-	tx    Tx
+	tx    storage.Tx
 	req   *SubscribeRequest
-	actor UserRecord
+	actor storage.UserRecord
 	realm Realm
 	g     *groups
 	out   SubscribeResult
@@ -379,27 +381,27 @@ type subscribeRun struct {
 	// specs are the requested channels, in request order, without
 	// duplicates; byKey holds those that exist, by name key.
 	specs       []wantedChannel
-	existing    []Channel
+	existing    []storage.Channel
 	existingIDs []int64
-	byKey       map[string]*Channel
+	byKey       map[string]*storage.Channel
 	// toCreate are the channels to create, in request order.
-	toCreate []*Channel
+	toCreate []*storage.Channel
 	// actorSubs are the actor's subscriptions; authorized the existing
 	// channels the actor may subscribe to.
-	actorSubs  map[int64]Subscription
+	actorSubs  map[int64]storage.Subscription
 	authorized map[int64]bool
 	// users are the users to subscribe.
-	users []UserRecord
+	users []storage.UserRecord
 	// targets are the channels to subscribe to, in request order; created
 	// says which of them this request creates.
-	targets []*Channel
+	targets []*storage.Channel
 	created map[int64]bool
 	// subscribers are the subscribers of the existing targets before the
 	// request; the new subscriptions are also listed by channel and user.
 	subscribers  map[int64][]int64
-	newSubs      []Subscription
+	newSubs      []storage.Subscription
 	newByChannel map[int64][]int64
-	newByUser    map[int64][]*Channel
+	newByUser    map[int64][]*storage.Channel
 }
 
 // wantedChannel is a requested channel: its name, name key and
@@ -408,7 +410,7 @@ type wantedChannel struct {
 	name, key, description string
 }
 
-func (s *Service) subscribe(tx Tx, emit func(Event), actorRef Actor, req *SubscribeRequest) (SubscribeResult, error) {
+func (s *Service) subscribe(tx storage.Tx, emit func(Event), actorRef Actor, req *SubscribeRequest) (SubscribeResult, error) {
 	actor, realm, err := s.admit(tx, actorRef, OpSubscribe)
 	if err != nil {
 		return SubscribeResult{}, err
@@ -458,7 +460,7 @@ func (r *subscribeRun) readSpecs() error {
 		if utf8.RuneCountInString(desc) > MaxChannelDescriptionLength {
 			return errorf(`subscriptions[%d]["description"] is too long (limit: %d characters)`, i, MaxChannelDescriptionLength)
 		}
-		key := ChannelNameKey(name)
+		key := storage.ChannelNameKey(name)
 		if !seenKeys[key] {
 			seenKeys[key] = true
 			r.specs = append(r.specs, wantedChannel{name, key, desc})
@@ -472,10 +474,10 @@ func (r *subscribeRun) readSpecs() error {
 	if r.existing, err = r.tx.ChannelsByName(r.realm.ID, keys); err != nil {
 		return err
 	}
-	r.byKey = make(map[string]*Channel, len(r.existing))
+	r.byKey = make(map[string]*storage.Channel, len(r.existing))
 	r.existingIDs = make([]int64, len(r.existing))
 	for i := range r.existing {
-		r.byKey[ChannelNameKey(r.existing[i].Name)] = &r.existing[i]
+		r.byKey[storage.ChannelNameKey(r.existing[i].Name)] = &r.existing[i]
 		r.existingIDs[i] = r.existing[i].ID
 	}
 	r.g, err = loadGroups(r.tx, r.realm.ID)
@@ -485,7 +487,7 @@ func (r *subscribeRun) readSpecs() error {
 // planCreation makes the channels that do not exist yet from the
 // request's settings (checked once, for the first of them).
 func (r *subscribeRun) planCreation() error {
-	var template Channel
+	var template storage.Channel
 	for _, w := range r.specs {
 		if r.byKey[w.key] != nil {
 			continue
@@ -551,7 +553,7 @@ func (r *subscribeRun) authorize() error {
 
 // resolveUsers reads the users to subscribe: the principals, or the actor.
 func (r *subscribeRun) resolveUsers() error {
-	r.users = []UserRecord{r.actor}
+	r.users = []storage.UserRecord{r.actor}
 	if p := r.req.Principals; !(p == nil || p.empty()) {
 		var err error
 		r.users, err = resolvePrincipals(r.tx, r.realm.ID, &r.actor, p)
@@ -564,13 +566,13 @@ func (r *subscribeRun) resolveUsers() error {
 // order.
 func (r *subscribeRun) createChannels() error {
 	if len(r.toCreate) > 0 {
-		if err := r.tx.CreateChannels(r.toCreate); errors.Is(err, ErrExists) {
+		if err := r.tx.CreateChannels(r.toCreate); errors.Is(err, storage.ErrExists) {
 			return errorf("Channel name already in use.")
 		} else if err != nil {
 			return err
 		}
 	}
-	r.targets = make([]*Channel, 0, len(r.specs))
+	r.targets = make([]*storage.Channel, 0, len(r.specs))
 	r.created = make(map[int64]bool, len(r.toCreate))
 	ci := 0
 	for _, w := range r.specs {
@@ -591,7 +593,7 @@ func (r *subscribeRun) createChannels() error {
 // subscribeUsers stores the subscriptions that do not exist yet, each
 // with a colour its user does not use yet, and fills the answer.
 func (r *subscribeRun) subscribeUsers() error {
-	var current []Subscription
+	var current []storage.Subscription
 	if len(r.existingIDs) > 0 {
 		var err error
 		if current, err = r.tx.ChannelSubscriptions(r.existingIDs); err != nil {
@@ -617,7 +619,7 @@ func (r *subscribeRun) subscribeUsers() error {
 	r.out.Subscribed = map[string][]string{}
 	r.out.AlreadySubscribed = map[string][]string{}
 	r.newByChannel = map[int64][]int64{}
-	r.newByUser = map[int64][]*Channel{}
+	r.newByUser = map[int64][]*storage.Channel{}
 	for ui := range r.users {
 		u := &r.users[ui]
 		key := strconv.FormatInt(u.ID, 10)
@@ -629,7 +631,7 @@ func (r *subscribeRun) subscribeUsers() error {
 			if used[u.ID] == nil {
 				used[u.ID] = map[string]bool{}
 			}
-			r.newSubs = append(r.newSubs, Subscription{UserID: u.ID, ChannelID: c.ID, Color: pickColor(used[u.ID], c.ID)})
+			r.newSubs = append(r.newSubs, storage.Subscription{UserID: u.ID, ChannelID: c.ID, Color: pickColor(used[u.ID], c.ID)})
 			r.out.Subscribed[key] = append(r.out.Subscribed[key], c.Name)
 			r.newByChannel[c.ID] = append(r.newByChannel[c.ID], u.ID)
 			r.newByUser[u.ID] = append(r.newByUser[u.ID], c)
@@ -645,10 +647,10 @@ func (r *subscribeRun) subscribeUsers() error {
 // one per created channel, the announcement of new channels, and the
 // direct messages to users subscribed by someone else. It returns them
 // with the channels they go to, by ID.
-func (r *subscribeRun) botMessages() (*botMessages, map[int64]*Channel, error) {
+func (r *subscribeRun) botMessages() (*botMessages, map[int64]*storage.Channel, error) {
 	actor := &r.actor
 	bot := &botMessages{realmID: r.realm.ID, now: r.s.now()}
-	channelsByID := make(map[int64]*Channel, len(r.targets))
+	channelsByID := make(map[int64]*storage.Channel, len(r.targets))
 	for _, c := range r.targets {
 		channelsByID[c.ID] = c
 	}
@@ -664,7 +666,7 @@ func (r *subscribeRun) botMessages() (*botMessages, map[int64]*Channel, error) {
 	}
 	if r.req.Announce && len(r.toCreate) > 0 && r.realm.NewStreamAnnouncementsStreamID != 0 {
 		ann, err := r.tx.Channel(r.realm.NewStreamAnnouncementsStreamID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return nil, nil, err
 		}
 		if err == nil {
@@ -725,8 +727,8 @@ func (r *subscribeRun) subscribedYouMessages(bot *botMessages) {
 
 // subscribeEvents emits the stream creation, subscription add and
 // peer_add events of a subscribe request.
-func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *groups, created, targets []*Channel,
-	before map[int64][]int64, added map[int64][]int64, newSubs []Subscription) error {
+func (s *Service) subscribeEvents(tx storage.Tx, emit func(Event), realm Realm, g *groups, created, targets []*storage.Channel,
+	before map[int64][]int64, added map[int64][]int64, newSubs []storage.Subscription) error {
 	all, err := tx.Users(realm.ID, nil)
 	if err != nil {
 		return err
@@ -740,7 +742,7 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 	// Who can see a channel: everyone but guests for public channels,
 	// subscribers and administrators for private ones.
 	// exclude is sorted.
-	viewers := func(c *Channel, exclude []int64) []int64 {
+	viewers := func(c *storage.Channel, exclude []int64) []int64 {
 		var ids []int64
 		for i := range all {
 			u := &all[i]
@@ -765,7 +767,7 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 	// objects and subscriber lists are built once per channel.
 	views := make(map[int64]*SubscriptionView, len(targets))
 	for _, c := range targets {
-		v := viewSubscription(c, &Subscription{}, after[c.ID], true)
+		v := viewSubscription(c, &storage.Subscription{}, after[c.ID], true)
 		views[c.ID] = &v
 	}
 	subViews := make([]SubscriptionView, len(newSubs))

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
 func TestSubscribeScenario(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		res, err := f.svc.Subscribe(ctx, chat.AsUser(f.member.ID), chat.SubscribeRequest{
@@ -58,7 +59,7 @@ func TestSubscribeScenario(t *testing.T) {
 }
 
 func TestSubscribeEvents(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		rec := &recorder{}
 		svc := chat.New(newStore(t), chat.Config{Events: rec})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Ev", OwnerEmail: "o@example.com", OwnerName: "Owen Owner"})
@@ -90,7 +91,7 @@ func TestSubscribeEvents(t *testing.T) {
 }
 
 func TestDeleteTopicScenario(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "d"}}})

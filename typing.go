@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // TypingRequest describes a typing notification (POST /typing).
@@ -43,7 +45,7 @@ func (s *Service) setChannelTyping(ctx context.Context, actor Actor, req TypingR
 		return ErrMissingTopic
 	}
 	var events []Event
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -53,7 +55,7 @@ func (s *Service) setChannelTyping(ctx context.Context, actor Actor, req TypingR
 			return err
 		}
 		to := &MessageTo{IDs: []int64{c.ID}}
-		m := &MessageRecord{}
+		m := &storage.MessageRecord{}
 		if err := s.channelRecipient(tx, cc, &SendMessageRequest{To: to, Topic: req.Topic}, m); err != nil {
 			return err
 		}
@@ -137,7 +139,7 @@ func (s *Service) SetTyping(ctx context.Context, actor Actor, req TypingRequest)
 		return ErrInvalidTypingOp
 	}
 	var event Event
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{})
 		if err != nil {
 			return err

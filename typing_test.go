@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestChannelTypingTrimsTopic checks that the operation itself trims the
@@ -12,7 +13,7 @@ import (
 // HTTP adapter passes it as sent): the subscriber's event names the
 // trimmed topic.
 func TestChannelTypingTrimsTopic(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/storage"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -61,46 +62,6 @@ type Blob interface {
 	ModTime() time.Time
 }
 
-// Attachment is an uploaded file as stored.
-type Attachment struct {
-	ID      int64
-	RealmID int64
-	// OwnerID is the user who uploaded the file.
-	OwnerID int64
-	// PathID is the file's key, unique in the server:
-	// "{realm_id}/{2 hex}/{24 url-safe random}/{sanitised name}". Its URL is
-	// "/user_uploads/" + PathID.
-	PathID string
-	// Name is the file name the client sent, unsanitised (URL-unquoted).
-	Name        string
-	Size        int64
-	ContentType string
-	CreateTime  time.Time
-}
-
-// URL is the relative URL that links the file in message content.
-func (a *Attachment) URL() string { return "/user_uploads/" + a.PathID }
-
-// AttachmentTx stores attachment records. The bytes live in a BlobStore.
-type AttachmentTx interface {
-	// CreateAttachment stores a under a new ID and sets a.ID. It returns
-	// ErrExists when another attachment has the same PathID.
-	CreateAttachment(a *Attachment) error
-	// AttachmentByPath returns the attachment of the realm whose PathID is
-	// pathID, or ErrNotFound (also for another realm's attachment).
-	AttachmentByPath(realmID int64, pathID string) (Attachment, error)
-	// UploadSpaceUsed returns the sum of the sizes of the realm's
-	// attachments; 0 for a realm without any.
-	UploadSpaceUsed(realmID int64) (int64, error)
-	// LinkAttachment records that the message with messageID links the
-	// attachment; linking twice is no error. It returns ErrNotFound for an
-	// unknown attachmentID.
-	LinkAttachment(attachmentID, messageID int64) error
-	// AttachmentMessages returns the IDs of the messages that link the
-	// attachment, in increasing order; none for an unknown attachment.
-	AttachmentMessages(attachmentID int64) ([]int64, error)
-}
-
 // UploadResult is the answer of an upload.
 type UploadResult struct {
 	// URL is the relative URL of the file, "/user_uploads/{path_id}".
@@ -123,11 +84,11 @@ type Upload struct {
 	Body io.Reader
 }
 
-// MessageReadChecker reports whether user may read the message with
+// messageReadChecker reports whether user may read the message with
 // messageID, inside the transaction tx. The messages code of this package
 // provides it (Service.readMessage); it decides who, besides the uploader,
 // may download a file that a message links.
-type MessageReadChecker func(tx Tx, user *UserRecord, messageID int64) (bool, error)
+type messageReadChecker func(tx storage.Tx, user *storage.UserRecord, messageID int64) (bool, error)
 
 // Upload errors.
 var (
@@ -175,7 +136,7 @@ type StagedUpload struct {
 // configured limit (nothing is kept then); internal errors of the store.
 func (s *Service) StageUpload(ctx context.Context, actor Actor, up Upload) (*StagedUpload, error) {
 	var realmID int64
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		u, _, err := s.actor(tx, actor)
 		realmID = u.RealmID
 		return err
@@ -243,7 +204,7 @@ func (u *StagedUpload) Commit(ctx context.Context) (UploadResult, error) {
 		RealmID: u.realmID, OwnerID: u.actor.UserID(), PathID: u.pathID, Name: u.name,
 		Size: u.size, ContentType: u.contentType, CreateTime: s.now(),
 	}
-	err := s.updateWithEvents(ctx, u.actor, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, u.actor, func(tx storage.Tx, emit func(Event)) error {
 		if _, _, err := s.actor(tx, u.actor); err != nil {
 			return err
 		}
@@ -363,7 +324,7 @@ const maxStoredNameBytes = 200
 // canReadAttachment applies the download rule: the uploader always; anyone
 // else only when they can read a message that links the file
 // (s.readMessage, the messages' own access rule).
-func (s *Service) canReadAttachment(tx Tx, user *UserRecord, a *Attachment) (bool, error) {
+func (s *Service) canReadAttachment(tx storage.Tx, user *storage.UserRecord, a *Attachment) (bool, error) {
 	if a.OwnerID == user.ID {
 		return true, nil
 	}
@@ -385,7 +346,7 @@ func (s *Service) canReadAttachment(tx Tx, user *UserRecord, a *Attachment) (boo
 
 // readableAttachment returns the attachment at "{realmID}/{rest}" when the
 // actor may read it.
-func (s *Service) readableAttachment(tx Tx, actor Actor, realmID int64, rest string) (Attachment, error) {
+func (s *Service) readableAttachment(tx storage.Tx, actor Actor, realmID int64, rest string) (Attachment, error) {
 	u, _, err := s.actor(tx, actor)
 	if err != nil {
 		return Attachment{}, err
@@ -394,7 +355,7 @@ func (s *Service) readableAttachment(tx Tx, actor Actor, realmID int64, rest str
 		return Attachment{}, ErrFileNotFound
 	}
 	a, err := tx.AttachmentByPath(u.RealmID, strconv.FormatInt(realmID, 10)+"/"+rest)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return Attachment{}, ErrFileNotFound
 	}
 	if err != nil {
@@ -421,7 +382,7 @@ func (s *Service) readableAttachment(tx Tx, actor Actor, realmID int64, rest str
 // errors of the stores.
 func (s *Service) OpenAttachment(ctx context.Context, actor Actor, realmID int64, rest string) (Attachment, Blob, error) {
 	var a Attachment
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		var err error
 		a, err = s.readableAttachment(tx, actor, realmID, rest)
 		return err
@@ -434,7 +395,7 @@ func (s *Service) OpenAttachment(ctx context.Context, actor Actor, realmID int64
 
 func (s *Service) openBlob(ctx context.Context, a Attachment) (Attachment, Blob, error) {
 	b, err := s.cfg.Blobs.Open(ctx, a.PathID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		s.cfg.Logger.Error("attachment without its bytes", "path_id", a.PathID)
 		return Attachment{}, nil, ErrFileNotFound
 	}
@@ -450,7 +411,7 @@ func (s *Service) openBlob(ctx context.Context, a Attachment) (Attachment, Blob,
 // "/user_uploads/{path_id}" and that sender uploaded, which makes the file
 // readable to whoever can read the message. Links to other users' files are
 // left alone: a sender cannot widen access to a file they do not own.
-func (s *Service) linkAttachments(tx Tx, sender *UserRecord, messageID int64, content string) error {
+func (s *Service) linkAttachments(tx storage.Tx, sender *storage.UserRecord, messageID int64, content string) error {
 	const marker = "/user_uploads/"
 	prefix := marker + strconv.FormatInt(sender.RealmID, 10) + "/"
 	for rest := content; ; {
@@ -468,7 +429,7 @@ func (s *Service) linkAttachments(tx Tx, sender *UserRecord, messageID int64, co
 		pathID := rest[:end]
 		rest = rest[end:]
 		a, err := tx.AttachmentByPath(sender.RealmID, pathID)
-		if errors.Is(err, ErrNotFound) || err == nil && a.OwnerID != sender.ID {
+		if errors.Is(err, storage.ErrNotFound) || err == nil && a.OwnerID != sender.ID {
 			continue
 		}
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 func readAll(t *testing.T, b chat.Blob) string {
@@ -18,7 +19,7 @@ func readAll(t *testing.T, b chat.Blob) string {
 }
 
 func TestUploadAccess(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		up := func(who *account, name, body string) string {
@@ -64,7 +65,7 @@ func TestUploadAccess(t *testing.T) {
 
 		// With a rule: everyone but the guest can read message 42.
 		var asked []int64
-		f.svc.SetMessageReadCheckerForTest(func(tx chat.Tx, u *chat.UserRecord, messageID int64) (bool, error) {
+		f.svc.SetMessageReadCheckerForTest(func(tx storage.Tx, u *storage.UserRecord, messageID int64) (bool, error) {
 			asked = append(asked, messageID)
 			return messageID == 42 && u.Role != chat.RoleGuest, nil
 		})
@@ -98,7 +99,7 @@ func TestUploadAccess(t *testing.T) {
 }
 
 func TestUploadLimit(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{MaxUploadMiB: 1})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Org", Host: host1, OwnerEmail: "o@example.com",
 			OwnerName: "Owner", OwnerPassword: "owner-password"})

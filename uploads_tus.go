@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Resumable uploads (the tus 1.0 protocol of /api/v1/tus/, with its
@@ -62,7 +64,7 @@ func tusInfoKey(id string) string { return "tus/" + id }
 // known (length < 0); FileTooLargeError over the limit; internal errors.
 func (s *Service) CreateResumableUpload(ctx context.Context, actor Actor, length int64, metadata map[string]string) (ResumableUpload, error) {
 	var realmID int64
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		u, _, err := s.actor(tx, actor)
 		realmID = u.RealmID
 		return err
@@ -123,7 +125,7 @@ func (s *Service) loadTusInfo(ctx context.Context, actor Actor, id string) (tusI
 		return info, ErrUploadNotFound
 	}
 	b, err := s.cfg.Blobs.Open(ctx, tusInfoKey(id))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return info, ErrUploadNotFound
 	}
 	if err != nil {
@@ -145,7 +147,7 @@ func (s *Service) loadTusInfo(ctx context.Context, actor Actor, id string) (tusI
 // Errors: the actor errors; ErrUploadNotFound for an unknown upload or
 // another user's; internal errors.
 func (s *Service) ResumableUploadState(ctx context.Context, actor Actor, id string) (ResumableUpload, error) {
-	if err := s.view(ctx, actor, func(tx Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return ResumableUpload{}, err
 	}
 	info, err := s.loadTusInfo(ctx, actor, id)
@@ -170,7 +172,7 @@ func (s *Service) ResumableUploadState(ctx context.Context, actor Actor, id stri
 // the declared length (the bytes that fit are kept); the failure of reading
 // r; internal errors.
 func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id string, offset int64, r io.Reader) (ResumableUpload, error) {
-	if err := s.view(ctx, actor, func(tx Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return ResumableUpload{}, err
 	}
 	unlock := s.tusLocks.lock(id)

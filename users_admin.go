@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Full-name limits.
@@ -130,49 +132,49 @@ type NewUserResult struct {
 // of the reference server (name, address, the organization's address rules,
 // uniqueness, password).
 // With passwordRequired, an empty password is too weak rather than absent.
-func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequired bool) (UserRecord, error) {
+func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwordRequired bool) (storage.UserRecord, error) {
 	name, err := checkFullName(req.FullName)
 	if err != nil {
-		return UserRecord{}, err
+		return storage.UserRecord{}, err
 	}
 	if !validEmail(req.Email) {
-		return UserRecord{}, ErrBadEmail
+		return storage.UserRecord{}, ErrBadEmail
 	}
 	// Bots' addresses are the service's own, not the people's.
 	if req.BotType == BotNone {
 		if err := s.checkEmailAllowed(tx, realm, req.Email); err != nil {
-			return UserRecord{}, err
+			return storage.UserRecord{}, err
 		}
 	}
 	if req.Role == 0 {
 		req.Role = RoleMember
 	}
 	if !req.Role.Valid() {
-		return UserRecord{}, errorf("Invalid role: Value error, Not in the list of possible values")
+		return storage.UserRecord{}, errorf("Invalid role: Value error, Not in the list of possible values")
 	}
 	if req.EmailVisibility == 0 {
 		req.EmailVisibility = realm.DefaultEmailVisibility
 	}
 	if !req.EmailVisibility.Valid() {
-		return UserRecord{}, errorf("Invalid email_address_visibility")
+		return storage.UserRecord{}, errorf("Invalid email_address_visibility")
 	}
 	if req.Timezone != "" && !validTimezone(req.Timezone) {
-		return UserRecord{}, errorf("Invalid timezone")
+		return storage.UserRecord{}, errorf("Invalid timezone")
 	}
 	if !req.BotType.Valid() {
-		return UserRecord{}, errorf("Invalid bot type")
+		return storage.UserRecord{}, errorf("Invalid bot type")
 	}
 	if req.BotOwnerID != 0 {
 		if _, err := targetUser(tx, realm.ID, req.BotOwnerID); err != nil {
-			return UserRecord{}, err
+			return storage.UserRecord{}, err
 		}
 	}
 	if _, err := tx.UserByEmail(realm.ID, req.Email); err == nil {
-		return UserRecord{}, ErrEmailInUse
-	} else if !errors.Is(err, ErrNotFound) {
-		return UserRecord{}, err
+		return storage.UserRecord{}, ErrEmailInUse
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return storage.UserRecord{}, err
 	}
-	u := UserRecord{
+	u := storage.UserRecord{
 		RealmID:         realm.ID,
 		Email:           req.Email,
 		FullName:        name,
@@ -194,19 +196,19 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 	}
 	if req.Password != "" || passwordRequired {
 		if utf8.RuneCountInString(req.Password) < minPasswordLength {
-			return UserRecord{}, ErrPasswordTooWeak
+			return storage.UserRecord{}, ErrPasswordTooWeak
 		}
 		if u.PasswordHash, err = s.hashPassword(req.Password); err != nil {
-			return UserRecord{}, err
+			return storage.UserRecord{}, err
 		}
 	}
 	if u.APIKey, err = s.newAPIKey(); err != nil {
-		return UserRecord{}, err
+		return storage.UserRecord{}, err
 	}
-	if err := tx.CreateUser(&u); errors.Is(err, ErrExists) {
-		return UserRecord{}, ErrEmailInUse
+	if err := tx.CreateUser(&u); errors.Is(err, storage.ErrExists) {
+		return storage.UserRecord{}, ErrEmailInUse
 	} else if err != nil {
-		return UserRecord{}, err
+		return storage.UserRecord{}, err
 	}
 	return u, nil
 }
@@ -218,9 +220,9 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
 func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser) (NewUserResult, error) {
 	var out NewUserResult
-	err := s.update(ctx, noActor, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		realm, err := tx.Realm(realmID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
 		}
 		if err != nil {
@@ -246,7 +248,7 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 // ErrEmailInUse; ErrPasswordTooWeak.
 func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, fullName string) (int64, error) {
 	var id int64
-	err := s.update(ctx, actor, func(tx Tx) error {
+	err := s.update(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.admit(tx, actor, OpCreateUser)
 		if err != nil {
 			return err
@@ -269,7 +271,7 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 // ErrInsufficientPermission; ErrMustBeOwner; ErrCannotDeactivateOwner.
 func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64) error {
 	var dropped []int64
-	err := s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		dropped = dropped[:0]
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
@@ -318,7 +320,7 @@ func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64)
 
 // emitActiveChange emits the realm_user update event of an account that was
 // deactivated or reactivated, to every active user of the realm.
-func emitActiveChange(_ Tx, emit func(Event), realmID, userID int64, active bool) error {
+func emitActiveChange(_ storage.Tx, emit func(Event), realmID, userID int64, active bool) error {
 	emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{"user_id": userID, "is_active": active},
@@ -327,7 +329,7 @@ func emitActiveChange(_ Tx, emit func(Event), realmID, userID int64, active bool
 }
 
 // onlyActiveOwner reports whether id is the realm's only active human owner.
-func onlyActiveOwner(tx Tx, realmID, id int64) (bool, error) {
+func onlyActiveOwner(tx storage.Tx, realmID, id int64) (bool, error) {
 	owners, err := tx.UsersByRole(realmID, RoleOwner)
 	if err != nil {
 		return false, err
@@ -342,7 +344,7 @@ func onlyActiveOwner(tx Tx, realmID, id int64) (bool, error) {
 
 // deactivateOwnedBots deactivates the active bots owned by ownerID.
 // It returns their IDs.
-func deactivateOwnedBots(tx Tx, ownerID int64) ([]int64, error) {
+func deactivateOwnedBots(tx storage.Tx, ownerID int64) ([]int64, error) {
 	bots, err := tx.BotsOwnedBy(ownerID)
 	if err != nil {
 		return nil, err
@@ -365,7 +367,7 @@ func deactivateOwnedBots(tx Tx, ownerID int64) ([]int64, error) {
 //
 // Errors: ErrNoSuchUser; ErrInsufficientPermission.
 func (s *Service) ReactivateUser(ctx context.Context, actor Actor, target int64) error {
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // A server authenticates every request before running its operation, and
@@ -104,9 +106,9 @@ func (s *Service) AuthenticateRequest(ctx context.Context, host, email, apiKey s
 	if id, ok := s.accepted.get(c); ok {
 		return Actor{id: id, pending: &pendingAuth{creds: c, userID: id}}, nil
 	}
-	var u UserRecord
+	var u storage.UserRecord
 	var exact bool
-	err := s.view(ctx, noActor, func(tx Tx) (err error) {
+	err := s.view(ctx, noActor, func(tx storage.Tx) (err error) {
 		u, exact, err = s.authenticateIn(tx, c.host, c.email, c.apiKey)
 		return err
 	})
@@ -131,19 +133,19 @@ func (s *Service) VerifyRequest(ctx context.Context, actor Actor) error {
 	if p := actor.pending; p == nil || p.done.Load() {
 		return nil
 	}
-	return s.view(ctx, actor, func(tx Tx) error { return nil })
+	return s.view(ctx, actor, func(tx storage.Tx) error { return nil })
 }
 
 // withPendingAuth wraps fn so that the actor's deferred credential check,
 // if any, happens in its transaction: in Service.actor if fn reads the
 // actor, else after fn. A failed check replaces fn's result, so that a
 // request with revoked credentials learns nothing else.
-func (s *Service) withPendingAuth(actor Actor, fn func(Tx) error) func(Tx) error {
+func (s *Service) withPendingAuth(actor Actor, fn func(storage.Tx) error) func(storage.Tx) error {
 	p := actor.pending
 	if p == nil || p.done.Load() {
 		return fn
 	}
-	return func(tx Tx) error {
+	return func(tx storage.Tx) error {
 		err := fn(tx)
 		if p.done.Load() {
 			return err
@@ -161,20 +163,20 @@ func (s *Service) withPendingAuth(actor Actor, fn func(Tx) error) func(Tx) error
 
 // verifyPending reads p's user and their organization in tx and checks
 // p's credentials against them (checkPending); it returns the records.
-func (s *Service) verifyPending(tx Tx, p *pendingAuth) (UserRecord, Realm, error) {
+func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth) (storage.UserRecord, Realm, error) {
 	u, err := tx.User(p.userID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return UserRecord{}, Realm{}, err
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return storage.UserRecord{}, Realm{}, err
 	}
 	var r Realm
 	found := err == nil
 	if found {
 		if r, err = tx.Realm(u.RealmID); err != nil {
-			return UserRecord{}, Realm{}, err
+			return storage.UserRecord{}, Realm{}, err
 		}
 	}
 	if err := s.checkPending(tx, p, &u, &r, found); err != nil {
-		return UserRecord{}, Realm{}, err
+		return storage.UserRecord{}, Realm{}, err
 	}
 	return u, r, nil
 }
@@ -183,9 +185,9 @@ func (s *Service) verifyPending(tx Tx, p *pendingAuth) (UserRecord, Realm, error
 // tx with p's credentials, marks p done when they hold, and otherwise
 // forgets them and returns Authenticate's error for them, checked afresh
 // in tx.
-func (s *Service) checkPending(tx Tx, p *pendingAuth, u *UserRecord, r *Realm, found bool) error {
+func (s *Service) checkPending(tx storage.Tx, p *pendingAuth, u *storage.UserRecord, r *Realm, found bool) error {
 	c := p.creds
-	if found && r.Host == strings.ToLower(c.host) && EmailKey(u.Email) == EmailKey(c.email) &&
+	if found && r.Host == strings.ToLower(c.host) && storage.EmailKey(u.Email) == storage.EmailKey(c.email) &&
 		subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(c.apiKey)) == 1 {
 		if err := credentialsUsable(u, r); err != nil {
 			s.accepted.drop(c)

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestAuthenticateRequestDefers checks the Go side of deferred credential
@@ -16,7 +17,7 @@ import (
 // service's back is seen there, and credentials that reached the
 // organization through a host fallback are checked afresh every time.
 func TestAuthenticateRequestDefers(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		ctx := context.Background()
 		st := newStore(t)
 		svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost})
@@ -27,7 +28,7 @@ func TestAuthenticateRequestDefers(t *testing.T) {
 		}
 		replaceKey := func(key string) {
 			t.Helper()
-			err := st.Update(ctx, func(tx chat.Tx) error {
+			err := st.Update(ctx, func(tx storage.Tx) error {
 				u, err := tx.User(org.UserID)
 				if err != nil {
 					return err

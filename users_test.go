@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // hiddenFrom lists, per viewer of the fixture, whose real addresses the
@@ -36,7 +37,7 @@ func hiddenFrom(f *fixture) map[string]struct {
 }
 
 func TestUsersVisibilityMatrix(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		queries := []chat.UserQuery{
 			{},
@@ -76,7 +77,7 @@ func TestUsersVisibilityMatrix(t *testing.T) {
 
 func TestUsersSpotChecks(t *testing.T) {
 	// Literal expectations, independent of the fixture's helper.
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		users, err := f.svc.Users(t.Context(), chat.AsUser(f.guest.ID), chat.UserQuery{ClientGravatar: true})
 		wantNoErr(t, "Users", err)
@@ -154,7 +155,7 @@ func TestGravatarHelper(t *testing.T) {
 }
 
 func TestUsersOrderingAndScope(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.visEveryone.ID))
@@ -215,7 +216,7 @@ func TestUsersOrderingAndScope(t *testing.T) {
 }
 
 func TestReadsRequireActiveActor(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		read := map[string]func(actor int64) error{
@@ -247,7 +248,7 @@ func TestReadsRequireActiveActor(t *testing.T) {
 }
 
 func TestUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		_, err := f.svc.User(ctx, chat.AsUser(f.member.ID), 999999, chat.UserQuery{})
@@ -273,7 +274,7 @@ func TestUser(t *testing.T) {
 }
 
 func TestUserByEmail(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		q := chat.UserQuery{}
@@ -349,7 +350,7 @@ func TestPlaceholderDomain(t *testing.T) {
 		{"valid host ignores fallback", "chat.example.com", "fake.example.org", "chat.example.com"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+			forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 				svc, _ := newService(t, newStore, chat.Config{FakeEmailDomain: c.fake})
 				ctx := t.Context()
 				org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: c.host, OwnerEmail: "boss@example.com", OwnerName: "Boss"})
@@ -372,7 +373,7 @@ func TestPlaceholderDomain(t *testing.T) {
 }
 
 func TestMe(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		for _, a := range []*account{f.owner, f.member, f.guest, f.visNobody, f.bot} {
 			got, err := f.svc.Me(t.Context(), chat.AsUser(a.ID))
@@ -402,7 +403,7 @@ func userJSON(t *testing.T, v any) any {
 }
 
 func TestUsersJSON(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		users, err := f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: []int64{f.member.ID, f.bot.ID, f.webhook.ID, f.visNobody.ID}})
@@ -482,7 +483,7 @@ func TestUsersJSON(t *testing.T) {
 }
 
 func TestCreateUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot} {
@@ -581,7 +582,7 @@ func TestCreateUser(t *testing.T) {
 }
 
 func TestConcurrentCreateUserSameEmail(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		const n = 8
 		var wg sync.WaitGroup
@@ -613,7 +614,7 @@ func TestConcurrentCreateUserSameEmail(t *testing.T) {
 }
 
 func TestDeactivateUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		d := func(actor, target *account) error { return f.svc.DeactivateUser(ctx, chat.AsUser(actor.ID), target.ID) }
@@ -691,7 +692,7 @@ func TestDeactivateUser(t *testing.T) {
 }
 
 func TestReactivateUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		r := func(actor, target *account) error { return f.svc.ReactivateUser(ctx, chat.AsUser(actor.ID), target.ID) }
@@ -747,7 +748,7 @@ func TestReactivateUser(t *testing.T) {
 }
 
 func TestProvisionUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		_, err := f.svc.ProvisionUser(ctx, 424242, chat.NewUser{Email: "x@example.com", FullName: "X Y"})
@@ -775,7 +776,7 @@ func TestProvisionUser(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		seen := map[string]int64{}
 		for _, a := range append(f.all(), f.owner2, f.member2, f.only2) {
@@ -804,7 +805,7 @@ func TestAPIKeys(t *testing.T) {
 func TestNonASCIIEmailCase(t *testing.T) {
 	// Addresses are compared under Unicode case folding (chat.EmailKey),
 	// the same on every backend.
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		id, err := f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "Änne@example.com", "änne-password", "Änne Ö")
@@ -831,7 +832,7 @@ func TestNonASCIIEmailCase(t *testing.T) {
 func TestConcurrentOwnerDeactivation(t *testing.T) {
 	// Two owners deactivating each other at once: updates are serialised,
 	// so one of them always remains.
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		for round := range 5 {
@@ -869,7 +870,7 @@ func TestConcurrentOwnerDeactivation(t *testing.T) {
 }
 
 func TestProvisionUserOptions(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		bad := func(u chat.NewUser) error {
@@ -913,7 +914,7 @@ func TestProvisionUserOptions(t *testing.T) {
 }
 
 func TestClosedStore(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		wantNoErr(t, "Close", f.svc.Close())
 		_, err := f.svc.Orgs(t.Context())

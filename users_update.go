@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Errors of PATCH /users/{user_id}.
@@ -52,7 +54,7 @@ func (s *Service) UpdateUser(ctx context.Context, actor Actor, target int64, req
 	if req.Role != nil && !req.Role.Valid() {
 		return ErrInvalidRole
 	}
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -115,13 +117,13 @@ func (s *Service) UpdateUser(ctx context.Context, actor Actor, target int64, req
 			}
 			if other, err := tx.UserByEmail(realm.ID, email); err == nil && other.ID != u.ID {
 				return errNewEmailInUse
-			} else if err != nil && !errors.Is(err, ErrNotFound) {
+			} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
 			emailChanged = email != u.Email
 			u.Email = email
 		}
-		if err := tx.UpdateUser(u); errors.Is(err, ErrExists) {
+		if err := tx.UpdateUser(u); errors.Is(err, storage.ErrExists) {
 			return errNewEmailInUse
 		} else if err != nil {
 			return err
@@ -182,7 +184,7 @@ type StatusUpdate struct {
 // ErrInvalidCustomEmoji, ErrInvalidCustomEmojiName,
 // ErrCustomEmojiDeactivated.
 func (s *Service) UpdateStatus(ctx context.Context, actor Actor, req StatusUpdate) error {
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		u, realm, err := s.admit(tx, actor, OpUpdateStatus)
 		if err != nil {
 			return err
@@ -254,7 +256,7 @@ type StatusView struct {
 // active user may call it. Errors: ErrNoSuchUser, and those of Users.
 func (s *Service) UserStatus(ctx context.Context, actor Actor, id int64) (StatusView, error) {
 	var out StatusView
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -286,7 +288,7 @@ func (s *Service) UpdateSettings(ctx context.Context, actor Actor, req SettingsU
 	if req.EmailAddressVisibility != nil && !req.EmailAddressVisibility.Valid() {
 		return ErrInvalidEmailVisibility
 	}
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		u, realm, err := s.admit(tx, actor, OpUpdateSettings)
 		if err != nil {
 			return err
@@ -329,7 +331,7 @@ func (s *Service) UpdateUserSettingsDefaults(ctx context.Context, actor Actor, v
 	if visibility != nil && !visibility.Valid() {
 		return ErrInvalidEmailVisibility
 	}
-	return s.updateWithEvents(ctx, actor, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		_, realm, err := s.admit(tx, actor, OpUpdateUserSettingsDefaults)
 		if err != nil {
 			return err

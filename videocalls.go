@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // VideoCallProvider creates video-call URLs for POST /calls/videocall/create.
@@ -126,7 +128,7 @@ func (o *OAuthVideoCalls) ID() int64 { return o.ProviderID }
 // HasToken reports whether the user has a stored token.
 func (o *OAuthVideoCalls) HasToken(ctx context.Context, userID int64) (bool, error) {
 	_, err := o.Tokens.Token(ctx, userID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
 	}
 	return err == nil, err
@@ -140,7 +142,7 @@ func (o *OAuthVideoCalls) HasToken(ctx context.Context, userID int64) (bool, err
 func (o *OAuthVideoCalls) CreateCall(ctx context.Context, req VideoCallRequest) (string, error) {
 	invalid := &Error{Code: CodeInvalidVideoCallProviderToken, Msg: "Invalid " + o.DisplayName + " access token"}
 	token, err := o.Tokens.Token(ctx, req.UserID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return "", invalid
 	}
 	if err != nil {
@@ -172,7 +174,7 @@ func (m *MemoryVideoCallTokens) Token(_ context.Context, userID int64) (string, 
 	defer m.mu.Unlock()
 	t, ok := m.tokens[userID]
 	if !ok {
-		return "", ErrNotFound
+		return "", storage.ErrNotFound
 	}
 	return t, nil
 }
@@ -204,7 +206,7 @@ func (m *MemoryVideoCallTokens) ClearToken(_ context.Context, userID int64) erro
 // provider's errors (INVALID_VIDEO_CALL_PROVIDER_TOKEN for OAuth providers).
 func (s *Service) CreateVideoCall(ctx context.Context, actor Actor) (string, error) {
 	var req VideoCallRequest
-	err := s.view(ctx, actor, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		u, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -237,7 +239,7 @@ func (s *Service) CreateVideoCall(ctx context.Context, actor Actor) (string, err
 // authorization of the configured video-call provider (false without one).
 // Any active user may call it. Errors: those of authentication.
 func (s *Service) HasVideoCallToken(ctx context.Context, actor Actor) (bool, error) {
-	if err := s.view(ctx, actor, func(tx Tx) error {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, _, err := s.actor(tx, actor)
 		return err
 	}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -260,12 +261,12 @@ func TestAdminCheckComesBeforeParameters(t *testing.T) {
 
 // failingStore fails every transaction with an error whose text must never
 // reach a client.
-type failingStore struct{ chat.Store }
+type failingStore struct{ storage.Store }
 
 var errSecret = errors.New("disk on fire: SELECT secret FROM users")
 
-func (failingStore) View(context.Context, func(chat.Tx) error) error   { return errSecret }
-func (failingStore) Update(context.Context, func(chat.Tx) error) error { return errSecret }
+func (failingStore) View(context.Context, func(storage.Tx) error) error   { return errSecret }
+func (failingStore) Update(context.Context, func(storage.Tx) error) error { return errSecret }
 
 func TestInternalErrorsAreGeneric(t *testing.T) {
 	e := newEnv(t)

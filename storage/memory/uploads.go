@@ -3,13 +3,13 @@ package memory
 import (
 	"slices"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // uploadState holds the attachment records.
 type uploadState struct {
 	lastID      int64
-	attachments map[int64]chat.Attachment
+	attachments map[int64]storage.Attachment
 	byPath      map[string]int64
 	// messages lists the IDs of the messages linking each attachment, in
 	// increasing order.
@@ -20,20 +20,20 @@ type uploadState struct {
 
 func newUploadState() uploadState {
 	return uploadState{
-		attachments: map[int64]chat.Attachment{},
+		attachments: map[int64]storage.Attachment{},
 		byPath:      map[string]int64{},
 		messages:    map[int64][]int64{},
 		used:        map[int64]int64{},
 	}
 }
 
-func (t *tx) CreateAttachment(a *chat.Attachment) error {
+func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	u := &t.s.uploads
 	if _, ok := u.byPath[a.PathID]; ok {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	u.lastID++
 	a.ID = u.lastID
@@ -50,14 +50,14 @@ func (t *tx) CreateAttachment(a *chat.Attachment) error {
 	return nil
 }
 
-func (t *tx) AttachmentByPath(realmID int64, pathID string) (chat.Attachment, error) {
+func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
 	id, ok := t.s.uploads.byPath[pathID]
 	if !ok {
-		return chat.Attachment{}, chat.ErrNotFound
+		return storage.Attachment{}, storage.ErrNotFound
 	}
 	a := t.s.uploads.attachments[id]
 	if a.RealmID != realmID {
-		return chat.Attachment{}, chat.ErrNotFound
+		return storage.Attachment{}, storage.ErrNotFound
 	}
 	return a, nil
 }
@@ -72,7 +72,7 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 	}
 	u := &t.s.uploads
 	if _, ok := u.attachments[attachmentID]; !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	old := u.messages[attachmentID]
 	i, found := slices.BinarySearch(old, messageID)

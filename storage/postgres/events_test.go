@@ -13,6 +13,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/internal/pgtest"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/postgres"
 )
 
@@ -172,7 +173,7 @@ func TestEventsSameBytesAsLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "hal@example.com", FullName: "Hal Hidden",
-		EmailVisibility: chat.EmailVisibleNobody})
+		EmailVisibility: storage.EmailVisibleNobody})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,56 +3,9 @@ package chat
 import (
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/teamchat/chat/storage"
 )
-
-// Limits of channel names and descriptions, in Unicode
-// code points.
-const (
-	MaxChannelNameLength        = 60
-	MaxChannelDescriptionLength = 1024
-	MaxTopicLength              = 60
-	MaxFolderNameLength         = 60
-	MaxFolderDescriptionLength  = 1024
-	// maxBulkNewSubscriptionMessages bounds the direct messages one
-	// subscribe request sends to users subscribed by someone else.
-	maxBulkNewSubscriptionMessages = 100
-)
-
-// checkChannelName strips name and checks it.
-func checkChannelName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", errorf("Channel name can't be empty.")
-	}
-	if utf8.RuneCountInString(name) > MaxChannelNameLength {
-		return "", errorf("Channel name too long (limit: %d characters).", MaxChannelNameLength)
-	}
-	if pos := badCharacter(name); pos > 0 {
-		return "", errorf("Invalid character in channel name, at position %d.", pos)
-	}
-	return name, nil
-}
-
-// badCharacter returns the 1-based position of the first control,
-// surrogate or non-character code point of s, or 0.
-func badCharacter(s string) int {
-	i := 0
-	for _, r := range s {
-		i++
-		if r == utf8.RuneError || unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cs, r) || isNonCharacter(r) {
-			return i
-		}
-	}
-	return 0
-}
-
-func isNonCharacter(r rune) bool {
-	return (r >= 0xFDD0 && r <= 0xFDEF) || r&0xFFFE == 0xFFFE
-}
 
 // channelPalette is the reference server's palette of subscription colours.
 var channelPalette = []string{
@@ -86,54 +39,6 @@ func validColor(s string) bool {
 		}
 	}
 	return true
-}
-
-// channelAccess is what decides what a user may do with one channel.
-type channelAccess struct {
-	user       *storage.UserRecord
-	g          *groups
-	subscribed bool
-}
-
-// content reports whether the user may read the channel's messages.
-func (a channelAccess) content(c *storage.Channel) bool {
-	switch {
-	case a.subscribed, c.IsWebPublic:
-		return true
-	case a.user.Role == RoleGuest:
-		return false
-	case !c.InviteOnly:
-		return true
-	}
-	return a.g.allows(c.CanAddSubscribersGroup, a.user) || a.g.allows(c.CanSubscribeGroup, a.user)
-}
-
-// metadata reports whether the user may see that the channel exists.
-func (a channelAccess) metadata(c *storage.Channel) bool {
-	return a.content(c) || a.administers(c)
-}
-
-// administers reports whether the user may administer the channel;
-// administrators of the organization always may.
-func (a channelAccess) administers(c *storage.Channel) bool {
-	return a.user.Role.IsAdmin() || a.g.allows(c.CanAdministerChannelGroup, a.user)
-}
-
-// addSubscribers reports whether the user may subscribe others to the
-// channel: channel administrators, members of can_add_subscribers_group,
-// and members who can see a public channel or are subscribed to a private
-// one (the organization-wide rule of the reference server's defaults).
-func (a channelAccess) addSubscribers(c *storage.Channel) bool {
-	if a.administers(c) || a.g.allows(c.CanAddSubscribersGroup, a.user) {
-		return true
-	}
-	return a.user.Role != RoleGuest && (!c.InviteOnly || a.subscribed)
-}
-
-// removeSubscribers reports whether the user may unsubscribe others.
-// Administrators count as members of can_remove_subscribers_group.
-func (a channelAccess) removeSubscribers(c *storage.Channel) bool {
-	return a.administers(c) || (a.content(c) && a.g.allows(c.CanRemoveSubscribersGroup, a.user))
 }
 
 // subscribedSet returns the IDs of the channels the user is subscribed to.

@@ -25,7 +25,7 @@ func (s *Service) ChannelIDByName(ctx context.Context, actor Actor, name string)
 		if err != nil {
 			return err
 		}
-		found, err := tx.ChannelsByName(cc.realm.ID, []string{storage.ChannelNameKey(name)})
+		found, err := storage.ChannelsByName(tx, cc.realm.ID, []string{storage.ChannelNameKey(name)})
 		if err != nil {
 			return err
 		}

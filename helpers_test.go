@@ -22,6 +22,7 @@ import (
 	"github.com/teamchat/chat/storage/memory"
 	"github.com/teamchat/chat/storage/postgres"
 	"github.com/teamchat/chat/storage/sqlite"
+	"github.com/teamchat/chat/storage/storagetest"
 )
 
 // backend opens an empty store of one storage implementation.
@@ -33,6 +34,8 @@ type backend struct {
 // backends lists every storage implementation the domain tests run on.
 var backends = []backend{
 	{"memory", func(t *testing.T) storage.Store { return memory.New() }},
+	// The optional queries of the storage SPI, derived.
+	{"memory-required-only", func(t *testing.T) storage.Store { return storagetest.RequiredOnly(memory.New()) }},
 	{"sqlite", func(t *testing.T) storage.Store {
 		t.Helper()
 		st, err := sqlite.Open(filepath.Join(t.TempDir(), "chat.db"))

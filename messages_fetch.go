@@ -343,7 +343,7 @@ func readableMessage(tx storage.Tx, cc *channelContext, id int64) (storage.Messa
 	if err != nil {
 		return storage.MessageRecord{}, 0, err
 	}
-	um, err := tx.UserMessage(cc.actor.ID, id)
+	um, err := storage.UserMessageOf(tx, cc.actor.ID, id)
 	if err == nil {
 		return m, um.Flags, nil
 	}

@@ -273,7 +273,7 @@ func (s *Service) channelRecipient(tx storage.Tx, cc *channelContext, req *SendM
 		c, err = tx.Channel(to.IDs[0])
 	} else {
 		var cs []storage.Channel
-		cs, err = tx.ChannelsByName(cc.realm.ID, []string{storage.ChannelNameKey(to.Names[0])})
+		cs, err = storage.ChannelsByName(tx, cc.realm.ID, []string{storage.ChannelNameKey(to.Names[0])})
 		if err == nil && len(cs) == 0 {
 			err = storage.ErrNotFound
 		}

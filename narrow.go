@@ -327,7 +327,7 @@ func (s *Service) narrowChannel(tx storage.Tx, cc *channelContext, operand any) 
 		c, err = tx.Channel(x)
 	case string:
 		var cs []storage.Channel
-		cs, err = tx.ChannelsByName(cc.realm.ID, []string{storage.ChannelNameKey(x)})
+		cs, err = storage.ChannelsByName(tx, cc.realm.ID, []string{storage.ChannelNameKey(x)})
 		if err == nil {
 			if len(cs) == 0 {
 				err = storage.ErrNotFound

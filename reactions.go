@@ -147,7 +147,7 @@ func (s *Service) reactionContext(tx storage.Tx, actor Actor, messageID int64) (
 	if err != nil {
 		return nil, storage.MessageRecord{}, err
 	}
-	if _, err := tx.UserMessage(u.ID, m.ID); err == nil {
+	if _, err := storage.UserMessageOf(tx, u.ID, m.ID); err == nil {
 		return rc, m, nil
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return nil, storage.MessageRecord{}, err

@@ -104,7 +104,7 @@ func (s *Service) UpdateRealmDomain(ctx context.Context, actor Actor, domain str
 		if err != nil {
 			return err
 		}
-		d, err := tx.RealmDomain(realm.ID, domain)
+		d, err := storage.RealmDomainByName(tx, realm.ID, domain)
 		if errors.Is(err, storage.ErrNotFound) {
 			return errNoDomain(domain)
 		} else if err != nil {
@@ -133,7 +133,7 @@ func (s *Service) DeleteRealmDomain(ctx context.Context, actor Actor, domain str
 		if err != nil {
 			return err
 		}
-		d, err := tx.RealmDomain(realm.ID, domain)
+		d, err := storage.RealmDomainByName(tx, realm.ID, domain)
 		if errors.Is(err, storage.ErrNotFound) {
 			return errNoDomain(domain)
 		} else if err != nil {

@@ -71,7 +71,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, 
 		for i, n := range names {
 			keys[i] = storage.ChannelNameKey(strings.TrimSpace(n))
 		}
-		found, err := tx.ChannelsByName(cc.realm.ID, keys)
+		found, err := storage.ChannelsByName(tx, cc.realm.ID, keys)
 		if err != nil {
 			return err
 		}

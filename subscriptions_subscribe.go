@@ -138,7 +138,7 @@ func (r *subscribeRun) readSpecs() error {
 		keys[i] = r.specs[i].key
 	}
 	var err error
-	if r.existing, err = r.tx.ChannelsByName(r.realm.ID, keys); err != nil {
+	if r.existing, err = storage.ChannelsByName(r.tx, r.realm.ID, keys); err != nil {
 		return err
 	}
 	r.byKey = make(map[string]*storage.Channel, len(r.existing))
@@ -272,7 +272,7 @@ func (r *subscribeRun) subscribeUsers() error {
 	for i := range r.users {
 		userIDs[i] = r.users[i].ID
 	}
-	colors, err := r.tx.SubscriptionColors(userIDs)
+	colors, err := storage.SubscriptionColors(r.tx, userIDs)
 	if err != nil {
 		return err
 	}

@@ -163,7 +163,7 @@ func (s *Service) MuteTopic(ctx context.Context, actor Actor, req MuteTopicReque
 			}
 		} else {
 			var found []storage.Channel
-			found, err = tx.ChannelsByName(cc.realm.ID, []string{storage.ChannelNameKey(*req.Stream)})
+			found, err = storage.ChannelsByName(tx, cc.realm.ID, []string{storage.ChannelNameKey(*req.Stream)})
 			if err == nil && len(found) == 0 {
 				err = storage.ErrNotFound
 			} else if err == nil {

@@ -330,7 +330,7 @@ func emitActiveChange(_ storage.Tx, emit func(Event), realmID, userID int64, act
 
 // onlyActiveOwner reports whether id is the realm's only active human owner.
 func onlyActiveOwner(tx storage.Tx, realmID, id int64) (bool, error) {
-	owners, err := tx.UsersByRole(realmID, RoleOwner)
+	owners, err := storage.UsersByRole(tx, realmID, RoleOwner)
 	if err != nil {
 		return false, err
 	}
@@ -345,7 +345,7 @@ func onlyActiveOwner(tx storage.Tx, realmID, id int64) (bool, error) {
 // deactivateOwnedBots deactivates the active bots owned by ownerID.
 // It returns their IDs.
 func deactivateOwnedBots(tx storage.Tx, ownerID int64) ([]int64, error) {
-	bots, err := tx.BotsOwnedBy(ownerID)
+	bots, err := storage.BotsOwnedBy(tx, ownerID)
 	if err != nil {
 		return nil, err
 	}

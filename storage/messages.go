@@ -138,8 +138,6 @@ type MessageTx interface {
 	// users must exist. It returns ErrExists, storing none, when a user
 	// already has a row for the message.
 	CreateUserMessages(rows []UserMessage) error
-	// UserMessage returns the user's row for the message, or ErrNotFound.
-	UserMessage(userID, messageID int64) (UserMessage, error)
 	// MessageRecipients returns every row of the message, ordered by user
 	// ID.
 	MessageRecipients(messageID int64) ([]UserMessage, error)

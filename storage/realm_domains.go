@@ -19,9 +19,6 @@ type RealmDomainTx interface {
 	CreateRealmDomain(d *RealmDomain) error
 	// RealmDomains returns the realm's domains ordered by ID.
 	RealmDomains(realmID int64) ([]RealmDomain, error)
-	// RealmDomain returns the realm's entry for domain (compared exactly),
-	// or ErrNotFound.
-	RealmDomain(realmID int64, domain string) (RealmDomain, error)
 	// UpdateRealmDomain replaces the AllowSubdomains of the entry with d.ID
 	// in d.RealmID, or returns ErrNotFound.
 	UpdateRealmDomain(d RealmDomain) error

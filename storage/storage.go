@@ -95,12 +95,6 @@ type UserTx interface {
 	// Users returns users of the realm ordered by ID: all of them when ids is
 	// nil, otherwise those whose ID is in ids (unknown IDs are skipped).
 	Users(realmID int64, ids []int64) ([]UserRecord, error)
-	// UsersByRole returns the realm's users with the role, active or not,
-	// ordered by ID.
-	UsersByRole(realmID int64, role Role) ([]UserRecord, error)
-	// BotsOwnedBy returns the bots of the owner's realm whose BotOwnerID is
-	// ownerID, ordered by ID; none for an unknown owner or ownerID 0.
-	BotsOwnedBy(ownerID int64) ([]UserRecord, error)
 	// UpdateUser replaces the stored user with u.ID, or returns ErrNotFound.
 	// ErrExists as for CreateUser. A user never moves to another realm: a
 	// changed RealmID is an error.

@@ -107,9 +107,6 @@ type ChannelTx interface {
 	CreateChannels(cs []*Channel) error
 	// Channel returns the channel with the ID, or ErrNotFound.
 	Channel(id int64) (Channel, error)
-	// ChannelsByName returns the realm's channels whose ChannelNameKey is
-	// one of keys (which are already keys), ordered by ID.
-	ChannelsByName(realmID int64, keys []string) ([]Channel, error)
 	// Channels returns the realm's channels ordered by ID.
 	Channels(realmID int64) ([]Channel, error)
 	// UpdateChannel replaces the stored channel with c.ID, or returns
@@ -120,16 +117,9 @@ type ChannelTx interface {
 	// must exist. It returns ErrExists, storing none, when one of them
 	// exists already.
 	CreateSubscriptions(subs []Subscription) error
-	// Subscription returns the user's subscription to the channel, or
-	// ErrNotFound.
-	Subscription(userID, channelID int64) (Subscription, error)
 	// SubscriptionsOfUsers returns the subscriptions of the users, ordered
 	// by user ID then channel ID.
 	SubscriptionsOfUsers(userIDs []int64) ([]Subscription, error)
-	// SubscriptionColors returns the distinct colours of the users'
-	// subscriptions, keyed by user ID, each user's sorted; users without
-	// subscriptions have no entry.
-	SubscriptionColors(userIDs []int64) (map[int64][]string, error)
 	// ChannelSubscriptions returns the subscriptions to the channels,
 	// ordered by channel ID then user ID.
 	ChannelSubscriptions(channelIDs []int64) ([]Subscription, error)

@@ -249,14 +249,6 @@ func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	return nil
 }
 
-func (t *tx) Subscription(userID, channelID int64) (storage.Subscription, error) {
-	s, ok := t.s.c.subs[userID][channelID]
-	if !ok {
-		return storage.Subscription{}, storage.ErrNotFound
-	}
-	return cloneSub(s), nil
-}
-
 func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, error) {
 	ids := slices.Clone(userIDs)
 	slices.Sort(ids)

@@ -25,6 +25,13 @@ var ErrClosed = errors.New("memory: store is closed")
 var (
 	_ storage.Store = (*Store)(nil)
 	_ storage.Tx    = (*tx)(nil)
+	// It answers every optional query itself.
+	_ storage.UsersByRoleTx        = (*tx)(nil)
+	_ storage.BotsOwnedByTx        = (*tx)(nil)
+	_ storage.ChannelsByNameTx     = (*tx)(nil)
+	_ storage.SubscriptionColorsTx = (*tx)(nil)
+	_ storage.RealmDomainByNameTx  = (*tx)(nil)
+	_ storage.UserMessageTx        = (*tx)(nil)
 )
 
 // Store is an in-memory storage.Store. The zero value is not usable; call New.

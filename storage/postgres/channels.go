@@ -222,10 +222,6 @@ func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	})
 }
 
-func (t *tx) Subscription(userID, channelID int64) (storage.Subscription, error) {
-	return one(t, "Subscription", selectSub+`WHERE user_id = $1 AND channel_id = $2`, scanSub, userID, channelID)
-}
-
 func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, error) {
 	if len(userIDs) == 0 {
 		return []storage.Subscription{}, nil

@@ -37,6 +37,13 @@ const maxAttempts = 30
 var (
 	_ storage.Store = (*Store)(nil)
 	_ storage.Tx    = (*tx)(nil)
+	// It answers every optional query itself.
+	_ storage.UsersByRoleTx        = (*tx)(nil)
+	_ storage.BotsOwnedByTx        = (*tx)(nil)
+	_ storage.ChannelsByNameTx     = (*tx)(nil)
+	_ storage.SubscriptionColorsTx = (*tx)(nil)
+	_ storage.RealmDomainByNameTx  = (*tx)(nil)
+	_ storage.UserMessageTx        = (*tx)(nil)
 )
 
 // Store is a storage.Store on a PostgreSQL database. It is safe for concurrent

@@ -404,17 +404,6 @@ func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	return err
 }
 
-func (t *tx) Subscription(userID, channelID int64) (storage.Subscription, error) {
-	s, err := t.subs("Subscription", qSubscription, userID, channelID)
-	if err != nil {
-		return storage.Subscription{}, err
-	}
-	if len(s) == 0 {
-		return storage.Subscription{}, storage.ErrNotFound
-	}
-	return s[0], nil
-}
-
 func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, error) {
 	if len(userIDs) == 0 {
 		return []storage.Subscription{}, nil

@@ -239,7 +239,7 @@ func TestWriterRowCacheMessages(t *testing.T) {
 			for _, r := range rows {
 				st.recipients = append(st.recipients, r.UserID)
 			}
-			_, err = tx.UserMessage(b.ID, m.ID)
+			_, err = storage.UserMessageOf(tx, b.ID, m.ID)
 			st.bReceived = err == nil
 			if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err

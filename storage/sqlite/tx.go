@@ -45,7 +45,6 @@ const (
 	qChannel
 	qChannelsByName
 	qChannels
-	qSubscription
 	qSubscriptionsOfUsers
 	qSubscriptionColors
 	qChannelSubscriptions
@@ -215,7 +214,6 @@ var queries = [numQueries]string{
 	qChannel:              selectChannel + `WHERE id = ?`,
 	qChannelsByName:       selectChannel + `WHERE realm_id = ? AND name_key IN (SELECT value FROM json_each(?)) ORDER BY id`,
 	qChannels:             selectChannel + `WHERE realm_id = ? ORDER BY id`,
-	qSubscription:         selectSub + `WHERE user_id = ? AND channel_id = ?`,
 	qSubscriptionsOfUsers: selectSub + `WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`,
 	qSubscriptionColors: `SELECT DISTINCT user_id, color FROM subscriptions
 		WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, color`,

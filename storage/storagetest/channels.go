@@ -164,17 +164,17 @@ func (s *suite) testChannels(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkEqual(t, "Channels(r1)", all, []storage.Channel{c1, c2, c3})
-		byName, err := tx.ChannelsByName(f.r1.ID, []string{storage.ChannelNameKey("CHÄNNEL 3 ✓"), storage.ChannelNameKey("nope"),
+		byName, err := storage.ChannelsByName(tx, f.r1.ID, []string{storage.ChannelNameKey("CHÄNNEL 3 ✓"), storage.ChannelNameKey("nope"),
 			storage.ChannelNameKey(c1.Name), storage.ChannelNameKey(c1.Name)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkEqual(t, "ChannelsByName", byName, []storage.Channel{c1, c3})
-		byName, err = tx.ChannelsByName(f.r2.ID, []string{storage.ChannelNameKey(c3.Name)})
+		byName, err = storage.ChannelsByName(tx, f.r2.ID, []string{storage.ChannelNameKey(c3.Name)})
 		if err != nil || len(byName) != 0 {
 			t.Errorf("ChannelsByName of another realm's name = %v, %v", byName, err)
 		}
-		byName, err = tx.ChannelsByName(f.r1.ID, nil)
+		byName, err = storage.ChannelsByName(tx, f.r1.ID, nil)
 		if err != nil || len(byName) != 0 {
 			t.Errorf("ChannelsByName(no keys) = %v, %v", byName, err)
 		}
@@ -218,7 +218,7 @@ func (s *suite) testChannels(t *testing.T) {
 		// The old name is free again.
 		reuse := channelN(f.r1.ID, 1)
 		c4 := createChannels(t, tx, reuse)[0]
-		if got, _ := tx.ChannelsByName(f.r1.ID, []string{storage.ChannelNameKey("chännel 1 ✓")}); len(got) != 1 || got[0].ID != c4.ID {
+		if got, _ := storage.ChannelsByName(tx, f.r1.ID, []string{storage.ChannelNameKey("chännel 1 ✓")}); len(got) != 1 || got[0].ID != c4.ID {
 			t.Errorf("ChannelsByName(old name) = %v, want the new channel %d", got, c4.ID)
 		}
 	})
@@ -268,7 +268,7 @@ func (s *suite) testSubscriptions(t *testing.T) {
 		checkErr(t, "CreateSubscriptions with an existing row",
 			tx.CreateSubscriptions([]storage.Subscription{fresh, {UserID: u0, ChannelID: ch0, Color: "#222"}}), storage.ErrExists)
 		checkErr(t, "CreateSubscriptions with a row twice", tx.CreateSubscriptions([]storage.Subscription{fresh, fresh}), storage.ErrExists)
-		_, err := tx.Subscription(u2, ch0)
+		_, err := subscriptionOf(tx, u2, ch0)
 		checkErr(t, "Subscription after failed creations", err, storage.ErrNotFound)
 	})
 	subs[1].DesktopNotifications = bptr(true)
@@ -280,13 +280,13 @@ func (s *suite) testSubscriptions(t *testing.T) {
 	*subs[1].DesktopNotifications = false // the store has its own copy
 	full.DesktopNotifications = bptr(true)
 	view(t, st, func(tx storage.Tx) {
-		got, err := tx.Subscription(u1, ch0)
+		got, err := subscriptionOf(tx, u1, ch0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkEqual(t, "Subscription", got, full)
 		*got.WildcardMentionsNotify = false // must not reach the store
-		_, err = tx.Subscription(u2, ch0)
+		_, err = subscriptionOf(tx, u2, ch0)
 		checkErr(t, "Subscription(not subscribed)", err, storage.ErrNotFound)
 		got2, err := tx.SubscriptionsOfUsers([]int64{u1, u0, 999, u1})
 		if err != nil {
@@ -297,12 +297,12 @@ func (s *suite) testSubscriptions(t *testing.T) {
 		if err != nil || len(got2) != 0 {
 			t.Errorf("SubscriptionsOfUsers(nil) = %v, %v", got2, err)
 		}
-		colors, err := tx.SubscriptionColors([]int64{u1, u0, 999, u1})
+		colors, err := storage.SubscriptionColors(tx, []int64{u1, u0, 999, u1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkEqual(t, "SubscriptionColors", colors, map[int64][]string{u0: {"#000", "#fff"}, u1: {"#a1B2c3", "#abc"}})
-		colors, err = tx.SubscriptionColors(nil)
+		colors, err = storage.SubscriptionColors(tx, nil)
 		if err != nil || len(colors) != 0 {
 			t.Errorf("SubscriptionColors(nil) = %v, %v", colors, err)
 		}
@@ -317,7 +317,7 @@ func (s *suite) testSubscriptions(t *testing.T) {
 		}
 	})
 	view(t, st, func(tx storage.Tx) {
-		got, _ := tx.Subscription(u1, ch0)
+		got, _ := subscriptionOf(tx, u1, ch0)
 		checkEqual(t, "Subscription after changing a result", got, full)
 	})
 
@@ -328,14 +328,14 @@ func (s *suite) testSubscriptions(t *testing.T) {
 		if err := tx.UpdateSubscription(changed); err != nil {
 			t.Fatalf("UpdateSubscription: %v", err)
 		}
-		got, _ := tx.Subscription(u1, ch0)
+		got, _ := subscriptionOf(tx, u1, ch0)
 		checkEqual(t, "updated subscription", got, changed)
 		checkErr(t, "UpdateSubscription(not subscribed)", tx.UpdateSubscription(storage.Subscription{UserID: u2, ChannelID: ch0, Color: "#fff"}), storage.ErrNotFound)
 		if err := tx.DeleteSubscription(u1, ch0); err != nil {
 			t.Fatalf("DeleteSubscription: %v", err)
 		}
 		checkErr(t, "DeleteSubscription again", tx.DeleteSubscription(u1, ch0), storage.ErrNotFound)
-		_, err := tx.Subscription(u1, ch0)
+		_, err := subscriptionOf(tx, u1, ch0)
 		checkErr(t, "deleted subscription", err, storage.ErrNotFound)
 		got2, _ := tx.ChannelSubscriptions([]int64{ch0})
 		checkEqual(t, "ChannelSubscriptions after delete", got2, []storage.Subscription{subs[4]})
@@ -410,7 +410,7 @@ func (s *suite) testSubscriptionsBulk(t *testing.T) {
 			}
 		}
 		want[0].Color, want[1].Color = "#dup", "#dup"
-		colors, err := tx.SubscriptionColors([]int64{f.users[0].ID})
+		colors, err := storage.SubscriptionColors(tx, []int64{f.users[0].ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -734,3 +734,18 @@ func (s *suite) testChannelsReadOnly(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// subscriptionOf returns the user's subscription to the channel, read
+// through SubscriptionsOfUsers, or storage.ErrNotFound.
+func subscriptionOf(tx storage.Tx, userID, channelID int64) (storage.Subscription, error) {
+	subs, err := tx.SubscriptionsOfUsers([]int64{userID})
+	if err != nil {
+		return storage.Subscription{}, err
+	}
+	for _, sub := range subs {
+		if sub.ChannelID == channelID {
+			return sub, nil
+		}
+	}
+	return storage.Subscription{}, storage.ErrNotFound
+}

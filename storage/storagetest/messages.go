@@ -75,7 +75,7 @@ func (s *suite) testMessages(t *testing.T) {
 		// goes on.
 		checkErr(t, "CreateUserMessages(existing)", tx.CreateUserMessages([]storage.UserMessage{
 			{UserID: u2.ID, MessageID: ms[0].ID}, {UserID: u1.ID, MessageID: ms[0].ID}}), storage.ErrExists)
-		_, err := tx.UserMessage(u2.ID, ms[0].ID)
+		_, err := storage.UserMessageOf(tx, u2.ID, ms[0].ID)
 		checkErr(t, "UserMessage(not stored)", err, storage.ErrNotFound)
 	})
 	view(t, st, func(tx storage.Tx) {
@@ -191,7 +191,7 @@ func (s *suite) testReactions(t *testing.T) {
 	view(t, st, func(tx storage.Tx) {
 		_, err := tx.Message(m.ID)
 		checkErr(t, "Message(deleted)", err, storage.ErrNotFound)
-		_, err = tx.UserMessage(u1.ID, m.ID)
+		_, err = storage.UserMessageOf(tx, u1.ID, m.ID)
 		checkErr(t, "UserMessage(deleted)", err, storage.ErrNotFound)
 		if got, err := tx.Reactions([]int64{m.ID}); err != nil || len(got) != 0 {
 			t.Errorf("Reactions(deleted) = %v, %v; want none", got, err)

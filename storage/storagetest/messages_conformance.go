@@ -291,15 +291,15 @@ func (s *suite) testUserMessages(t *testing.T) {
 			{UserID: f.b.ID, MessageID: ms[0].ID, Flags: 0},
 			{UserID: f.c.ID, MessageID: ms[0].ID, Flags: storage.FlagMentioned | storage.FlagHasAlertWord},
 		}, mustRecipients(t, tx, ms[0].ID))
-		got, err := tx.UserMessage(f.b.ID, ms[1].ID)
+		got, err := storage.UserMessageOf(tx, f.b.ID, ms[1].ID)
 		if err != nil {
 			t.Fatalf("UserMessage: %v", err)
 		}
 		checkDiff(t, "UserMessage", storage.UserMessage{UserID: f.b.ID, MessageID: ms[1].ID,
 			Flags: storage.FlagStreamWildcardMentioned | storage.FlagStarred}, got)
-		_, err = tx.UserMessage(f.a.ID, ms[1].ID)
+		_, err = storage.UserMessageOf(tx, f.a.ID, ms[1].ID)
 		checkErr(t, "UserMessage(no row)", err, storage.ErrNotFound)
-		_, err = tx.UserMessage(f.a.ID, ms[1].ID+100)
+		_, err = storage.UserMessageOf(tx, f.a.ID, ms[1].ID+100)
 		checkErr(t, "UserMessage(unknown message)", err, storage.ErrNotFound)
 		if rows := mustRecipients(t, tx, ms[1].ID+100); len(rows) != 0 {
 			t.Errorf("MessageRecipients(unknown) = %v, want none", rows)
@@ -359,9 +359,9 @@ func (s *suite) testUserMessages(t *testing.T) {
 		}
 	})
 	view(t, st, func(tx storage.Tx) {
-		_, err := tx.UserMessage(f.c.ID, ms[1].ID)
+		_, err := storage.UserMessageOf(tx, f.c.ID, ms[1].ID)
 		checkErr(t, "UserMessage after refused batches", err, storage.ErrNotFound)
-		got, err := tx.UserMessage(f.a.ID, ms[0].ID)
+		got, err := storage.UserMessageOf(tx, f.a.ID, ms[0].ID)
 		if err != nil || got.Flags != allFlags {
 			t.Errorf("UserMessage after refused batch = %+v, %v; flags want %d", got, err, allFlags)
 		}
@@ -375,7 +375,7 @@ func (s *suite) testUserMessages(t *testing.T) {
 	view(t, st, func(tx storage.Tx) {
 		_, err := tx.Message(ms[0].ID)
 		checkErr(t, "Message(deleted)", err, storage.ErrNotFound)
-		_, err = tx.UserMessage(f.a.ID, ms[0].ID)
+		_, err = storage.UserMessageOf(tx, f.a.ID, ms[0].ID)
 		checkErr(t, "UserMessage(deleted message)", err, storage.ErrNotFound)
 		if rows := mustRecipients(t, tx, ms[0].ID); len(rows) != 0 {
 			t.Errorf("MessageRecipients(deleted) = %v, want none", rows)

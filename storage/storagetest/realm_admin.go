@@ -150,10 +150,10 @@ func (s *suite) testRealmDomains(t *testing.T) {
 		if d := gocmp.Diff([]storage.RealmDomain{d1, d2}, got); d != "" {
 			t.Errorf("RealmDomains (-want +got):\n%s", d)
 		}
-		if got, err := tx.RealmDomain(r1.ID, "a.example.com"); err != nil || got != d2 {
+		if got, err := storage.RealmDomainByName(tx, r1.ID, "a.example.com"); err != nil || got != d2 {
 			t.Errorf("RealmDomain = %+v, %v", got, err)
 		}
-		if _, err := tx.RealmDomain(r1.ID, "A.example.com"); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := storage.RealmDomainByName(tx, r1.ID, "A.example.com"); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("RealmDomain is not exact: %v", err)
 		}
 	})

@@ -311,7 +311,7 @@ func mustUsers(t *testing.T, tx storage.Tx, realmID int64, ids []int64) []storag
 
 func mustUsersByRole(t *testing.T, tx storage.Tx, realmID int64, role storage.Role) []storage.UserRecord {
 	t.Helper()
-	us, err := tx.UsersByRole(realmID, role)
+	us, err := storage.UsersByRole(tx, realmID, role)
 	if err != nil {
 		t.Fatalf("UsersByRole(%d, %d): %v", realmID, role, err)
 	}
@@ -320,7 +320,7 @@ func mustUsersByRole(t *testing.T, tx storage.Tx, realmID int64, role storage.Ro
 
 func mustBotsOwnedBy(t *testing.T, tx storage.Tx, ownerID int64) []storage.UserRecord {
 	t.Helper()
-	us, err := tx.BotsOwnedBy(ownerID)
+	us, err := storage.BotsOwnedBy(tx, ownerID)
 	if err != nil {
 		t.Fatalf("BotsOwnedBy(%d): %v", ownerID, err)
 	}

@@ -114,6 +114,9 @@ const (
 	OpOpenAttachment               Operation = "OpenAttachment"
 	OpTemporaryUploadURL           Operation = "TemporaryUploadURL"
 	OpResumableUpload              Operation = "ResumableUpload"
+	OpBotStorage                   Operation = "BotStorage"
+	OpSetBotStorage                Operation = "SetBotStorage"
+	OpDeleteBotStorage             Operation = "DeleteBotStorage"
 
 	OpSubscribe Operation = "Subscribe"
 
@@ -165,6 +168,7 @@ var policy = map[Operation]Access{
 	OpRegisterClientDevice: AnyUser, OpRemoveClientDevice: AnyUser,
 	OpUploadFile: AnyUser, OpOpenAttachment: AnyUser, OpTemporaryUploadURL: AnyUser,
 	OpResumableUpload: AnyUser,
+	OpBotStorage:      AnyUser, OpSetBotStorage: AnyUser, OpDeleteBotStorage: AnyUser,
 
 	// Guests may not create channels or subscribe others.
 	OpSubscribe: NonGuests,

@@ -106,6 +106,9 @@ type Config struct {
 	// disposable-mail service, for organizations that refuse those
 	// addresses. Nil means IsDisposableEmailDomain, a short built-in list.
 	DisposableEmailDomain func(domain string) bool
+	// BotStorageLimit bounds each user's bot storage, in code points of
+	// keys and values. Zero means DefaultBotStorageLimit.
+	BotStorageLimit int
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -167,6 +170,9 @@ func New(store storage.Store, cfg Config) *Service {
 	}
 	if cfg.ExternalAuthenticationMethods == nil {
 		cfg.ExternalAuthenticationMethods = []ExternalAuthenticationMethod{}
+	}
+	if cfg.BotStorageLimit <= 0 {
+		cfg.BotStorageLimit = DefaultBotStorageLimit
 	}
 	if cfg.DisposableEmailDomain == nil {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -418,6 +419,35 @@ func (p *params) BoolObject(name string, dst any) {
 	if err := json.Unmarshal([]byte(raw), dst); err != nil {
 		p.fail(errorf("%s is not valid JSON", name))
 	}
+}
+
+// RequiredStringObject returns a JSON object of strings, such as the
+// entries of the bot storage; a missing one is REQUEST_VARIABLE_MISSING.
+// Of several values that are not strings, the first by key is reported.
+func (p *params) RequiredStringObject(name string) map[string]string {
+	if _, ok := p.peek(name); !ok {
+		p.RequiredString(name)
+		return nil
+	}
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		p.fail(errorf("%s is not a dict", name))
+		return nil
+	}
+	out := make(map[string]string, len(obj))
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		str, isString := obj[key].(string)
+		if !isString {
+			p.fail(errorf("%s[%s] is not a string", name, strconv.Quote(key)))
+			return nil
+		}
+		out[key] = str
+	}
+	return out
 }
 
 // PairList returns a JSON array of two-string arrays, such as an event

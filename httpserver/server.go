@@ -312,6 +312,7 @@ func (s *Server) routes() {
 		http.MethodPost: {chat.OpReactivateUser, s.reactivateUser},
 	})
 	s.profileRoutes()
+	s.botStorageRoutes()
 	s.eventRoutes()
 	s.channelRoutes()
 	s.realmRoutes()

@@ -60,6 +60,7 @@ type Tx interface {
 	RealmDomainTx
 	AttachmentTx
 	PushTx
+	BotStorageTx
 }
 
 // RealmTx stores organizations.

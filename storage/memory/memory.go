@@ -66,6 +66,8 @@ type state struct {
 	admin    realmAdminState
 	uploads  uploadState
 	push     pushState
+	// botStorage holds each user's bot storage by key.
+	botStorage map[int64]map[string]string
 }
 
 // New returns an empty store.
@@ -83,6 +85,7 @@ func New() *Store {
 		admin:       newRealmAdminState(),
 		uploads:     newUploadState(),
 		push:        newPushState(),
+		botStorage:  map[int64]map[string]string{},
 	}}
 }
 

@@ -117,6 +117,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/ReadOnly", s.testMessagesReadOnly},
 		{"Messages/Rollback", s.testMessagesRollback},
 		{"Messages/NoAliasing", s.testMessagesNoAliasing},
+		{"BotStorage", s.testBotStorage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

@@ -115,6 +115,8 @@ const (
 	OpTemporaryUploadURL           Operation = "TemporaryUploadURL"
 	OpResumableUpload              Operation = "ResumableUpload"
 	OpBotStorage                   Operation = "BotStorage"
+	OpAttachments                  Operation = "Attachments"
+	OpDeleteAttachment             Operation = "DeleteAttachment"
 	OpSetBotStorage                Operation = "SetBotStorage"
 	OpDeleteBotStorage             Operation = "DeleteBotStorage"
 
@@ -167,8 +169,8 @@ var policy = map[Operation]Access{
 	OpRealmDomains: AnyUser, OpCreateVideoCall: AnyUser,
 	OpRegisterClientDevice: AnyUser, OpRemoveClientDevice: AnyUser,
 	OpUploadFile: AnyUser, OpOpenAttachment: AnyUser, OpTemporaryUploadURL: AnyUser,
-	OpResumableUpload: AnyUser,
-	OpBotStorage:      AnyUser, OpSetBotStorage: AnyUser, OpDeleteBotStorage: AnyUser,
+	OpResumableUpload: AnyUser, OpAttachments: AnyUser, OpDeleteAttachment: AnyUser,
+	OpBotStorage: AnyUser, OpSetBotStorage: AnyUser, OpDeleteBotStorage: AnyUser,
 
 	// Guests may not create channels or subscribe others.
 	OpSubscribe: NonGuests,

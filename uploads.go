@@ -219,7 +219,7 @@ func (u *StagedUpload) Commit(ctx context.Context) (UploadResult, error) {
 			"type": "attachment", "op": "add", "upload_space_used": used,
 			"attachment": map[string]any{
 				"id": a.ID, "name": a.Name, "path_id": a.PathID, "size": a.Size,
-				"create_time": a.CreateTime.UnixMilli(), "messages": []any{},
+				"create_time": secondsInMillis(a.CreateTime), "messages": []any{},
 			},
 		}})
 		return nil

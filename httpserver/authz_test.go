@@ -290,6 +290,20 @@ func (f *matrixFixture) upload(a *account) string {
 	return f.uploads[a.id]
 }
 
+// attachmentOf is the ID of an upload of a's (999999 for callers without
+// one).
+func (f *matrixFixture) attachmentOf(a *account) int64 {
+	f.upload(a)
+	if a == nil || a.id == 0 {
+		return 999999
+	}
+	res, err := f.svc.Attachments(context.Background(), chat.AsUser(a.id))
+	if err != nil || len(res.Attachments) == 0 {
+		return 999999
+	}
+	return res.Attachments[0].ID
+}
+
 // tusUpload is a resumable upload of a's, five bytes long, none sent yet.
 func (f *matrixFixture) tusUpload(a *account) string {
 	if a == nil || a.id == 0 {
@@ -452,6 +466,10 @@ var matrix = map[string]matrixRow{
 	"GET /api/v1/streams": {path: fixed("/streams"), roles: roles(ok)},
 	"GET /api/v1/streams/{stream_id}": {roles: roles(ok),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
+	"GET /api/v1/attachments": {path: fixed("/attachments"), roles: roles(ok)},
+	"DELETE /api/v1/attachments/{attachment_id}": {roles: roles(ok), request: func(f *matrixFixture, as *account) *http.Request {
+		return f.request(http.MethodDelete, "/attachments/"+itoa(f.attachmentOf(as)), as, nil)
+	}},
 	"GET /api/v1/bot_storage":    {path: fixed("/bot_storage"), roles: roles(ok)},
 	"PUT /api/v1/bot_storage":    {path: fixed("/bot_storage"), roles: roles(ok), form: params("storage", `{"k":"v"}`)},
 	"DELETE /api/v1/bot_storage": {path: fixed("/bot_storage"), roles: roles(ok)},

@@ -32,6 +32,12 @@ func (s *Server) uploadRoutes() {
 	s.handle("/user_uploads/{realm_id}/{path...}", map[string]endpoint{
 		http.MethodGet: {chat.OpTemporaryUploadURL, s.temporaryUploadURL},
 	})
+	s.handle("/attachments", map[string]endpoint{
+		http.MethodGet: {chat.OpAttachments, s.getAttachments},
+	})
+	s.handle("/attachments/{attachment_id}", map[string]endpoint{
+		http.MethodDelete: {chat.OpDeleteAttachment, s.deleteAttachment},
+	})
 	get := []string{http.MethodGet}
 	s.handleRaw("/user_uploads/{realm_id}/{path...}", chat.OpOpenAttachment, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, false)
@@ -265,4 +271,22 @@ func serveBlob(w http.ResponseWriter, r *http.Request, a chat.Attachment, blob c
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 	h.Set("Cache-Control", "private, max-age=3600")
 	http.ServeContent(w, r, "", blob.ModTime(), blob)
+}
+
+// GET /attachments
+func (s *Server) getAttachments(c *call) (fields, error) {
+	res, err := s.svc.Attachments(c.ctx, c.actor)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"attachments", res.Attachments}, {"upload_space_used", res.UploadSpaceUsed}}, nil
+}
+
+// DELETE /attachments/{attachment_id}
+func (s *Server) deleteAttachment(c *call) (fields, error) {
+	id, err := pathID(c.r, "attachment_id", chat.ErrInvalidAttachment)
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.svc.DeleteAttachment(c.ctx, c.actor, id)
 }

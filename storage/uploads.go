@@ -40,4 +40,9 @@ type AttachmentTx interface {
 	// AttachmentMessages returns the IDs of the messages that link the
 	// attachment, in increasing order; none for an unknown attachment.
 	AttachmentMessages(attachmentID int64) ([]int64, error)
+	// Attachments returns the attachments the user owns, ordered by ID.
+	Attachments(ownerID int64) ([]Attachment, error)
+	// DeleteAttachment removes the attachment with the ID and its links to
+	// messages, or returns ErrNotFound.
+	DeleteAttachment(id int64) error
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/teamchat/chat/storage"
@@ -92,4 +93,40 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 
 func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 	return slices.Clone(t.s.uploads.messages[attachmentID]), nil
+}
+
+func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
+	out := []storage.Attachment{}
+	for _, a := range t.s.uploads.attachments {
+		if a.OwnerID == ownerID {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b storage.Attachment) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (t *tx) DeleteAttachment(id int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	u := &t.s.uploads
+	a, ok := u.attachments[id]
+	if !ok {
+		return storage.ErrNotFound
+	}
+	links, linked := u.messages[id]
+	delete(u.attachments, id)
+	delete(u.byPath, a.PathID)
+	delete(u.messages, id)
+	u.used[a.RealmID] -= a.Size
+	t.undo = append(t.undo, func() {
+		u.attachments[id] = a
+		u.byPath[a.PathID] = id
+		if linked {
+			u.messages[id] = links
+		}
+		u.used[a.RealmID] += a.Size
+	})
+	return nil
 }

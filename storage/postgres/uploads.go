@@ -25,17 +25,29 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	return nil
 }
 
+const selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
+	FROM attachments `
+
+func scanAttachment(row pgx.Row) (storage.Attachment, error) {
+	var (
+		a       storage.Attachment
+		created int64
+	)
+	err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
+	a.CreateTime = fromNanos(created)
+	return a, err
+}
+
 func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
-	return one(t, "AttachmentByPath", `SELECT id, realm_id, owner_id, path_id, name, size, content_type,
-		create_time FROM attachments WHERE path_id = $1 AND realm_id = $2`, func(row pgx.Row) (storage.Attachment, error) {
-		var (
-			a       storage.Attachment
-			created int64
-		)
-		err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
-		a.CreateTime = fromNanos(created)
-		return a, err
-	}, pathID, realmID)
+	return one(t, "AttachmentByPath", selectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
+}
+
+func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
+	return list(t, "Attachments", selectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
+}
+
+func (t *tx) DeleteAttachment(id int64) error {
+	return t.execOne("DeleteAttachment", `DELETE FROM attachments WHERE id = $1`, id)
 }
 
 func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {

@@ -217,3 +217,28 @@ func (t *tx) DeleteDevice(id int64) error {
 	}
 	return t.affected("DeleteDevice", res)
 }
+
+func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
+	out := []storage.Attachment{}
+	err := t.query("Attachments", selectAttachment+`WHERE owner_id = ? ORDER BY id`, func(sc scanner) error {
+		var (
+			a       storage.Attachment
+			created int64
+		)
+		if err := sc.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created); err != nil {
+			return err
+		}
+		a.CreateTime = fromNanos(created)
+		out = append(out, a)
+		return nil
+	}, ownerID)
+	return out, err
+}
+
+func (t *tx) DeleteAttachment(id int64) error {
+	res, err := t.exec("DeleteAttachment", `DELETE FROM attachments WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	return t.affected("DeleteAttachment", res)
+}

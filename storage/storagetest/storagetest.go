@@ -104,6 +104,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Channels/Rollback", s.testChannelsRollback},
 		{"Channels/ReadOnly", s.testChannelsReadOnly},
 		{"Attachments", s.testAttachments},
+		{"Attachments/Owner", s.testAttachmentsOfOwner},
 		{"PushTokens", s.testPushTokens},
 		{"Devices", s.testDevices},
 		{"Messages", s.testMessages},

@@ -227,3 +227,69 @@ func (s *suite) testDevices(t *testing.T) {
 		checkErr(t, "DeleteDevice in View", tx.DeleteDevice(d1.ID), storage.ErrReadOnly)
 	})
 }
+
+// testAttachmentsOfOwner checks Attachments and DeleteAttachment: a
+// user's attachments in ID order, and a removal that takes the links and
+// the space used with it, and is undone with its transaction.
+func (s *suite) testAttachmentsOfOwner(t *testing.T) {
+	st := s.store(t)
+	var (
+		u1, u2     storage.UserRecord
+		a1, a2, a3 storage.Attachment
+		realmID    int64
+	)
+	update(t, st, func(tx storage.Tx) {
+		r := createRealm(t, tx, realmN(1))
+		realmID = r.ID
+		u1 = createUser(t, tx, userN(r.ID, 1))
+		u2 = createUser(t, tx, userN(r.ID, 2))
+		a1, a2, a3 = attachmentN(u1, 1), attachmentN(u2, 2), attachmentN(u1, 3)
+		for _, a := range []*storage.Attachment{&a1, &a2, &a3} {
+			if err := tx.CreateAttachment(a); err != nil {
+				t.Fatalf("CreateAttachment: %v", err)
+			}
+		}
+		if err := tx.LinkAttachment(a3.ID, 7); err != nil {
+			t.Fatal(err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, err := tx.Attachments(u1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "Attachments(u1)", got, []storage.Attachment{a1, a3})
+		none, err := tx.Attachments(999999)
+		if err != nil || none == nil || len(none) != 0 {
+			t.Errorf("Attachments(unknown) = %#v, %v; want an empty list", none, err)
+		}
+	})
+	err := st.Update(context.Background(), func(tx storage.Tx) error {
+		if err := tx.DeleteAttachment(a3.ID); err != nil {
+			return err
+		}
+		return errTest
+	})
+	checkErr(t, "failed Update", err, errTest)
+	update(t, st, func(tx storage.Tx) {
+		if ids, _ := tx.AttachmentMessages(a3.ID); len(ids) != 1 {
+			t.Errorf("links after a rolled-back removal: %v", ids)
+		}
+		if err := tx.DeleteAttachment(a3.ID); err != nil {
+			t.Fatalf("DeleteAttachment: %v", err)
+		}
+		checkErr(t, "DeleteAttachment(again)", tx.DeleteAttachment(a3.ID), storage.ErrNotFound)
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, _ := tx.Attachments(u1.ID)
+		checkEqual(t, "Attachments after removal", got, []storage.Attachment{a1})
+		_, err := tx.AttachmentByPath(realmID, a3.PathID)
+		checkErr(t, "AttachmentByPath(removed)", err, storage.ErrNotFound)
+		if ids, _ := tx.AttachmentMessages(a3.ID); len(ids) != 0 {
+			t.Errorf("links of a removed attachment: %v", ids)
+		}
+		if used, _ := tx.UploadSpaceUsed(realmID); used != a1.Size+a2.Size {
+			t.Errorf("UploadSpaceUsed after removal = %d, want %d", used, a1.Size+a2.Size)
+		}
+	})
+}

@@ -37,12 +37,26 @@ const (
 	FlagTopicWildcardMentioned
 	FlagHasAlertWord
 	// FlagHistorical marks a message the user did not receive but reads
-	// through a channel's public history; it is never stored.
+	// through a channel's public history. It is stored on the rows made
+	// when such a user sets a flag (stars a message, say).
 	FlagHistorical
+	// FlagCollapsed is set by the user to show the message collapsed.
+	FlagCollapsed
 )
 
 var flagNames = []string{"read", "starred", "mentioned", "stream_wildcard_mentioned",
-	"topic_wildcard_mentioned", "has_alert_word", "historical"}
+	"topic_wildcard_mentioned", "has_alert_word", "historical", "collapsed"}
+
+// FlagByName returns the flag with the wire name, and whether there is
+// one.
+func FlagByName(name string) (MessageFlags, bool) {
+	for i, n := range flagNames {
+		if n == name {
+			return 1 << i, true
+		}
+	}
+	return 0, false
+}
 
 // Names returns the wire names of the flags that are set, in a fixed order.
 func (f MessageFlags) Names() []string {
@@ -98,6 +112,8 @@ type MessageFilter struct {
 	// Search, when not empty, keeps messages whose topic or content
 	// contains every one of these words (SearchWords of the query).
 	Search []string
+	// Unread keeps, with UserID, the messages whose row lacks FlagRead.
+	Unread bool
 	// MinID and MaxID bound the IDs, inclusive; MaxID zero means none.
 	MinID, MaxID int64
 	// Descending returns the highest IDs first.
@@ -138,6 +154,11 @@ type MessageTx interface {
 	// users must exist. It returns ErrExists, storing none, when a user
 	// already has a row for the message.
 	CreateUserMessages(rows []UserMessage) error
+	// UpdateUserMessageFlags sets the flags set and then clears the flags
+	// clear on the user's rows of the messages; messages the user has no
+	// row for are skipped. It returns the IDs of the messages whose flags
+	// changed, in increasing order.
+	UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear MessageFlags) ([]int64, error)
 	// MessageRecipients returns every row of the message, ordered by user
 	// ID.
 	MessageRecipients(messageID int64) ([]UserMessage, error)

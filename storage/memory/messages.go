@@ -250,6 +250,9 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		if f.ChannelID != 0 && (m.RecipientType != chat.RecipientChannel || m.ChannelID != f.ChannelID) {
 			return true
 		}
+		if f.Unread && (!received || flags&storage.FlagRead != 0) {
+			return true
+		}
 		if f.TopicKey != nil && (m.RecipientType != chat.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {
 			return true
 		}
@@ -313,4 +316,27 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 		out = append(out, t.s.msgs.reactions[id]...)
 	}
 	return out, nil
+}
+
+func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	ms := &t.s.msgs
+	ids := slices.Clone(messageIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	changed := []int64{}
+	for _, id := range ids {
+		old, ok := ms.rows[userID][id]
+		if !ok {
+			continue
+		}
+		if now := (old | set) &^ clear; now != old {
+			ms.rows[userID][id] = now
+			changed = append(changed, id)
+			t.undo = append(t.undo, func() { ms.rows[userID][id] = old })
+		}
+	}
+	return changed, nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -223,6 +224,9 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		}
 		order = "um.message_id"
 	}
+	if f.Unread {
+		q.WriteString(` AND um.user_id IS NOT NULL AND um.flags & 1 = 0`)
+	}
 	if f.TopicKey != nil {
 		q.WriteString(` AND m.topic_key = ` + arg(*f.TopicKey) + ` AND m.recipient_type = 1`)
 	}
@@ -284,4 +288,26 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 		r.ReactionType = storage.ReactionType(typ)
 		return r, err
 	}, messageIDs)
+}
+
+func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	changed := []int64{}
+	if len(messageIDs) == 0 {
+		return changed, nil
+	}
+	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | $1) & ~$2::bigint
+		WHERE user_id = $3 AND message_id = ANY($4) AND flags != (flags | $1) & ~$2::bigint
+		RETURNING message_id`, func(rows pgx.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		changed = append(changed, id)
+		return nil
+	}, int64(set), int64(clear), userID, messageIDs)
+	slices.Sort(changed)
+	return changed, err
 }

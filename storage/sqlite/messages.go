@@ -290,6 +290,9 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			args = append(args, f.ChannelID)
 		}
 	}
+	if f.Unread {
+		q.WriteString(` AND um.user_id IS NOT NULL AND um.flags & 1 = 0`)
+	}
 	if f.TopicKey != nil {
 		q.WriteString(` AND m.topic_key = ? AND m.recipient_type = 1`)
 		args = append(args, *f.TopicKey)
@@ -364,4 +367,29 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 	err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
 		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, scan, idsJSON(messageIDs))
 	return out, err
+}
+
+// UpdateUserMessageFlags writes only the rows whose flags change, and
+// notes the messages' recipients as written for the row cache.
+func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	changed := []int64{}
+	if len(messageIDs) == 0 {
+		return changed, nil
+	}
+	wrote(t.rows, recipientRows, messageIDs...)
+	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | ?1) & ~?2
+		WHERE user_id = ?3 AND message_id IN (SELECT value FROM json_each(?4)) AND flags != (flags | ?1) & ~?2
+		RETURNING message_id`, func(sc scanner) error {
+		var id int64
+		if err := sc.Scan(&id); err != nil {
+			return err
+		}
+		changed = append(changed, id)
+		return nil
+	}, int64(set), int64(clear), userID, idsJSON(messageIDs))
+	slices.Sort(changed)
+	return changed, err
 }

@@ -32,7 +32,8 @@ import (
 //     are few, and each notes what it writes: realms (CreateRealm,
 //     UpdateRealm), users (CreateUser, UpdateUser), messages
 //     (CreateMessages, UpdateMessage, DeleteMessages), user_messages
-//     (CreateUserMessages, and DeleteMessages through ON DELETE CASCADE)
+//     (CreateUserMessages, UpdateUserMessageFlags, and DeleteMessages
+//     through ON DELETE CASCADE)
 //     and realm_emoji (CreateRealmEmoji, UpdateRealmEmoji).
 //
 // Rows read by a transaction that did not write them are those of the

@@ -112,6 +112,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/RoundTrip", s.testMessageRoundTrip},
 		{"Messages/Topics", s.testMessageTopics},
 		{"Messages/UserMessages", s.testUserMessages},
+		{"Messages/Flags", s.testMessageFlags},
 		{"Messages/Find", s.testFindMessages},
 		{"Messages/Search", s.testSearchMessages},
 		{"Messages/Reactions", s.testReactionsConformance},

@@ -116,6 +116,7 @@ const (
 	OpResumableUpload              Operation = "ResumableUpload"
 	OpBotStorage                   Operation = "BotStorage"
 	OpAttachments                  Operation = "Attachments"
+	OpUpdateMessageFlags           Operation = "UpdateMessageFlags"
 	OpDeleteAttachment             Operation = "DeleteAttachment"
 	OpSetBotStorage                Operation = "SetBotStorage"
 	OpDeleteBotStorage             Operation = "DeleteBotStorage"
@@ -161,7 +162,7 @@ var policy = map[Operation]Access{
 	OpGetMessages: AnyUser, OpGetMessage: AnyUser, OpMatchesNarrow: AnyUser,
 	OpSendMessage: AnyUser, OpEditMessage: AnyUser, OpDeleteMessage: AnyUser,
 	OpEditTyping: AnyUser, OpAddReaction: AnyUser, OpRemoveReaction: AnyUser,
-	OpReportMessage: AnyUser, OpProfileFields: AnyUser,
+	OpReportMessage: AnyUser, OpProfileFields: AnyUser, OpUpdateMessageFlags: AnyUser,
 	OpSubscriptions: AnyUser, OpUnsubscribe: AnyUser, OpUpdateSubscriptionProperties: AnyUser,
 	OpMuteTopic: AnyUser, OpSetUserTopic: AnyUser, OpChannels: AnyUser, OpChannelByID: AnyUser,
 	OpChannelIDByName: AnyUser, OpChannelSubscribers: AnyUser, OpIsSubscribed: AnyUser,

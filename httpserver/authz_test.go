@@ -466,6 +466,10 @@ var matrix = map[string]matrixRow{
 	"GET /api/v1/streams": {path: fixed("/streams"), roles: roles(ok)},
 	"GET /api/v1/streams/{stream_id}": {roles: roles(ok),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
+	"POST /api/v1/messages/flags": {path: fixed("/messages/flags"), roles: roles(ok),
+		form: func(f *matrixFixture, as *account) url.Values {
+			return form("messages", "["+itoa(f.message)+"]", "op", "add", "flag", "starred")
+		}},
 	"GET /api/v1/attachments": {path: fixed("/attachments"), roles: roles(ok)},
 	"DELETE /api/v1/attachments/{attachment_id}": {roles: roles(ok), request: func(f *matrixFixture, as *account) *http.Request {
 		return f.request(http.MethodDelete, "/attachments/"+itoa(f.attachmentOf(as)), as, nil)

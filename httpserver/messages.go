@@ -14,6 +14,9 @@ func (s *Server) messageRoutes() {
 		http.MethodGet:  {chat.OpGetMessages, s.getMessages},
 		http.MethodPost: {chat.OpSendMessage, s.sendMessage},
 	})
+	s.handle("/messages/flags", map[string]endpoint{
+		http.MethodPost: {chat.OpUpdateMessageFlags, s.updateMessageFlags},
+	})
 	s.handle("/messages/matches_narrow", map[string]endpoint{
 		http.MethodGet: {chat.OpMatchesNarrow, s.matchesNarrow},
 	})
@@ -32,6 +35,22 @@ func (s *Server) messageRoutes() {
 	s.handle("/messages/{message_id}/typing", map[string]endpoint{
 		http.MethodPost: {chat.OpEditTyping, s.editTyping},
 	})
+}
+
+// POST /messages/flags
+func (s *Server) updateMessageFlags(c *call) (fields, error) {
+	req := chat.MessageFlagsRequest{
+		Messages: c.p.RequiredIntList("messages"),
+		Op:       c.p.RequiredString("op"),
+		Flag:     c.p.RequiredString("flag"),
+	}
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.svc.UpdateMessageFlags(c.ctx, c.actor, req); err != nil {
+		return nil, err
+	}
+	return fields{{"messages", req.Messages}}, nil
 }
 
 // clientName is the sending program's name: the User-Agent's product

@@ -421,6 +421,20 @@ func (p *params) BoolObject(name string, dst any) {
 	}
 }
 
+// RequiredIntList is IntList for a parameter that must be sent; a
+// missing one is REQUEST_VARIABLE_MISSING.
+func (p *params) RequiredIntList(name string) []int64 {
+	if _, ok := p.peek(name); !ok {
+		p.RequiredString(name)
+		return nil
+	}
+	list := p.IntList(name)
+	if list == nil && p.err == nil {
+		return []int64{}
+	}
+	return list
+}
+
 // RequiredStringObject returns a JSON object of strings, such as the
 // entries of the bot storage; a missing one is REQUEST_VARIABLE_MISSING.
 // Of several values that are not strings, the first by key is reported.

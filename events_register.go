@@ -82,6 +82,8 @@ var stateBlocks = map[string]stateBlock{
 	"default_streams":              defaultStreamState,
 	"video_calls":                  videoCallState,
 	"message":                      messageState,
+	"update_message_flags":         unreadState,
+	"starred_messages":             starredState,
 }
 
 // Register creates an event queue for the actor and returns it with the
@@ -575,3 +577,16 @@ func (us listedUsers) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the list as a JSON array.
 func (us listedUsers) MarshalJSON() ([]byte, error) { return us.AppendJSON(nil), nil }
+
+// fetches reports whether a register request fetches the state block
+// name: named in its fetch_event_types, else in its event_types, else
+// every block is.
+func fetches(req *RegisterRequest, name string) bool {
+	switch {
+	case req.FetchEventTypes != nil:
+		return slices.Contains(req.FetchEventTypes, name)
+	case req.EventTypes != nil:
+		return slices.Contains(req.EventTypes, name)
+	}
+	return true
+}

@@ -114,6 +114,8 @@ type MessageFilter struct {
 	Search []string
 	// Unread keeps, with UserID, the messages whose row lacks FlagRead.
 	Unread bool
+	// Starred keeps, with UserID, the messages whose row has FlagStarred.
+	Starred bool
 	// MinID and MaxID bound the IDs, inclusive; MaxID zero means none.
 	MinID, MaxID int64
 	// Descending returns the highest IDs first.

@@ -250,7 +250,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		if f.ChannelID != 0 && (m.RecipientType != chat.RecipientChannel || m.ChannelID != f.ChannelID) {
 			return true
 		}
-		if f.Unread && (!received || flags&storage.FlagRead != 0) {
+		if f.Unread && (!received || flags&storage.FlagRead != 0) || f.Starred && flags&storage.FlagStarred == 0 {
 			return true
 		}
 		if f.TopicKey != nil && (m.RecipientType != chat.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {

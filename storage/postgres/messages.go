@@ -227,6 +227,9 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	if f.Unread {
 		q.WriteString(` AND um.user_id IS NOT NULL AND um.flags & 1 = 0`)
 	}
+	if f.Starred {
+		q.WriteString(` AND um.flags & 2 != 0`)
+	}
 	if f.TopicKey != nil {
 		q.WriteString(` AND m.topic_key = ` + arg(*f.TopicKey) + ` AND m.recipient_type = 1`)
 	}

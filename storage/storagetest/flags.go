@@ -87,6 +87,24 @@ func (s *suite) testMessageFlags(t *testing.T) {
 			t.Errorf("flags after set and clear = %v, %v; want collapsed only", got.Flags, err)
 		}
 		checkEqual(t, "unread of b after", unread(tx, f.b.ID), []int64{ms[1].ID})
+		starred, err := tx.FindMessages(storage.MessageFilter{RealmID: f.r.ID, UserID: f.b.ID, Starred: true})
+		if err != nil || len(starred) != 0 {
+			t.Errorf("starred of b after unstarring = %v, %v; want none", starred, err)
+		}
+	})
+	update(t, st, func(tx storage.Tx) {
+		if _, err := tx.UpdateUserMessageFlags(f.b.ID, []int64{ms[2].ID, ms[0].ID}, storage.FlagStarred, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: f.r.ID, UserID: f.b.ID, Starred: true, Descending: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 2 || rows[0].Message.ID != ms[2].ID || rows[1].Message.ID != ms[0].ID {
+			t.Errorf("starred of b = %v, want messages %d and %d", rows, ms[2].ID, ms[0].ID)
+		}
 	})
 	// A failed Update changes no flag.
 	err := st.Update(context.Background(), func(tx storage.Tx) error {

@@ -117,6 +117,10 @@ const (
 	OpBotStorage                   Operation = "BotStorage"
 	OpAttachments                  Operation = "Attachments"
 	OpUpdateMessageFlags           Operation = "UpdateMessageFlags"
+	OpMarkAllAsRead                Operation = "MarkAllAsRead"
+	OpMarkChannelAsRead            Operation = "MarkChannelAsRead"
+	OpMarkTopicAsRead              Operation = "MarkTopicAsRead"
+	OpTopics                       Operation = "Topics"
 	OpDeleteAttachment             Operation = "DeleteAttachment"
 	OpSetBotStorage                Operation = "SetBotStorage"
 	OpDeleteBotStorage             Operation = "DeleteBotStorage"
@@ -163,6 +167,7 @@ var policy = map[Operation]Access{
 	OpSendMessage: AnyUser, OpEditMessage: AnyUser, OpDeleteMessage: AnyUser,
 	OpEditTyping: AnyUser, OpAddReaction: AnyUser, OpRemoveReaction: AnyUser,
 	OpReportMessage: AnyUser, OpProfileFields: AnyUser, OpUpdateMessageFlags: AnyUser,
+	OpMarkAllAsRead: AnyUser, OpMarkChannelAsRead: AnyUser, OpMarkTopicAsRead: AnyUser, OpTopics: AnyUser,
 	OpSubscriptions: AnyUser, OpUnsubscribe: AnyUser, OpUpdateSubscriptionProperties: AnyUser,
 	OpMuteTopic: AnyUser, OpSetUserTopic: AnyUser, OpChannels: AnyUser, OpChannelByID: AnyUser,
 	OpChannelIDByName: AnyUser, OpChannelSubscribers: AnyUser, OpIsSubscribed: AnyUser,

@@ -470,6 +470,15 @@ var matrix = map[string]matrixRow{
 		form: func(f *matrixFixture, as *account) url.Values {
 			return form("messages", "["+itoa(f.message)+"]", "op", "add", "flag", "starred")
 		}},
+	"POST /api/v1/mark_all_as_read": {path: fixed("/mark_all_as_read"), roles: roles(ok)},
+	"POST /api/v1/mark_stream_as_read": {path: fixed("/mark_stream_as_read"), roles: roles(ok),
+		form: func(f *matrixFixture, as *account) url.Values { return form("stream_id", itoa(f.channel)) }},
+	"POST /api/v1/mark_topic_as_read": {path: fixed("/mark_topic_as_read"), roles: roles(ok),
+		form: func(f *matrixFixture, as *account) url.Values {
+			return form("stream_id", itoa(f.channel), "topic_name", "files")
+		}},
+	"GET /api/v1/users/me/{stream_id}/topics": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/users/me/" + itoa(f.channel) + "/topics" }},
 	"GET /api/v1/attachments": {path: fixed("/attachments"), roles: roles(ok)},
 	"DELETE /api/v1/attachments/{attachment_id}": {roles: roles(ok), request: func(f *matrixFixture, as *account) *http.Request {
 		return f.request(http.MethodDelete, "/attachments/"+itoa(f.attachmentOf(as)), as, nil)

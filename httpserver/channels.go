@@ -21,9 +21,8 @@ func (s *Server) channelRoutes() {
 	s.handle("/users/me/subscriptions/muted_topics", map[string]endpoint{
 		http.MethodPatch: {chat.OpMuteTopic, s.mutedTopics},
 	})
-	s.handle("/users/me/subscriptions/{stream_id}", map[string]endpoint{
-		http.MethodPatch: {chat.OpUpdateSubscriptionProperties, s.updateSubscriptionProperty},
-	})
+
+	s.userChannelRoutes()
 	s.handle("/user_topics", map[string]endpoint{
 		http.MethodPost: {chat.OpSetUserTopic, s.userTopic},
 	})
@@ -39,9 +38,7 @@ func (s *Server) channelRoutes() {
 	s.handle("/streams/{stream_id}/members", map[string]endpoint{
 		http.MethodGet: {chat.OpChannelSubscribers, s.getStreamMembers},
 	})
-	s.handle("/users/{user_id}/subscriptions/{stream_id}", map[string]endpoint{
-		http.MethodGet: {chat.OpIsSubscribed, s.getSubscriptionStatus},
-	})
+
 	s.handle("/streams/{stream_id}/delete_topic", map[string]endpoint{
 		http.MethodPost: {chat.OpDeleteTopic, s.deleteTopic},
 	})
@@ -376,4 +373,56 @@ func (s *Server) getUserGroups(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"user_groups", groups}}, nil
+}
+
+// userChannelRoutes registers the routes of a user's channels whose
+// patterns Go's ServeMux cannot hold side by side, since one path can
+// match several of them (/users/me/subscriptions/5 matches
+// /users/me/{stream_id}/topics too): one mux pattern serves them, and the
+// segments pick the route, whose path values are set as its own pattern
+// names them.
+func (s *Server) userChannelRoutes() {
+	property := s.methodsHandler("/users/me/subscriptions/{stream_id}", map[string]endpoint{
+		http.MethodPatch: {chat.OpUpdateSubscriptionProperties, s.updateSubscriptionProperty},
+	})
+	topics := s.methodsHandler("/users/me/{stream_id}/topics", map[string]endpoint{
+		http.MethodGet: {chat.OpTopics, s.getTopics},
+	})
+	status := s.methodsHandler("/users/{user_id}/subscriptions/{stream_id}", map[string]endpoint{
+		http.MethodGet: {chat.OpIsSubscribed, s.getSubscriptionStatus},
+	})
+	s.mux.HandleFunc(Prefix+"/users/{user}/{second}/{third}", func(w http.ResponseWriter, r *http.Request) {
+		user, second, third := r.PathValue("user"), r.PathValue("second"), r.PathValue("third")
+		switch {
+		case user == "me" && second == "subscriptions":
+			r.SetPathValue("stream_id", third)
+			property(w, r)
+		case user == "me" && third == "topics":
+			r.SetPathValue("stream_id", second)
+			topics(w, r)
+		case second == "subscriptions":
+			r.SetPathValue("user_id", user)
+			r.SetPathValue("stream_id", third)
+			status(w, r)
+		default:
+			s.notFound(w, r)
+		}
+	})
+}
+
+// GET /users/me/{stream_id}/topics
+func (s *Server) getTopics(c *call) (fields, error) {
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	allowEmpty := c.p.Bool("allow_empty_topic_name", false)
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	topics, err := s.svc.Topics(c.ctx, c.actor, id, allowEmpty)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"topics", topics}}, nil
 }

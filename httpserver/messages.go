@@ -17,6 +17,15 @@ func (s *Server) messageRoutes() {
 	s.handle("/messages/flags", map[string]endpoint{
 		http.MethodPost: {chat.OpUpdateMessageFlags, s.updateMessageFlags},
 	})
+	s.handle("/mark_all_as_read", map[string]endpoint{
+		http.MethodPost: {chat.OpMarkAllAsRead, s.markAllAsRead},
+	})
+	s.handle("/mark_stream_as_read", map[string]endpoint{
+		http.MethodPost: {chat.OpMarkChannelAsRead, s.markStreamAsRead},
+	})
+	s.handle("/mark_topic_as_read", map[string]endpoint{
+		http.MethodPost: {chat.OpMarkTopicAsRead, s.markTopicAsRead},
+	})
 	s.handle("/messages/matches_narrow", map[string]endpoint{
 		http.MethodGet: {chat.OpMatchesNarrow, s.matchesNarrow},
 	})
@@ -51,6 +60,34 @@ func (s *Server) updateMessageFlags(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"messages", req.Messages}}, nil
+}
+
+// POST /mark_all_as_read
+func (s *Server) markAllAsRead(c *call) (fields, error) {
+	complete, err := s.svc.MarkAllAsRead(c.ctx, c.actor)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"complete", complete}}, nil
+}
+
+// POST /mark_stream_as_read
+func (s *Server) markStreamAsRead(c *call) (fields, error) {
+	id := c.p.RequiredInt("stream_id")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.MarkChannelAsRead(c.ctx, c.actor, id)
+}
+
+// POST /mark_topic_as_read
+func (s *Server) markTopicAsRead(c *call) (fields, error) {
+	id := c.p.RequiredInt("stream_id")
+	topic := c.p.RequiredString("topic_name")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.MarkTopicAsRead(c.ctx, c.actor, id, topic)
 }
 
 // clientName is the sending program's name: the User-Agent's product

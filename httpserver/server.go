@@ -82,9 +82,7 @@ func New(svc *chat.Service, opts Options) *Server {
 		s.log = slog.Default()
 	}
 	s.routes()
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, s.log, &chat.Error{Code: chat.CodeNotFound, Msg: "Not Found"})
-	})
+	s.mux.HandleFunc("/", s.notFound)
 	return s
 }
 
@@ -109,6 +107,12 @@ type endpoint struct {
 // handle registers the endpoints of one path (relative to Prefix), keyed by
 // method. GET endpoints also answer HEAD; other methods get a JSON 405.
 func (s *Server) handle(path string, methods map[string]endpoint) {
+	s.mux.HandleFunc(Prefix+path, s.methodsHandler(path, methods))
+}
+
+// methodsHandler registers the endpoints of one path and returns the
+// handler that picks the endpoint of a request by its method.
+func (s *Server) methodsHandler(path string, methods map[string]endpoint) http.HandlerFunc {
 	allowed := make([]string, 0, len(methods)+1)
 	for m, ep := range methods {
 		allowed = append(allowed, m)
@@ -118,7 +122,7 @@ func (s *Server) handle(path string, methods map[string]endpoint) {
 		allowed = append(allowed, http.MethodHead)
 	}
 	slices.Sort(allowed)
-	s.mux.HandleFunc(Prefix+path, func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
 		method := r.Method
 		if method == http.MethodHead {
 			method = http.MethodGet
@@ -134,7 +138,12 @@ func (s *Server) handle(path string, methods map[string]endpoint) {
 			return
 		}
 		s.serve(w, r, ep)
-	})
+	}
+}
+
+// notFound answers a path that names no route.
+func (s *Server) notFound(w http.ResponseWriter, _ *http.Request) {
+	writeError(w, s.log, &chat.Error{Code: chat.CodeNotFound, Msg: "Not Found"})
 }
 
 // serve authenticates the request as the endpoint requires, reads its

@@ -84,6 +84,8 @@ var stateBlocks = map[string]stateBlock{
 	"message":                      messageState,
 	"update_message_flags":         unreadState,
 	"starred_messages":             starredState,
+	"user_settings":                userSettingsState,
+	"realm_emoji":                  realmEmojiState,
 }
 
 // Register creates an event queue for the actor and returns it with the
@@ -247,6 +249,11 @@ func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterReque
 			"realm_zulip_update_announcements_stream_id":       wireChannelID(r.ZulipUpdateAnnouncementsStreamID),
 			"realm_moderation_request_channel_id":              wireChannelID(r.ModerationRequestChannelID),
 			"realm_mandatory_topics":                           r.TopicsPolicy == TopicsDisableEmpty,
+			// This server keeps messages for good and no edit history:
+			// the reference's "unlimited" and "none".
+			"realm_message_retention_days":                 -1,
+			"realm_allow_edit_history":                     false,
+			"realm_message_edit_history_visibility_policy": "none",
 		} {
 			state[k] = val
 		}

@@ -32,6 +32,9 @@ type RealmEmojiTx interface {
 	CreateRealmEmoji(e *RealmEmoji) error
 	// RealmEmoji returns the custom emoji with the ID, or ErrNotFound.
 	RealmEmoji(id int64) (RealmEmoji, error)
+	// RealmEmojis returns the realm's custom emoji, deactivated ones
+	// included, ordered by ID.
+	RealmEmojis(realmID int64) ([]RealmEmoji, error)
 	// RealmEmojiByName returns the realm's custom emoji with the name, or
 	// ErrNotFound.
 	RealmEmojiByName(realmID int64, name string) (RealmEmoji, error)

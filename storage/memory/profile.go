@@ -204,3 +204,14 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 	t.undo = append(t.undo, func() { emoji[old.ID] = old })
 	return nil
 }
+
+func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
+	out := []storage.RealmEmoji{}
+	for _, e := range t.s.profiles.emoji {
+		if e.RealmID == realmID {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b storage.RealmEmoji) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}

@@ -135,3 +135,7 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 	}
 	return errors.New("postgres: an emoji cannot move between organizations")
 }
+
+func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
+	return list(t, "RealmEmojis", selectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
+}

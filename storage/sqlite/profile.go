@@ -213,3 +213,13 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 	}
 	return errors.New("sqlite: an emoji cannot move between organizations")
 }
+
+func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
+	out := []storage.RealmEmoji{}
+	err := t.query("RealmEmojis", selectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, func(sc scanner) error {
+		e, err := scanRealmEmoji(sc)
+		out = append(out, e)
+		return err
+	}, realmID)
+	return out, err
+}

@@ -230,5 +230,14 @@ func (s *suite) testRealmEmoji(t *testing.T) {
 		checkErr(t, "RealmEmoji of an unknown ID", err, storage.ErrNotFound)
 		_, err = tx.RealmEmojiByName(r2.ID, "parrot")
 		checkErr(t, "RealmEmojiByName in another realm", err, storage.ErrNotFound)
+		all, err := tx.RealmEmojis(r1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "RealmEmojis(r1)", all, []storage.RealmEmoji{a, b})
+		none, err := tx.RealmEmojis(r2.ID + 100)
+		if err != nil || none == nil || len(none) != 0 {
+			t.Errorf("RealmEmojis(unknown realm) = %#v, %v; want an empty list", none, err)
+		}
 	})
 }

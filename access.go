@@ -117,6 +117,9 @@ const (
 	OpBotStorage                   Operation = "BotStorage"
 	OpAttachments                  Operation = "Attachments"
 	OpUpdateMessageFlags           Operation = "UpdateMessageFlags"
+	OpUpdatePresence               Operation = "UpdatePresence"
+	OpRealmPresence                Operation = "RealmPresence"
+	OpUserPresence                 Operation = "UserPresence"
 	OpMarkAllAsRead                Operation = "MarkAllAsRead"
 	OpMarkChannelAsRead            Operation = "MarkChannelAsRead"
 	OpMarkTopicAsRead              Operation = "MarkTopicAsRead"
@@ -167,6 +170,7 @@ var policy = map[Operation]Access{
 	OpSendMessage: AnyUser, OpEditMessage: AnyUser, OpDeleteMessage: AnyUser,
 	OpEditTyping: AnyUser, OpAddReaction: AnyUser, OpRemoveReaction: AnyUser,
 	OpReportMessage: AnyUser, OpProfileFields: AnyUser, OpUpdateMessageFlags: AnyUser,
+	OpUpdatePresence: AnyUser, OpRealmPresence: AnyUser, OpUserPresence: AnyUser,
 	OpMarkAllAsRead: AnyUser, OpMarkChannelAsRead: AnyUser, OpMarkTopicAsRead: AnyUser, OpTopics: AnyUser,
 	OpSubscriptions: AnyUser, OpUnsubscribe: AnyUser, OpUpdateSubscriptionProperties: AnyUser,
 	OpMuteTopic: AnyUser, OpSetUserTopic: AnyUser, OpChannels: AnyUser, OpChannelByID: AnyUser,

@@ -48,6 +48,13 @@ type RegisterRequest struct {
 	ApplyMarkdown bool
 	// Narrow restricts the message events of the queue.
 	Narrow []NarrowTerm
+	// SlimPresence asks for presences by user ID, each with its
+	// active_timestamp and idle_timestamp, instead of by email in the
+	// legacy form.
+	SlimPresence bool
+	// PresenceHistoryLimitDays bounds how long ago a user may have been
+	// connected and still be listed; nil means 14 days.
+	PresenceHistoryLimitDays *int
 	// QueueLifespan is how long the queue outlives its last request; zero
 	// means the hub's default.
 	QueueLifespan time.Duration
@@ -86,6 +93,7 @@ var stateBlocks = map[string]stateBlock{
 	"starred_messages":             starredState,
 	"user_settings":                userSettingsState,
 	"realm_emoji":                  realmEmojiState,
+	"presence":                     presenceRegisterState,
 }
 
 // Register creates an event queue for the actor and returns it with the

@@ -479,6 +479,11 @@ var matrix = map[string]matrixRow{
 		}},
 	"GET /api/v1/users/me/{stream_id}/topics": {roles: roles(ok),
 		path: func(f *matrixFixture) string { return "/users/me/" + itoa(f.channel) + "/topics" }},
+	"POST /api/v1/users/me/presence": {path: fixed("/users/me/presence"), roles: roles(ok), form: params("status", "active")},
+	"GET /api/v1/realm/presence":     {path: fixed("/realm/presence"), roles: roles(ok)},
+	"GET /api/v1/users/{user}/presence": {roles: roles(outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest,
+		msg: "No presence data for target@example.com"}),
+		path: func(f *matrixFixture) string { return "/users/" + itoa(f.target.id) + "/presence" }},
 	"GET /api/v1/attachments": {path: fixed("/attachments"), roles: roles(ok)},
 	"DELETE /api/v1/attachments/{attachment_id}": {roles: roles(ok), request: func(f *matrixFixture, as *account) *http.Request {
 		return f.request(http.MethodDelete, "/attachments/"+itoa(f.attachmentOf(as)), as, nil)

@@ -36,6 +36,11 @@ func (s *Server) register(c *call) (fields, error) {
 		req.Narrow = append(req.Narrow, chat.NarrowTerm{Operator: pair[0], Operand: pair[1]})
 	}
 	lifespan, _ := c.p.Int("queue_lifespan_secs")
+	req.SlimPresence = c.p.Bool("slim_presence", false)
+	if days, ok := c.p.Int("presence_history_limit_days"); ok {
+		d := int(days)
+		req.PresenceHistoryLimitDays = &d
+	}
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}

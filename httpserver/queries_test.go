@@ -57,7 +57,7 @@ func TestQueriesPerRequest(t *testing.T) {
 			func(*env) []string { return []string{"status_text", "busy"} }, 2},
 		{"realm settings", http.MethodPatch, "/realm", owner,
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
-		{"register", http.MethodPost, "/register", member, none, 71}, // every state block, unread, starred, user settings and custom emoji included
+		{"register", http.MethodPost, "/register", member, none, 75}, // every state block: unread, starred, user settings, custom emoji and presence included
 	}
 
 	// count runs every case once on a fresh environment with extra more

@@ -322,6 +322,7 @@ func (s *Server) routes() {
 	})
 	s.profileRoutes()
 	s.botStorageRoutes()
+	s.presenceRoutes()
 	s.eventRoutes()
 	s.channelRoutes()
 	s.realmRoutes()

@@ -61,6 +61,7 @@ type Tx interface {
 	AttachmentTx
 	PushTx
 	BotStorageTx
+	PresenceTx
 }
 
 // RealmTx stores organizations.

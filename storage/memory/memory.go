@@ -68,6 +68,10 @@ type state struct {
 	push     pushState
 	// botStorage holds each user's bot storage by key.
 	botStorage map[int64]map[string]string
+	// presence holds each user's presence; lastPresenceID is the greatest
+	// UpdateID given.
+	presence       map[int64]storage.Presence
+	lastPresenceID int64
 }
 
 // New returns an empty store.
@@ -86,6 +90,7 @@ func New() *Store {
 		uploads:     newUploadState(),
 		push:        newPushState(),
 		botStorage:  map[int64]map[string]string{},
+		presence:    map[int64]storage.Presence{},
 	}}
 }
 

@@ -120,6 +120,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/Rollback", s.testMessagesRollback},
 		{"Messages/NoAliasing", s.testMessagesNoAliasing},
 		{"BotStorage", s.testBotStorage},
+		{"Presence", s.testPresence},
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.fn)

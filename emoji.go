@@ -8,7 +8,7 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
-//go:generate go run ./internal/emojigen -data ${EMOJI_DATASOURCE_JSON} -out emoji_table.go
+//go:generate go run ./internal/emojigen -data ${EMOJI_DATASOURCE_JSON} -reference ../shared/emoji/reference-names.json -out emoji_table.go
 
 // serviceExtraEmoji is the set of the service's own emoji; the code of each
 // is its name. "zulip" is the reference server's one such emoji, which

@@ -220,7 +220,7 @@ func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwor
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
 func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser) (NewUserResult, error) {
 	var out NewUserResult
-	err := s.update(ctx, noActor, func(tx storage.Tx) error {
+	err := s.updateWithEvents(ctx, noActor, func(tx storage.Tx, emit func(Event)) error {
 		realm, err := tx.Realm(realmID)
 		if errors.Is(err, storage.ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
@@ -233,7 +233,7 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 			return err
 		}
 		out = NewUserResult{UserID: u.ID, Email: u.Email, APIKey: u.APIKey}
-		return nil
+		return s.emitUserAdded(tx, emit, realm, &u)
 	})
 	return out, err
 }
@@ -248,7 +248,7 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 // ErrEmailInUse; ErrPasswordTooWeak.
 func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, fullName string) (int64, error) {
 	var id int64
-	err := s.update(ctx, actor, func(tx storage.Tx) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		_, realm, err := s.admit(tx, actor, OpCreateUser)
 		if err != nil {
 			return err
@@ -258,7 +258,7 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 			return err
 		}
 		id = u.ID
-		return nil
+		return s.emitUserAdded(tx, emit, realm, &u)
 	})
 	return id, err
 }
@@ -316,6 +316,51 @@ func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64)
 		s.hub.DropUserQueues(id)
 	}
 	return err
+}
+
+// emitUserAdded emits the realm_user add event of a new account to every
+// active user of the realm, the new one included: the person as each of
+// them sees it, with delivery_email only for those the new user's email
+// visibility shows it to (one event per way of seeing it).
+func (s *Service) emitUserAdded(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
+	users, err := tx.Users(realm.ID, nil)
+	if err != nil {
+		return err
+	}
+	var see, notSee []int64
+	var seer, other *storage.UserRecord
+	for i := range users {
+		r := &users[i]
+		if !r.IsActive {
+			continue
+		}
+		if emailVisibleTo(r, u) {
+			see, seer = append(see, r.ID), cmpOr(seer, r)
+		} else {
+			notSee, other = append(notSee, r.ID), cmpOr(other, r)
+		}
+	}
+	for _, group := range []struct {
+		ids    []int64
+		viewer *storage.UserRecord
+	}{{see, seer}, {notSee, other}} {
+		if len(group.ids) == 0 {
+			continue
+		}
+		v := &viewer{user: *group.viewer, realm: realm, emailDomain: s.emailDomain(realm)}
+		emit(Event{RealmID: realm.ID, UserIDs: group.ids, Payload: map[string]any{
+			"type": "realm_user", "op": "add", "person": v.view(u),
+		}})
+	}
+	return nil
+}
+
+// cmpOr returns a unless it is nil, else b.
+func cmpOr[T any](a, b *T) *T {
+	if a != nil {
+		return a
+	}
+	return b
 }
 
 // emitActiveChange emits the realm_user update event of an account that was

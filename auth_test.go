@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 func TestAuthenticate(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		auth := func(host, email, key string) (int64, error) { return f.svc.Authenticate(ctx, host, email, key) }
@@ -72,7 +73,7 @@ func TestAuthenticate(t *testing.T) {
 			}
 		}
 
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.guest.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.guest.ID))
 		_, err := auth(host1, f.guest.Email, f.guest.APIKey)
 		wantErr(t, "deactivated user", err, chat.ErrAccountDeactivated)
 		_, err = auth(host1, f.owner.Email, f.owner.APIKey)
@@ -101,7 +102,7 @@ func TestAuthenticate(t *testing.T) {
 }
 
 func TestAuthenticateSingleOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Solo", Host: "chat.example.com",
 			OwnerEmail: "solo@example.com", OwnerName: "Solo Owner"})
@@ -116,7 +117,7 @@ func TestAuthenticateSingleOrganization(t *testing.T) {
 }
 
 func TestFetchAPIKey(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		login := func(host, user, pass string) (chat.APIKeyResult, error) {
@@ -124,7 +125,7 @@ func TestFetchAPIKey(t *testing.T) {
 		}
 		joined := func(a *account) (time.Time, bool) {
 			t.Helper()
-			u, err := f.svc.User(ctx, f.owner.ID, a.ID, chat.UserQuery{})
+			u, err := f.svc.User(ctx, chat.AsUser(f.owner.ID), a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			return u.DateJoined, u.IsImportedStub
 		}
@@ -141,7 +142,7 @@ func TestFetchAPIKey(t *testing.T) {
 		if !d.Equal(t1) || stub {
 			t.Errorf("after first login date_joined = %v, stub %v; want %v, false", d, stub, t1)
 		}
-		u, err := f.svc.User(ctx, f.guest.ID, f.member.ID, chat.UserQuery{})
+		u, err := f.svc.User(ctx, chat.AsUser(f.guest.ID), f.member.ID, chat.UserQuery{})
 		wantNoErr(t, "User", err)
 		b, err := u.MarshalJSON()
 		wantNoErr(t, "MarshalJSON", err)
@@ -193,7 +194,7 @@ func TestFetchAPIKey(t *testing.T) {
 		diff(t, "org 2 login", res, chat.APIKeyResult{APIKey: f.member2.APIKey, Email: "member@example.com", UserID: f.member2.ID})
 
 		// A deactivated user learns it only with the right password.
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.guest.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.guest.ID))
 		_, err = login(host1, f.guest.Email, f.guest.Password)
 		wantErr(t, "deactivated user", err, chat.ErrLoginUserDeactivated)
 		// Login errors carry their own codes, unlike the API-key ones.
@@ -219,13 +220,13 @@ func TestFetchAPIKey(t *testing.T) {
 }
 
 func TestFetchAPIKeyOfCreatedUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		created := f.clock.Advance(time.Minute)
-		id, err := f.svc.CreateUser(ctx, f.admin.ID, "fresh@example.com", "fresh-password", "Fresh User")
+		id, err := f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "fresh@example.com", "fresh-password", "Fresh User")
 		wantNoErr(t, "CreateUser", err)
-		u, err := f.svc.User(ctx, id, id, chat.UserQuery{})
+		u, err := f.svc.User(ctx, chat.AsUser(id), id, chat.UserQuery{})
 		wantNoErr(t, "User", err)
 		if !u.DateJoined.Equal(created) || u.IsImportedStub {
 			t.Errorf("before login: date_joined %v stub %v, want %v false", u.DateJoined, u.IsImportedStub, created)
@@ -240,7 +241,7 @@ func TestFetchAPIKeyOfCreatedUser(t *testing.T) {
 		f.clock.Advance(time.Hour)
 		_, err = f.svc.Authenticate(ctx, host1, "fresh@example.com", res.APIKey)
 		wantNoErr(t, "Authenticate", err)
-		u, err = f.svc.Me(ctx, id)
+		u, err = f.svc.Me(ctx, chat.AsUser(id))
 		wantNoErr(t, "Me", err)
 		if !u.DateJoined.Equal(loggedIn) {
 			t.Errorf("after login: date_joined %v, want %v", u.DateJoined, loggedIn)
@@ -249,7 +250,7 @@ func TestFetchAPIKeyOfCreatedUser(t *testing.T) {
 }
 
 func TestFetchAPIKeySingleOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Solo", Host: "chat.example.com",
 			OwnerEmail: "solo@example.com", OwnerName: "Solo Owner", OwnerPassword: "solo-password"})
@@ -263,7 +264,7 @@ func TestFetchAPIKeySingleOrganization(t *testing.T) {
 }
 
 func TestFetchAPIKeyNoOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		_, err := svc.FetchAPIKey(t.Context(), "localhost", "a@example.com", "password")
 		wantErr(t, "no organization", err, chat.ErrInvalidSubdomain)

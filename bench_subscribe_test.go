@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
@@ -79,7 +80,7 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 			specs[i].Name = n
 		}
 		start := time.Now()
-		res, err := svc.Subscribe(ctx, org.UserID, chat.SubscribeRequest{Subscriptions: specs, Principals: &chat.Principals{IDs: ids}})
+		res, err := svc.Subscribe(ctx, chat.AsUser(org.UserID), chat.SubscribeRequest{Subscriptions: specs, Principals: &chat.Principals{IDs: ids}})
 		elapsed := time.Since(start)
 		if err != nil || len(res.Subscribed) != len(ids) {
 			b.Fatalf("service: %v", err)
@@ -93,11 +94,11 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 		if withMessages {
 			kind = "m"
 		}
-		chans := make([]*chat.Channel, 100)
+		chans := make([]*storage.Channel, 100)
 		for i, n := range names(kind) {
-			chans[i] = &chat.Channel{RealmID: org.RealmID, Name: n, DateCreated: time.Now().UTC().Round(0)}
+			chans[i] = &storage.Channel{RealmID: org.RealmID, Name: n, DateCreated: time.Now().UTC().Round(0)}
 		}
-		if err := st.Update(ctx, func(tx chat.Tx) error { return tx.CreateChannels(chans) }); err != nil {
+		if err := st.Update(ctx, func(tx storage.Tx) error { return tx.CreateChannels(chans) }); err != nil {
 			b.Fatal(err)
 		}
 		start := time.Now()

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // memBlobs is the BlobStore of a Config without one: blobs in memory, for
@@ -64,7 +66,7 @@ func (m *memBlobs) Put(ctx context.Context, key string, r io.Reader, limit int64
 
 func (m *memBlobs) Append(ctx context.Context, key string, r io.Reader, limit int64) (int64, error) {
 	size, err := m.Size(ctx, key)
-	if err != nil && err != ErrNotFound {
+	if err != nil && err != storage.ErrNotFound {
 		return 0, err
 	}
 	data, err := readLimited(ctx, r, max(limit-size, 0))
@@ -80,7 +82,7 @@ func (m *memBlobs) Size(_ context.Context, key string) (int64, error) {
 	defer m.mu.Unlock()
 	b, ok := m.blobs[key]
 	if !ok {
-		return 0, ErrNotFound
+		return 0, storage.ErrNotFound
 	}
 	return int64(len(b.data)), nil
 }
@@ -90,7 +92,7 @@ func (m *memBlobs) Open(_ context.Context, key string) (Blob, error) {
 	defer m.mu.Unlock()
 	b, ok := m.blobs[key]
 	if !ok {
-		return nil, ErrNotFound
+		return nil, storage.ErrNotFound
 	}
 	// Appends copy on write, so the slice stays as it is.
 	return &memBlobReader{bytes.NewReader(b.data), b.mod}, nil

@@ -4,37 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// ChannelFolder is a folder of channels as stored.
-type ChannelFolder struct {
-	ID                  int64
-	RealmID             int64
-	Name                string
-	Description         string
-	RenderedDescription string
-	CreatorID           int64
-	DateCreated         time.Time
-	IsArchived          bool
-	Order               int64
-}
-
-// FolderTx stores channel folders.
-type FolderTx interface {
-	// CreateChannelFolder stores f under a new ID and sets f.ID.
-	CreateChannelFolder(f *ChannelFolder) error
-	// ChannelFolder returns the folder with the ID, or ErrNotFound.
-	ChannelFolder(id int64) (ChannelFolder, error)
-	// ChannelFolders returns the realm's folders ordered by Order then ID.
-	ChannelFolders(realmID int64) ([]ChannelFolder, error)
-	// UpdateChannelFolder replaces the stored folder with f.ID, or returns
-	// ErrNotFound.
-	UpdateChannelFolder(f ChannelFolder) error
-}
-
-// ChannelFolderView is a folder as clients see it (PROTOCOL.md C9.2).
+// ChannelFolderView is a folder as clients see it.
 type ChannelFolderView struct {
 	ID                  int64  `json:"id"`
 	Name                string `json:"name"`
@@ -46,7 +21,7 @@ type ChannelFolderView struct {
 	IsArchived          bool   `json:"is_archived"`
 }
 
-func viewFolder(f *ChannelFolder) ChannelFolderView {
+func viewFolder(f *storage.ChannelFolder) ChannelFolderView {
 	return ChannelFolderView{ID: f.ID, Name: f.Name, Order: f.Order, Description: f.Description,
 		RenderedDescription: f.RenderedDescription, CreatorID: nonZero(f.CreatorID),
 		DateCreated: ptrTo(f.DateCreated.Unix()), IsArchived: f.IsArchived}
@@ -57,7 +32,7 @@ var ErrFolderNotEmpty = &Error{Code: CodeBadRequest, Msg: "You need to remove al
 
 // checkFolderName strips and checks a folder name; exclude is the folder
 // being renamed (its own name still counts, as in the reference server).
-func checkFolderName(tx Tx, realmID int64, name string) (string, error) {
+func checkFolderName(tx storage.Tx, realmID int64, name string) (string, error) {
 	if utf8.RuneCountInString(name) > MaxFolderNameLength {
 		return "", errorf("name is too long (limit: %d characters)", MaxFolderNameLength)
 	}
@@ -72,9 +47,9 @@ func checkFolderName(tx Tx, realmID int64, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key := ChannelNameKey(name)
+	key := storage.ChannelNameKey(name)
 	for _, f := range folders {
-		if ChannelNameKey(f.Name) == key {
+		if storage.ChannelNameKey(f.Name) == key {
 			return "", errorf("Channel folder '%s' already exists", name)
 		}
 	}
@@ -88,16 +63,8 @@ func checkFolderDescription(d string) error {
 	return nil
 }
 
-func (s *Service) folderAdmin(tx Tx, actor int64) (UserRecord, Realm, error) {
-	u, realm, err := s.actor(tx, actor)
-	if err == nil && !u.Role.IsAdmin() {
-		err = ErrMustBeAdmin
-	}
-	return u, realm, err
-}
-
 // activeUserEvent emits an event to every active user of the realm.
-func (s *Service) activeUserEvent(_ Tx, emit func(Event), realmID int64, payload map[string]any) error {
+func (s *Service) activeUserEvent(_ storage.Tx, emit func(Event), realmID int64, payload map[string]any) error {
 	emit(Event{RealmID: realmID, AllUsers: true, Payload: payload})
 	return nil
 }
@@ -106,10 +73,10 @@ func (s *Service) activeUserEvent(_ Tx, emit func(Event), realmID int64, payload
 // only. Errors: ErrMustBeAdmin, name errors ("Channel folder name can't be
 // empty.", "Channel folder 'x' already exists", bad characters, length),
 // "description is too long ...".
-func (s *Service) CreateChannelFolder(ctx context.Context, actor int64, name, description string) (int64, error) {
+func (s *Service) CreateChannelFolder(ctx context.Context, actor Actor, name, description string) (int64, error) {
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.folderAdmin(tx, actor)
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		u, realm, err := s.admit(tx, actor, OpCreateChannelFolder)
 		if err != nil {
 			return err
 		}
@@ -119,7 +86,7 @@ func (s *Service) CreateChannelFolder(ctx context.Context, actor int64, name, de
 		if err := checkFolderDescription(description); err != nil {
 			return err
 		}
-		f := ChannelFolder{RealmID: realm.ID, Name: name, Description: description,
+		f := storage.ChannelFolder{RealmID: realm.ID, Name: name, Description: description,
 			RenderedDescription: renderMarkdown(description), CreatorID: u.ID, DateCreated: s.now()}
 		if err := tx.CreateChannelFolder(&f); err != nil {
 			return err
@@ -137,9 +104,9 @@ func (s *Service) CreateChannelFolder(ctx context.Context, actor int64, name, de
 
 // ChannelFolders returns the organization's folders sorted by order,
 // archived ones only when includeArchived. Any active user may call it.
-func (s *Service) ChannelFolders(ctx context.Context, actor int64, includeArchived bool) ([]ChannelFolderView, error) {
+func (s *Service) ChannelFolders(ctx context.Context, actor Actor, includeArchived bool) ([]ChannelFolderView, error) {
 	out := []ChannelFolderView{}
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -169,14 +136,14 @@ type FolderUpdate struct {
 // folder. Administrators only; values equal to the current ones are
 // ignored. Errors: ErrMustBeAdmin, ErrInvalidFolderID, the name and
 // description errors of CreateChannelFolder, ErrFolderNotEmpty.
-func (s *Service) UpdateChannelFolder(ctx context.Context, actor, id int64, req FolderUpdate) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.folderAdmin(tx, actor)
+func (s *Service) UpdateChannelFolder(ctx context.Context, actor Actor, id int64, req FolderUpdate) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpUpdateChannelFolder)
 		if err != nil {
 			return err
 		}
 		f, err := tx.ChannelFolder(id)
-		if errors.Is(err, ErrNotFound) || (err == nil && f.RealmID != realm.ID) {
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && f.RealmID != realm.ID) {
 			return ErrInvalidFolderID
 		}
 		if err != nil {

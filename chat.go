@@ -4,21 +4,24 @@
 //
 // A Service is built from a Store (see the storage/memory and storage/sqlite
 // packages) and a Config whose zero value works. Every operation is a method
-// that takes the ID of the acting user explicitly; the method re-reads that
-// user inside its own transaction and checks that the account is active and
-// allowed to act. Failures are always *Error values carrying the wire code and
-// the exact client-visible message, so the same rules hold whether the caller
-// is a Go program or the HTTP adapter in the httpserver package.
+// whose acting party is an explicit Actor: AsUser for a user the caller has
+// authenticated, or Service.AuthenticateRequest for a request's
+// credentials. The method re-reads that user inside its own transaction and
+// checks that the account is active and allowed to act; no credential or
+// user travels in a context. Failures are always *Error values carrying the
+// wire code and the exact client-visible message, so the same rules hold
+// whether the caller is a Go program or the HTTP adapter in the httpserver
+// package.
 package chat
 
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/teamchat/chat/storage"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -26,10 +29,10 @@ import (
 // Config.ServiceVersion is empty.
 const ServiceVersion = "0.1.0"
 
-// FeatureLevel is the service_feature_level reported to clients: the highest
-// level of SPEC.md's versioning list up to which every listed change is
-// implemented (PROTOCOL.md A1). Every change the list names, from 9
-// (principals as integers) to 490 (is_deleted), is in place.
+// FeatureLevel is the service_feature_level reported to clients: the
+// highest feature level of the reference API up to which every change this
+// server's clients rely on is implemented, from 9 (principals as integers)
+// to 490 (is_deleted).
 const FeatureLevel = 490
 
 // Config holds the settings of a Service. Every field has a working zero
@@ -103,19 +106,22 @@ type Config struct {
 	// disposable-mail service, for organizations that refuse those
 	// addresses. Nil means IsDisposableEmailDomain, a short built-in list.
 	DisposableEmailDomain func(domain string) bool
+	// BotStorageLimit bounds each user's bot storage, in code points of
+	// keys and values. Zero means DefaultBotStorageLimit.
+	BotStorageLimit int
 }
 
 // Service is the handle on which every operation is a method. It is safe for
 // concurrent use.
 type Service struct {
-	store Store
+	store storage.Store
 	cfg   Config
 	hub   *Hub
 	// ownHub says the hub was made by New, so Close closes it.
 	ownHub bool
 	// readMessage decides whether a user can read a message, for access to
 	// the files messages link (canReadMessage; tests may replace it).
-	readMessage MessageReadChecker
+	readMessage messageReadChecker
 	// tusLocks serialises the writes to each resumable upload.
 	tusLocks keyedMutex
 	// accepted remembers the credentials AuthenticateRequest accepted.
@@ -124,7 +130,7 @@ type Service struct {
 
 // New returns a Service over store. Empty fields of cfg take the defaults
 // documented on Config.
-func New(store Store, cfg Config) *Service {
+func New(store storage.Store, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -165,6 +171,9 @@ func New(store Store, cfg Config) *Service {
 	if cfg.ExternalAuthenticationMethods == nil {
 		cfg.ExternalAuthenticationMethods = []ExternalAuthenticationMethod{}
 	}
+	if cfg.BotStorageLimit <= 0 {
+		cfg.BotStorageLimit = DefaultBotStorageLimit
+	}
 	if cfg.DisposableEmailDomain == nil {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
@@ -193,101 +202,14 @@ func (s *Service) Close() error {
 // values round-trip through every backend unchanged.
 func (s *Service) now() time.Time { return s.cfg.Now().UTC().Round(0) }
 
-// view runs fn in a read-only transaction, turning storage failures into
-// internal errors.
-func (s *Service) view(ctx context.Context, fn func(Tx) error) error {
-	return internal(s.store.View(ctx, s.withPendingAuth(ctx, fn)))
+// view runs fn, for actor, in a read-only transaction, turning storage
+// failures into internal errors.
+func (s *Service) view(ctx context.Context, actor Actor, fn func(storage.Tx) error) error {
+	return internal(s.store.View(ctx, s.withPendingAuth(actor, fn)))
 }
 
-// update runs fn in a read-write transaction: everything fn wrote is
+// update runs fn, for actor, in a read-write transaction: everything fn wrote is
 // committed when it returns nil and nothing when it returns an error.
-func (s *Service) update(ctx context.Context, fn func(Tx) error) error {
-	return internal(s.store.Update(ctx, s.withPendingAuth(ctx, fn)))
-}
-
-// Storage errors. Backends return them (possibly wrapped); the domain turns
-// them into client-facing *Error values.
-var (
-	// ErrNotFound reports that no record has the requested key.
-	ErrNotFound = errors.New("chat: record not found")
-	// ErrExists reports that a write would break a uniqueness rule.
-	ErrExists = errors.New("chat: record already exists")
-	// ErrReadOnly reports a write attempted inside Store.View.
-	ErrReadOnly = errors.New("chat: write in a read-only transaction")
-)
-
-// Store is the storage SPI. Implementations only store and find records;
-// every rule lives in this package. Returned values never alias stored state.
-type Store interface {
-	// View runs fn in a read-only transaction that sees one consistent
-	// snapshot. Writes inside it fail with ErrReadOnly.
-	View(ctx context.Context, fn func(Tx) error) error
-	// Update runs fn in a read-write transaction. It commits when fn returns
-	// nil and rolls back every write of fn otherwise, returning fn's error.
-	// Updates are serialised, so check-then-write rules inside fn are atomic.
-	Update(ctx context.Context, fn func(Tx) error) error
-	// Close releases the store. No transaction may run after it.
-	Close() error
-}
-
-// Tx is what a transaction can do, composed per area.
-type Tx interface {
-	RealmTx
-	UserTx
-	GroupTx
-	ChannelTx
-	FolderTx
-	UserTopicTx
-	MessageTx
-	ProfileTx
-	RealmEmojiTx
-	LinkifierTx
-	RealmDomainTx
-	AttachmentTx
-	PushTx
-}
-
-// RealmTx stores organizations.
-type RealmTx interface {
-	// CreateRealm stores r under a new ID and sets r.ID. It returns ErrExists
-	// when another organization has the same Host (compared exactly).
-	CreateRealm(r *Realm) error
-	// Realm returns the organization with the ID, or ErrNotFound.
-	Realm(id int64) (Realm, error)
-	// RealmByHost returns the organization whose Host equals host, or
-	// ErrNotFound.
-	RealmByHost(host string) (Realm, error)
-	// Realms returns every organization, ordered by ID.
-	Realms() ([]Realm, error)
-	// UpdateRealm replaces the stored organization with r.ID, or returns
-	// ErrNotFound. ErrExists as for CreateRealm.
-	UpdateRealm(r Realm) error
-}
-
-// UserTx stores user accounts.
-type UserTx interface {
-	// CreateUser stores u under a new ID and sets u.ID; u.RealmID must name
-	// a stored realm. It returns ErrExists when u's realm already has a user
-	// with the same EmailKey(u.Email), or when u.APIKey is already used.
-	CreateUser(u *UserRecord) error
-	// User returns the user with the ID, or ErrNotFound.
-	User(id int64) (UserRecord, error)
-	// UserByEmail returns the user of the realm whose EmailKey equals
-	// EmailKey(email), or ErrNotFound.
-	UserByEmail(realmID int64, email string) (UserRecord, error)
-	// UserByAPIKey returns the user whose APIKey equals key, or ErrNotFound.
-	UserByAPIKey(key string) (UserRecord, error)
-	// Users returns users of the realm ordered by ID: all of them when ids is
-	// nil, otherwise those whose ID is in ids (unknown IDs are skipped).
-	Users(realmID int64, ids []int64) ([]UserRecord, error)
-	// UsersByRole returns the realm's users with the role, active or not,
-	// ordered by ID.
-	UsersByRole(realmID int64, role Role) ([]UserRecord, error)
-	// BotsOwnedBy returns the bots of the owner's realm whose BotOwnerID is
-	// ownerID, ordered by ID; none for an unknown owner or ownerID 0.
-	BotsOwnedBy(ownerID int64) ([]UserRecord, error)
-	// UpdateUser replaces the stored user with u.ID, or returns ErrNotFound.
-	// ErrExists as for CreateUser. A user never moves to another realm: a
-	// changed RealmID is an error.
-	UpdateUser(u UserRecord) error
+func (s *Service) update(ctx context.Context, actor Actor, fn func(storage.Tx) error) error {
+	return internal(s.store.Update(ctx, s.withPendingAuth(actor, fn)))
 }

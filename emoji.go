@@ -4,22 +4,11 @@ import (
 	"context"
 	"errors"
 	"strconv"
+
+	"github.com/teamchat/chat/storage"
 )
 
-//go:generate go run ./internal/emojigen -data ${EMOJI_DATASOURCE_JSON} -out emoji_table.go
-
-// ReactionType is the namespace of an emoji code (SPEC.md, User status).
-type ReactionType string
-
-// The emoji namespaces.
-const (
-	// UnicodeEmoji codes are dash-separated hexadecimal code points.
-	UnicodeEmoji ReactionType = "unicode_emoji"
-	// RealmEmoji codes are the IDs of an organization's custom emoji.
-	RealmEmojiType ReactionType = "realm_emoji"
-	// ServiceExtraEmoji codes are the names of the service's own emoji.
-	ServiceExtraEmoji ReactionType = "service_extra_emoji"
-)
+//go:generate go run ./internal/emojigen -data ${EMOJI_DATASOURCE_JSON} -reference ../shared/emoji/reference-names.json -out emoji_table.go
 
 // serviceExtraEmoji is the set of the service's own emoji; the code of each
 // is its name. "zulip" is the reference server's one such emoji, which
@@ -39,34 +28,7 @@ func UnicodeEmojiName(code string) (string, bool) {
 	return n, ok
 }
 
-// RealmEmoji is an organization's custom emoji as stored. Its wire code is
-// its ID in decimal.
-type RealmEmoji struct {
-	ID      int64
-	RealmID int64
-	// Name is unique in the organization.
-	Name        string
-	Deactivated bool
-	// AuthorID is the user who added it; zero for none.
-	AuthorID int64
-}
-
-// RealmEmojiTx stores custom emoji.
-type RealmEmojiTx interface {
-	// CreateRealmEmoji stores e under a new ID and sets e.ID. It returns
-	// ErrExists when e's realm already has an emoji with the same Name.
-	CreateRealmEmoji(e *RealmEmoji) error
-	// RealmEmoji returns the custom emoji with the ID, or ErrNotFound.
-	RealmEmoji(id int64) (RealmEmoji, error)
-	// RealmEmojiByName returns the realm's custom emoji with the name, or
-	// ErrNotFound.
-	RealmEmojiByName(realmID int64, name string) (RealmEmoji, error)
-	// UpdateRealmEmoji replaces the stored emoji with e.ID, or returns
-	// ErrNotFound. ErrExists as for CreateRealmEmoji.
-	UpdateRealmEmoji(e RealmEmoji) error
-}
-
-// Emoji errors (SPEC.md texts first, then PROTOCOL.md B2.17).
+// Emoji errors.
 var (
 	ErrInvalidEmojiCode            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji code"}
 	ErrInvalidEmojiName            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji name."}
@@ -84,13 +46,13 @@ func emojiDoesNotExist(name string) *Error { return errorf("Emoji '%s' does not 
 
 // emojiByName finds the code and namespace of an emoji name: an active
 // custom emoji of the realm first, then the service's own emoji, then
-// Unicode names and aliases (PROTOCOL.md B2.17).
-func emojiByName(tx Tx, realmID int64, name string) (string, ReactionType, error) {
+// Unicode names and aliases.
+func emojiByName(tx storage.Tx, realmID int64, name string) (string, ReactionType, error) {
 	e, err := tx.RealmEmojiByName(realmID, name)
 	switch {
 	case err == nil && !e.Deactivated:
 		return strconv.FormatInt(e.ID, 10), RealmEmojiType, nil
-	case err != nil && !errors.Is(err, ErrNotFound):
+	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		return "", "", err
 	}
 	if serviceExtraEmoji[name] {
@@ -103,7 +65,7 @@ func emojiByName(tx Tx, realmID int64, name string) (string, ReactionType, error
 }
 
 // checkEmoji validates a full (name, code, type) triple.
-func checkEmoji(tx Tx, realmID int64, name, code string, typ ReactionType) error {
+func checkEmoji(tx storage.Tx, realmID int64, name, code string, typ ReactionType) error {
 	switch typ {
 	case RealmEmojiType:
 		id, err := strconv.ParseInt(code, 10, 64)
@@ -111,7 +73,7 @@ func checkEmoji(tx Tx, realmID int64, name, code string, typ ReactionType) error
 			return ErrInvalidCustomEmoji
 		}
 		e, err := tx.RealmEmoji(id)
-		if errors.Is(err, ErrNotFound) || (err == nil && e.RealmID != realmID) {
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && e.RealmID != realmID) {
 			return ErrInvalidCustomEmoji
 		}
 		if err != nil {
@@ -172,8 +134,8 @@ func validRealmEmojiName(name string) bool {
 // this name already exists.").
 func (s *Service) ProvisionRealmEmoji(ctx context.Context, realmID int64, name string, authorID int64) (int64, error) {
 	var id int64
-	err := s.update(ctx, func(tx Tx) error {
-		if _, err := tx.Realm(realmID); errors.Is(err, ErrNotFound) {
+	err := s.update(ctx, noActor, func(tx storage.Tx) error {
+		if _, err := tx.Realm(realmID); errors.Is(err, storage.ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
 		} else if err != nil {
 			return err
@@ -186,8 +148,8 @@ func (s *Service) ProvisionRealmEmoji(ctx context.Context, realmID int64, name s
 				return err
 			}
 		}
-		e := RealmEmoji{RealmID: realmID, Name: name, AuthorID: authorID}
-		if err := tx.CreateRealmEmoji(&e); errors.Is(err, ErrExists) {
+		e := storage.RealmEmoji{RealmID: realmID, Name: name, AuthorID: authorID}
+		if err := tx.CreateRealmEmoji(&e); errors.Is(err, storage.ErrExists) {
 			return errRealmEmojiExists
 		} else if err != nil {
 			return err
@@ -203,9 +165,9 @@ func (s *Service) ProvisionRealmEmoji(ctx context.Context, realmID int64, name s
 // operation. Errors: BAD_REQUEST "Emoji does not exist" for an ID of no
 // emoji of the organization.
 func (s *Service) SetRealmEmojiDeactivated(ctx context.Context, realmID, id int64, deactivated bool) error {
-	return s.update(ctx, func(tx Tx) error {
+	return s.update(ctx, noActor, func(tx storage.Tx) error {
 		e, err := tx.RealmEmoji(id)
-		if errors.Is(err, ErrNotFound) || (err == nil && e.RealmID != realmID) {
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && e.RealmID != realmID) {
 			return errNoSuchRealmEmoji
 		}
 		if err != nil {

@@ -10,8 +10,8 @@ import (
 // in the httpserver package.
 type Code string
 
-// Error codes. The first group is named by SPEC.md; the rest come from the
-// reference server's behaviour described in PROTOCOL.md.
+// Error codes. The first group is named by the API's specification; the
+// rest are the reference server's.
 const (
 	CodeBadRequest                   Code = "BAD_REQUEST"
 	CodeUnauthorizedPrincipal        Code = "UNAUTHORIZED_PRINCIPAL"
@@ -106,7 +106,7 @@ func internal(err error) error {
 
 // Sentinel errors with fixed texts. Compare with errors.Is.
 var (
-	// Authentication (PROTOCOL.md B1.4).
+	// Authentication.
 	ErrNotLoggedIn          = &Error{Code: CodeUnauthorized, Msg: "Not logged in: API authentication or user session required"}
 	ErrBasicAuthRequired    = &Error{Code: CodeBadRequest, Msg: "This endpoint requires HTTP basic authentication."}
 	ErrInvalidBasicAuth     = &Error{Code: CodeUnauthorized, Msg: "Invalid authorization header for basic auth"}
@@ -117,7 +117,7 @@ var (
 	ErrWrongSubdomain       = &Error{Code: CodeUnauthorized, Msg: "Account is not associated with this subdomain"}
 	ErrWebhookBotNotAllowed = &Error{Code: CodeUnauthorized, Msg: "This API is not available to incoming webhook bots."}
 
-	// Login (PROTOCOL.md C6.6, B2.11).
+	// Login.
 	ErrInvalidSubdomain      = &Error{Code: CodeNonexistentSubdomain, Msg: "Invalid subdomain"}
 	ErrAuthenticationFailed  = &Error{Code: CodeAuthenticationFailed, Msg: "Your username or password is incorrect"}
 	ErrLoginUserDeactivated  = &Error{Code: CodeUserDeactivated, Msg: "Account is deactivated"}
@@ -125,7 +125,7 @@ var (
 	ErrEnterValidEmail       = &Error{Code: CodeBadRequest, Msg: "Enter a valid email address."}
 	ErrPasswordAuthDisabled  = &Error{Code: CodePasswordAuthDisabled, Msg: "Password auth is disabled in this organization."}
 
-	// Roles and permissions (PROTOCOL.md B1.5).
+	// Roles and permissions.
 	ErrMustBeAdmin            = &Error{Code: CodeUnauthorizedPrincipal, Msg: "Must be an organization administrator"}
 	ErrMustBeOwner            = &Error{Code: CodeUnauthorizedPrincipal, Msg: "Must be an organization owner"}
 	ErrMustBeMember           = &Error{Code: CodeUnauthorizedPrincipal, Msg: "Must be an organization member"}
@@ -133,7 +133,7 @@ var (
 	ErrBotsNotAllowed         = &Error{Code: CodeBadRequest, Msg: "This endpoint does not accept bot requests."}
 	ErrInsufficientPermission = &Error{Code: CodeBadRequest, Msg: "Insufficient permission"}
 
-	// Users (PROTOCOL.md B2.5–B2.8, C6).
+	// Users.
 	ErrNoSuchUser            = &Error{Code: CodeBadRequest, Msg: "No such user"}
 	ErrUserDeactivated       = &Error{Code: CodeBadRequest, Msg: "User is deactivated"}
 	ErrCannotDeactivateOwner = &Error{Code: CodeBadRequest, Msg: "Cannot deactivate the only organization owner"}

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Event is one real-time event for a set of users, such as a subscription
@@ -75,9 +77,9 @@ type EventSink interface {
 // updateWithEvents runs fn in a read-write transaction, like update, and
 // publishes the events fn emitted once the transaction has committed; a
 // failed transaction publishes nothing.
-func (s *Service) updateWithEvents(ctx context.Context, fn func(tx Tx, emit func(Event)) error) error {
+func (s *Service) updateWithEvents(ctx context.Context, actor Actor, fn func(tx storage.Tx, emit func(Event)) error) error {
 	var events []Event
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, actor, func(tx storage.Tx) error {
 		events = events[:0]
 		return fn(tx, func(e Event) { events = append(events, e) })
 	})

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"iter"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // GetEvents acknowledges the events of the actor's queue up to lastEventID
@@ -10,25 +12,25 @@ import (
 // dontBlock is set; see Hub.Events. The actor must be active.
 //
 // Errors: those of Hub.Events and of Users.
-func (s *Service) GetEvents(ctx context.Context, actor int64, queueID string, lastEventID int64, dontBlock bool) (QueuedEvents, error) {
+func (s *Service) GetEvents(ctx context.Context, actor Actor, queueID string, lastEventID int64, dontBlock bool) (QueuedEvents, error) {
 	if err := s.checkActor(ctx, actor); err != nil {
 		return nil, err
 	}
-	return s.hub.Events(ctx, actor, queueID, lastEventID, dontBlock)
+	return s.hub.Events(ctx, actor.UserID(), queueID, lastEventID, dontBlock)
 }
 
 // DeleteQueue removes the actor's event queue. Errors: BAD_EVENT_QUEUE_ID,
 // and those of Users.
-func (s *Service) DeleteQueue(ctx context.Context, actor int64, queueID string) error {
+func (s *Service) DeleteQueue(ctx context.Context, actor Actor, queueID string) error {
 	if err := s.checkActor(ctx, actor); err != nil {
 		return err
 	}
-	return s.hub.DeleteQueue(actor, queueID)
+	return s.hub.DeleteQueue(actor.UserID(), queueID)
 }
 
 // checkActor checks that the actor is an active user of an active realm.
-func (s *Service) checkActor(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
+func (s *Service) checkActor(ctx context.Context, actor Actor) error {
+	return s.view(ctx, actor, func(tx storage.Tx) error {
 		_, _, err := s.actor(tx, actor)
 		return err
 	})
@@ -40,14 +42,14 @@ func (s *Service) checkActor(ctx context.Context, actor int64) error {
 // register-then-long-poll loop of HTTP clients; heartbeats are yielded too.
 //
 // Errors: those of Register and GetEvents.
-func (s *Service) Listen(ctx context.Context, actor int64, req RegisterRequest) (RegisterState, iter.Seq2[QueuedEvent, error], error) {
+func (s *Service) Listen(ctx context.Context, actor Actor, req RegisterRequest) (RegisterState, iter.Seq2[QueuedEvent, error], error) {
 	state, err := s.Register(ctx, actor, req)
 	if err != nil {
 		return nil, nil, err
 	}
 	queueID := state["queue_id"].(string)
 	seq := func(yield func(QueuedEvent, error) bool) {
-		defer s.hub.DeleteQueue(actor, queueID)
+		defer s.hub.DeleteQueue(actor.UserID(), queueID)
 		last := int64(-1)
 		for ctx.Err() == nil {
 			events, err := s.GetEvents(ctx, actor, queueID, last, false)

@@ -32,7 +32,7 @@ func BenchmarkPerQueueEvents(b *testing.B) {
 		}
 		ids = append(ids, res.UserID)
 	}
-	if _, err := svc.Subscribe(ctx, org.UserID, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "bench"}},
+	if _, err := svc.Subscribe(ctx, chat.AsUser(org.UserID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "bench"}},
 		Principals: &chat.Principals{IDs: ids}}); err != nil {
 		b.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func BenchmarkPerQueueEvents(b *testing.B) {
 	}
 	queues := make([]q, len(ids))
 	for i, id := range ids {
-		st, err := svc.Register(ctx, id, chat.RegisterRequest{EventTypes: []string{"message", "update_message", "typing"},
+		st, err := svc.Register(ctx, chat.AsUser(id), chat.RegisterRequest{EventTypes: []string{"message", "update_message", "typing"},
 			FetchEventTypes: []string{}, ApplyMarkdown: i%2 == 0,
 			ClientCapabilities: chat.ClientCapabilities{StreamTypingNotifications: true}})
 		if err != nil {
@@ -54,7 +54,7 @@ func BenchmarkPerQueueEvents(b *testing.B) {
 	// drain acknowledges every queue's events, so that none overflows.
 	drain := func() {
 		for i := range queues {
-			es, err := svc.GetEvents(ctx, queues[i].user, queues[i].id, queues[i].last, true)
+			es, err := svc.GetEvents(ctx, chat.AsUser(queues[i].user), queues[i].id, queues[i].last, true)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func BenchmarkPerQueueEvents(b *testing.B) {
 	topic := "load"
 	to := &chat.MessageTo{Names: []string{"bench"}}
 	send := func(i int) int64 {
-		id, err := svc.SendMessage(ctx, org.UserID, chat.SendMessageRequest{Type: "channel", To: to, Topic: &topic,
+		id, err := svc.SendMessage(ctx, chat.AsUser(org.UserID), chat.SendMessageRequest{Type: "channel", To: to, Topic: &topic,
 			Content: fmt.Sprintf("message **%d** with a [link](https://example.com/%d)", i, i), Client: "bench"})
 		if err != nil {
 			b.Fatal(err)
@@ -88,20 +88,20 @@ func BenchmarkPerQueueEvents(b *testing.B) {
 		id := send(0)
 		run(b, func(i int) {
 			content := fmt.Sprintf("edited **%d**", i)
-			if err := svc.EditMessage(ctx, org.UserID, id, &content); err != nil {
+			if err := svc.EditMessage(ctx, chat.AsUser(org.UserID), id, &content); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("typing", func(b *testing.B) {
 		channel := chat.TypingRequest{Type: "channel", Op: "start", StreamID: new(int64), Topic: &topic}
-		subs, err := svc.Subscriptions(ctx, org.UserID, false)
+		subs, err := svc.Subscriptions(ctx, chat.AsUser(org.UserID), false)
 		if err != nil || len(subs) != 1 {
 			b.Fatalf("subscriptions: %v, %v", subs, err)
 		}
 		*channel.StreamID = subs[0].StreamID
 		run(b, func(int) {
-			if err := svc.SetTyping(ctx, org.UserID, channel); err != nil {
+			if err := svc.SetTyping(ctx, chat.AsUser(org.UserID), channel); err != nil {
 				b.Fatal(err)
 			}
 		})

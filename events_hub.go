@@ -298,7 +298,7 @@ func (q *queue) accepts(typ string, payload map[string]any) bool {
 		return false
 	}
 	// The legacy muted_topics event is for clients that do not know
-	// user_topic (PROTOCOL.md C3).
+	// user_topic.
 	if typ == "muted_topics" && q.types["user_topic"] {
 		return false
 	}
@@ -339,7 +339,7 @@ type QueueOptions struct {
 	// BulkMessageDeletion delivers one delete_message event per deletion
 	// rather than one per message.
 	BulkMessageDeletion bool
-	// Narrow restricts the message events (PROTOCOL.md C1.4); the caller
+	// Narrow restricts the message events; the caller
 	// has validated it.
 	Narrow []NarrowTerm
 }

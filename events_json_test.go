@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // roundTrip writes the events as a process sharing them would (without
@@ -64,7 +65,7 @@ func queueVariants(users []int64, sendingQueue string, narrows [][]chat.NarrowTe
 // every kind of queue the same bytes as the original, and that the events
 // computed alike for everyone travel unchanged.
 func TestPerQueueEventsJSON(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		rec := &recorder{}
 		svc, _ := newService(t, newStore, chat.Config{Events: rec})
 		ctx := t.Context()
@@ -81,22 +82,22 @@ func TestPerQueueEventsJSON(t *testing.T) {
 		// hidden, so his avatar URL is always given.
 		ann := provision("ann@example.com", "Ann Ämmä", chat.EmailVisibleEveryone)
 		hal := provision("hal@example.com", "Hal Hidden", chat.EmailVisibleNobody)
-		_, err = svc.AddLinkifier(ctx, owner, chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`,
+		_, err = svc.AddLinkifier(ctx, chat.AsUser(owner), chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`,
 			URLTemplate: "https://tracker.example.com/{id}"})
 		wantNoErr(t, "AddLinkifier", err)
 		// Subscribing the others sends them the notification bot's
 		// messages.
-		_, err = svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "events"}},
+		_, err = svc.Subscribe(ctx, chat.AsUser(owner), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "events"}},
 			Principals: &chat.Principals{IDs: []int64{owner, ann, hal}}})
 		wantNoErr(t, "Subscribe", err)
-		subs, err := svc.Subscriptions(ctx, owner, false)
+		subs, err := svc.Subscriptions(ctx, chat.AsUser(owner), false)
 		wantNoErr(t, "Subscriptions", err)
 		channel := subs[0].StreamID
 
 		send := func(from int64, req chat.SendMessageRequest) int64 {
 			t.Helper()
 			req.Client = "test"
-			id, err := svc.SendMessage(ctx, from, req)
+			id, err := svc.SendMessage(ctx, chat.AsUser(from), req)
 			wantNoErr(t, "SendMessage", err)
 			return id
 		}
@@ -111,17 +112,17 @@ func TestPerQueueEventsJSON(t *testing.T) {
 		group := send(owner, chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: []int64{ann, hal}},
 			Content: "all *three*"})
 		edited := "edited: <b>@**Ann Ämmä|" + fmt.Sprint(ann) + "**"
-		wantNoErr(t, "EditMessage", svc.EditMessage(ctx, ann, inEmpty, &edited))
-		wantNoErr(t, "EditMessage", svc.EditMessage(ctx, owner, group, &edited))
+		wantNoErr(t, "EditMessage", svc.EditMessage(ctx, chat.AsUser(ann), inEmpty, &edited))
+		wantNoErr(t, "EditMessage", svc.EditMessage(ctx, chat.AsUser(owner), group, &edited))
 		for _, topic := range []*string{&empty, &ticket} {
-			wantNoErr(t, "SetTyping", svc.SetTyping(ctx, hal, chat.TypingRequest{Type: "channel", Op: "start",
+			wantNoErr(t, "SetTyping", svc.SetTyping(ctx, chat.AsUser(hal), chat.TypingRequest{Type: "channel", Op: "start",
 				StreamID: &channel, Topic: topic}))
 		}
-		wantNoErr(t, "SetTyping", svc.SetTyping(ctx, hal, chat.TypingRequest{Op: "stop", To: []int64{ann}}))
-		wantNoErr(t, "DeleteMessage", svc.DeleteMessage(ctx, ann, oneToOne))
-		wantNoErr(t, "DeleteMessage", svc.DeleteMessage(ctx, owner, inEmpty))
+		wantNoErr(t, "SetTyping", svc.SetTyping(ctx, chat.AsUser(hal), chat.TypingRequest{Op: "stop", To: []int64{ann}}))
+		wantNoErr(t, "DeleteMessage", svc.DeleteMessage(ctx, chat.AsUser(ann), oneToOne))
+		wantNoErr(t, "DeleteMessage", svc.DeleteMessage(ctx, chat.AsUser(owner), inEmpty))
 		send(ann, chat.SendMessageRequest{Type: "channel", To: toChannel, Topic: &ticket, Content: "more"})
-		done, err := svc.DeleteTopic(ctx, owner, channel, ticket)
+		done, err := svc.DeleteTopic(ctx, chat.AsUser(owner), channel, ticket)
 		wantNoErr(t, "DeleteTopic", err)
 		if !done {
 			t.Fatal("DeleteTopic did not finish")

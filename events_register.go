@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // ClientCapabilities are the client_capabilities a client declares when it
-// registers (PROTOCOL.md C1.2).
+// registers.
 type ClientCapabilities struct {
 	NotificationSettingsNull   bool `json:"notification_settings_null"`
 	BulkMessageDeletion        bool `json:"bulk_message_deletion"`
@@ -44,8 +46,15 @@ type RegisterRequest struct {
 	// ApplyMarkdown gives message events HTML content rather than the
 	// Markdown source.
 	ApplyMarkdown bool
-	// Narrow restricts the message events of the queue (PROTOCOL.md C1.4).
+	// Narrow restricts the message events of the queue.
 	Narrow []NarrowTerm
+	// SlimPresence asks for presences by user ID, each with its
+	// active_timestamp and idle_timestamp, instead of by email in the
+	// legacy form.
+	SlimPresence bool
+	// PresenceHistoryLimitDays bounds how long ago a user may have been
+	// connected and still be listed; nil means 14 days.
+	PresenceHistoryLimitDays *int
 	// QueueLifespan is how long the queue outlives its last request; zero
 	// means the hub's default.
 	QueueLifespan time.Duration
@@ -58,9 +67,9 @@ type RegisterState map[string]any
 
 // stateBlock adds one fetch type's keys to a register answer. Each block
 // reads in transactions of its own, after the queue exists.
-type stateBlock func(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error
+type stateBlock func(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error
 
-// stateBlocks are the initial-state blocks by fetch type (PROTOCOL.md C1.5).
+// stateBlocks are the initial-state blocks by fetch type.
 // Unknown fetch types are ignored, as by the reference server.
 var stateBlocks = map[string]stateBlock{
 	"realm":                        realmState,
@@ -80,6 +89,11 @@ var stateBlocks = map[string]stateBlock{
 	"default_streams":              defaultStreamState,
 	"video_calls":                  videoCallState,
 	"message":                      messageState,
+	"update_message_flags":         unreadState,
+	"starred_messages":             starredState,
+	"user_settings":                userSettingsState,
+	"realm_emoji":                  realmEmojiState,
+	"presence":                     presenceRegisterState,
 }
 
 // Register creates an event queue for the actor and returns it with the
@@ -89,12 +103,12 @@ var stateBlocks = map[string]stateBlock{
 //
 // Errors: BAD_REQUEST "Operator {op} not supported." and "Operand {x} not
 // supported." for a narrow the queue cannot apply, and those of Users.
-func (s *Service) Register(ctx context.Context, actor int64, req RegisterRequest) (RegisterState, error) {
+func (s *Service) Register(ctx context.Context, actor Actor, req RegisterRequest) (RegisterState, error) {
 	if err := checkQueueNarrow(req.Narrow); err != nil {
 		return nil, err
 	}
 	var realmID int64
-	if err := s.view(ctx, func(tx Tx) error {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		realmID = realm.ID
 		return err
@@ -102,7 +116,7 @@ func (s *Service) Register(ctx context.Context, actor int64, req RegisterRequest
 		return nil, err
 	}
 	queueID, err := s.hub.NewQueue(QueueOptions{
-		UserID: actor, RealmID: realmID, EventTypes: req.EventTypes,
+		UserID: actor.UserID(), RealmID: realmID, EventTypes: req.EventTypes,
 		StreamTypingNotifications: req.ClientCapabilities.StreamTypingNotifications,
 		Lifespan:                  req.QueueLifespan,
 		MessageFormat: MessageFormat{ApplyMarkdown: req.ApplyMarkdown, ClientGravatar: req.ClientGravatar,
@@ -133,7 +147,7 @@ func (s *Service) Register(ctx context.Context, actor int64, req RegisterRequest
 		}
 		if block, ok := stateBlocks[name]; ok {
 			if err := block(s, ctx, actor, &req, state); err != nil {
-				s.hub.DeleteQueue(actor, queueID)
+				s.hub.DeleteQueue(actor.UserID(), queueID)
 				return nil, err
 			}
 		}
@@ -141,7 +155,7 @@ func (s *Service) Register(ctx context.Context, actor int64, req RegisterRequest
 	return state, nil
 }
 
-// checkQueueNarrow validates an event queue's narrow (PROTOCOL.md C1.4).
+// checkQueueNarrow validates an event queue's narrow.
 func checkQueueNarrow(narrow []NarrowTerm) error {
 	for _, t := range narrow {
 		switch t.Operator {
@@ -158,7 +172,7 @@ func checkQueueNarrow(narrow []NarrowTerm) error {
 }
 
 // versionKeys are the version fields of every register answer, under the
-// spec's names and the reference server's (PROTOCOL.md A1).
+// spec's names and the reference server's.
 func (s *Service) versionKeys() map[string]any {
 	return map[string]any{
 		"service_feature_level": FeatureLevel, "zulip_feature_level": FeatureLevel,
@@ -167,7 +181,7 @@ func (s *Service) versionKeys() map[string]any {
 	}
 }
 
-// Protocol constants of the register answer (PROTOCOL.md C1.5). The
+// Protocol constants of the register answer. The
 // length limits are with the operations that enforce them.
 const (
 	MaxMessageLength                 = 10000
@@ -194,8 +208,8 @@ var ReportMessageTypes = []ReportType{
 }
 
 // registerViewer reads the actor and realm for a block.
-func (s *Service) registerViewer(ctx context.Context, actor int64, req *RegisterRequest, fn func(tx Tx, v *viewer) error) error {
-	return s.view(ctx, func(tx Tx) error {
+func (s *Service) registerViewer(ctx context.Context, actor Actor, req *RegisterRequest, fn func(tx storage.Tx, v *viewer) error) error {
+	return s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{ClientGravatar: req.ClientGravatar, IncludeCustomProfileFields: true})
 		if err != nil {
 			return err
@@ -206,8 +220,8 @@ func (s *Service) registerViewer(ctx context.Context, actor int64, req *Register
 
 // realmState is the "realm" block: the organization's settings and the
 // server's limits.
-func realmState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(_ Tx, v *viewer) error {
+func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
+	return s.registerViewer(ctx, actor, req, func(_ storage.Tx, v *viewer) error {
 		r := v.realm
 		// The settings first: the block's own keys below replace them
 		// where the wire differs from the stored value (the description
@@ -243,6 +257,11 @@ func realmState(s *Service, ctx context.Context, actor int64, req *RegisterReque
 			"realm_zulip_update_announcements_stream_id":       wireChannelID(r.ZulipUpdateAnnouncementsStreamID),
 			"realm_moderation_request_channel_id":              wireChannelID(r.ModerationRequestChannelID),
 			"realm_mandatory_topics":                           r.TopicsPolicy == TopicsDisableEmpty,
+			// This server keeps messages for good and no edit history:
+			// the reference's "unlimited" and "none".
+			"realm_message_retention_days":                 -1,
+			"realm_allow_edit_history":                     false,
+			"realm_message_edit_history_visibility_policy": "none",
 		} {
 			state[k] = val
 		}
@@ -260,8 +279,8 @@ func wireChannelID(id int64) int64 {
 
 // realmUserState is the "realm_user" block: the organization's users and
 // the requesting user's own fields.
-func realmUserState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
+func realmUserState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
+	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		records, err := tx.Users(v.realm.ID, nil)
 		if err != nil {
 			return err
@@ -301,7 +320,7 @@ func realmUserState(s *Service, ctx context.Context, actor int64, req *RegisterR
 // subscriptionState is the "subscription" block: the channels the user is
 // subscribed to with their settings, and the channels they could join.
 // Unsubscribing forgets a subscription, so "unsubscribed" is always empty.
-func subscriptionState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func subscriptionState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	subs, err := s.Subscriptions(ctx, actor, true)
 	if err != nil {
 		return err
@@ -333,7 +352,7 @@ func subscriptionState(s *Service, ctx context.Context, actor int64, _ *Register
 }
 
 // streamState is the "stream" block: every channel the user can see.
-func streamState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func streamState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	channels, err := s.Channels(ctx, actor, ChannelQuery{IncludePublic: true, IncludeWebPublic: true, IncludeSubscribed: true})
 	if err != nil {
 		return err
@@ -346,7 +365,7 @@ func streamState(s *Service, ctx context.Context, actor int64, _ *RegisterReques
 }
 
 // profileFieldState is the "custom_profile_fields" block.
-func profileFieldState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func profileFieldState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	fields, err := s.ProfileFields(ctx, actor)
 	if err != nil {
 		return err
@@ -379,9 +398,9 @@ var profileFieldTypeNames = []struct {
 
 // userStatusState is the "user_status" block: the statuses that say
 // something, keyed by user ID.
-func userStatusState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
+func userStatusState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	statuses := map[string]any{}
-	err := s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
+	err := s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		users, err := tx.Users(v.realm.ID, nil)
 		if err != nil {
 			return err
@@ -411,8 +430,8 @@ func userStatusState(s *Service, ctx context.Context, actor int64, req *Register
 }
 
 // linkifierState is the "realm_linkifiers" block; clients without the
-// linkifier_url_template capability get an empty list (PROTOCOL.md C1.2).
-func linkifierState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
+// linkifier_url_template capability get an empty list.
+func linkifierState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	if !req.ClientCapabilities.LinkifierURLTemplate {
 		state["realm_linkifiers"] = []Linkifier{}
 		return nil
@@ -426,13 +445,13 @@ func linkifierState(s *Service, ctx context.Context, actor int64, req *RegisterR
 }
 
 // legacyFilterState is the "realm_filters" block, always empty.
-func legacyFilterState(_ *Service, _ context.Context, _ int64, _ *RegisterRequest, state RegisterState) error {
+func legacyFilterState(_ *Service, _ context.Context, _ Actor, _ *RegisterRequest, state RegisterState) error {
 	state["realm_filters"] = []any{}
 	return nil
 }
 
 // realmDomainState is the "realm_domains" block.
-func realmDomainState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func realmDomainState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	domains, err := s.RealmDomains(ctx, actor)
 	if domains == nil {
 		domains = []RealmDomain{}
@@ -442,7 +461,7 @@ func realmDomainState(s *Service, ctx context.Context, actor int64, _ *RegisterR
 }
 
 // userGroupState is the "realm_user_groups" block.
-func userGroupState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
+func userGroupState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	groups, err := s.UserGroups(ctx, actor, req.ClientCapabilities.IncludeDeactivatedGroups)
 	if groups == nil {
 		groups = []UserGroupView{}
@@ -452,8 +471,8 @@ func userGroupState(s *Service, ctx context.Context, actor int64, req *RegisterR
 }
 
 // userSettingsDefaultsState is the "realm_user_settings_defaults" block.
-func userSettingsDefaultsState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(_ Tx, v *viewer) error {
+func userSettingsDefaultsState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
+	return s.registerViewer(ctx, actor, req, func(_ storage.Tx, v *viewer) error {
 		state["realm_user_settings_defaults"] = map[string]any{
 			"email_address_visibility": v.realm.DefaultEmailVisibility,
 			"presence_enabled":         true,
@@ -464,7 +483,7 @@ func userSettingsDefaultsState(s *Service, ctx context.Context, actor int64, req
 
 // channelFolderState is the "channel_folders" block, archived ones
 // included.
-func channelFolderState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func channelFolderState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	folders, err := s.ChannelFolders(ctx, actor, true)
 	if folders == nil {
 		folders = []ChannelFolderView{}
@@ -474,21 +493,21 @@ func channelFolderState(s *Service, ctx context.Context, actor int64, _ *Registe
 }
 
 // userTopics reads the actor's topic visibility policies.
-func (s *Service) userTopics(ctx context.Context, actor int64) ([]UserTopic, error) {
-	var out []UserTopic
-	err := s.view(ctx, func(tx Tx) error {
+func (s *Service) userTopics(ctx context.Context, actor Actor) ([]storage.UserTopic, error) {
+	var out []storage.UserTopic
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		if _, _, err := s.actor(tx, actor); err != nil {
 			return err
 		}
 		var err error
-		out, err = tx.UserTopics(actor)
+		out, err = tx.UserTopics(actor.UserID())
 		return err
 	})
 	return out, err
 }
 
 // userTopicState is the "user_topic" block.
-func userTopicState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
+func userTopicState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	rows, err := s.userTopics(ctx, actor)
 	if err != nil {
 		return err
@@ -510,7 +529,7 @@ func userTopicState(s *Service, ctx context.Context, actor int64, req *RegisterR
 
 // mutedTopicState is the legacy "muted_topics" block: [channel name,
 // topic, time] of each muted topic.
-func mutedTopicState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func mutedTopicState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	rows, err := s.userTopics(ctx, actor)
 	if err != nil {
 		return err
@@ -535,7 +554,7 @@ func mutedTopicState(s *Service, ctx context.Context, actor int64, _ *RegisterRe
 
 // defaultStreamState is the "default_streams" block: the IDs of the default
 // channels ([] for guests).
-func defaultStreamState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func defaultStreamState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	channels, err := s.Channels(ctx, actor, ChannelQuery{IncludeDefault: true})
 	if err != nil {
 		return err
@@ -549,14 +568,14 @@ func defaultStreamState(s *Service, ctx context.Context, actor int64, _ *Registe
 }
 
 // videoCallState is the "video_calls" block.
-func videoCallState(s *Service, ctx context.Context, actor int64, _ *RegisterRequest, state RegisterState) error {
+func videoCallState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
 	has, err := s.HasVideoCallToken(ctx, actor)
 	state["has_videocall_token"] = has
 	return err
 }
 
 // listedUsers is a user list whose name tells whether its users are active,
-// so its JSON form leaves is_active out (PROTOCOL.md C14.3).
+// so its JSON form leaves is_active out.
 type listedUsers []User
 
 // AppendJSON appends the JSON array of the users, without is_active.
@@ -573,3 +592,16 @@ func (us listedUsers) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the list as a JSON array.
 func (us listedUsers) MarshalJSON() ([]byte, error) { return us.AppendJSON(nil), nil }
+
+// fetches reports whether a register request fetches the state block
+// name: named in its fetch_event_types, else in its event_types, else
+// every block is.
+func fetches(req *RegisterRequest, name string) bool {
+	switch {
+	case req.FetchEventTypes != nil:
+		return slices.Contains(req.FetchEventTypes, name)
+	case req.EventTypes != nil:
+		return slices.Contains(req.EventTypes, name)
+	}
+	return true
+}

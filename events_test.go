@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -32,7 +33,7 @@ func (r *recorder) take() []chat.Event {
 }
 
 func TestDeactivationEvents(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		rec := &recorder{}
 		svc, _ := newService(t, newStore, chat.Config{Events: rec})
 		ctx := t.Context()
@@ -48,7 +49,7 @@ func TestDeactivationEvents(t *testing.T) {
 			}
 			ids = append(ids, res.UserID)
 		}
-		if err := svc.DeactivateUser(ctx, org.UserID, ids[3]); err != nil {
+		if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), ids[3]); err != nil {
 			t.Fatal(err)
 		}
 		want := []chat.Event{{RealmID: org.RealmID, AllUsers: true, Payload: map[string]any{
@@ -60,14 +61,14 @@ func TestDeactivationEvents(t *testing.T) {
 		}
 
 		// A failed operation publishes nothing.
-		if err := svc.DeactivateUser(ctx, org.UserID, ids[3]); err == nil {
+		if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), ids[3]); err == nil {
 			t.Fatal("deactivating twice succeeded")
 		}
 		if got := rec.take(); len(got) != 0 {
 			t.Errorf("failed deactivation published %v", got)
 		}
 
-		if err := svc.ReactivateUser(ctx, org.UserID, ids[3]); err != nil {
+		if err := svc.ReactivateUser(ctx, chat.AsUser(org.UserID), ids[3]); err != nil {
 			t.Fatal(err)
 		}
 		want[0].Payload["person"] = map[string]any{"user_id": ids[3], "is_active": true}
@@ -88,7 +89,7 @@ func TestNoEventSinkIsFine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.DeactivateUser(ctx, org.UserID, res.UserID); err != nil {
+	if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), res.UserID); err != nil {
 		t.Fatal(err)
 	}
 }

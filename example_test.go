@@ -50,7 +50,7 @@ func Example() {
 	}
 
 	// Bob, a guest, sees Ann under her placeholder address only.
-	users, err := svc.Users(ctx, bob.UserID, chat.UserQuery{})
+	users, err := svc.Users(ctx, chat.AsUser(bob.UserID), chat.UserQuery{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -95,14 +95,14 @@ func ExampleService_CreateUser() {
 		return
 	}
 
-	_, err = svc.CreateUser(ctx, guest.UserID, "eve@acme.example", "secret-password", "Eve")
+	_, err = svc.CreateUser(ctx, chat.AsUser(guest.UserID), "eve@acme.example", "secret-password", "Eve")
 	fmt.Println(errors.Is(err, chat.ErrMustBeAdmin))
 	var e *chat.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Code, e.Msg)
 	}
 
-	_, err = svc.CreateUser(ctx, org.UserID, "eve@acme.example", "secret-password", "Eve|42")
+	_, err = svc.CreateUser(ctx, chat.AsUser(org.UserID), "eve@acme.example", "secret-password", "Eve|42")
 	fmt.Println(err)
 	// Output:
 	// true

@@ -1,12 +1,16 @@
 package chat
 
-import "context"
+import (
+	"context"
+
+	"github.com/teamchat/chat/storage"
+)
 
 // CountTopicMessages counts the messages of a channel's topic, for tests.
 func (s *Service) CountTopicMessages(ctx context.Context, channelID int64, topic string) int {
 	n := 0
-	_ = s.view(ctx, func(tx Tx) error {
-		ids, err := tx.TopicMessageIDs(channelID, TopicKey(topic), 1<<30)
+	_ = s.view(ctx, noActor, func(tx storage.Tx) error {
+		ids, err := tx.TopicMessageIDs(channelID, storage.TopicKey(topic), 1<<30)
 		n = len(ids)
 		return err
 	})
@@ -19,8 +23,8 @@ func (s *Service) CountTopicMessages(ctx context.Context, channelID int64, topic
 // transaction of its own, as if sender had sent message messageID with
 // content.
 func (s *Service) LinkAttachmentsForTest(ctx context.Context, sender, messageID int64, content string) error {
-	return s.update(ctx, func(tx Tx) error {
-		u, _, err := s.actor(tx, sender)
+	return s.update(ctx, AsUser(sender), func(tx storage.Tx) error {
+		u, _, err := s.actor(tx, AsUser(sender))
 		if err != nil {
 			return err
 		}
@@ -30,4 +34,4 @@ func (s *Service) LinkAttachmentsForTest(ctx context.Context, sender, messageID 
 
 // SetMessageReadCheckerForTest installs the message-access rule that the
 // messages code will provide.
-func (s *Service) SetMessageReadCheckerForTest(f MessageReadChecker) { s.readMessage = f }
+func (s *Service) SetMessageReadCheckerForTest(f messageReadChecker) { s.readMessage = f }

@@ -105,17 +105,17 @@ func FuzzLinkifier(f *testing.F) {
 		if reverse != "" {
 			req.ReverseTemplate = &reverse
 		}
-		id, err := svc.AddLinkifier(ctx, org.UserID, req)
+		id, err := svc.AddLinkifier(ctx, chat.AsUser(org.UserID), req)
 		if err != nil {
 			clientError(t, pattern+" "+template, err)
 			return
 		}
 		defer func() {
-			if err := svc.DeleteLinkifier(ctx, org.UserID, id); err != nil {
+			if err := svc.DeleteLinkifier(ctx, chat.AsUser(org.UserID), id); err != nil {
 				t.Fatal(err)
 			}
 		}()
-		list, err := svc.Linkifiers(ctx, org.UserID)
+		list, err := svc.Linkifiers(ctx, chat.AsUser(org.UserID))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,15 +1,13 @@
 package chat
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
-	"strconv"
-	"time"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// System group names (PROTOCOL.md C11). Every organization has these groups
+// System group names. Every organization has these groups
 // from its creation.
 const (
 	GroupNobody         = "role:nobody"
@@ -35,44 +33,17 @@ var systemGroups = []struct{ name, description, subgroup string }{
 	{GroupInternet, "Everyone on the Internet", GroupEveryone},
 }
 
-// UserGroup is a user group as stored. The members of a system group follow
-// from the users' roles and are not stored: Members is empty for them.
-type UserGroup struct {
-	ID          int64
-	RealmID     int64
-	Name        string
-	Description string
-	IsSystem    bool
-	// CreatorID is zero for system groups.
-	CreatorID   int64
-	DateCreated time.Time
-	Deactivated bool
-	// Members and Subgroups are the direct members and subgroups, sorted.
-	Members   []int64
-	Subgroups []int64
-}
-
-// GroupTx stores user groups.
-type GroupTx interface {
-	// CreateUserGroups stores the groups under new increasing IDs, in order,
-	// and sets their IDs. It returns ErrExists, storing none, when a realm
-	// would have two groups of the same name.
-	CreateUserGroups(gs []*UserGroup) error
-	// UserGroups returns the realm's groups ordered by ID.
-	UserGroups(realmID int64) ([]UserGroup, error)
-}
-
 // createSystemGroups creates the system groups of a new organization.
-func createSystemGroups(tx Tx, realm Realm) error {
-	byName := map[string]*UserGroup{}
+func createSystemGroups(tx storage.Tx, realm Realm) error {
+	byName := map[string]*storage.UserGroup{}
 	for _, sg := range systemGroups {
-		g := &UserGroup{RealmID: realm.ID, Name: sg.name, Description: sg.description,
+		g := &storage.UserGroup{RealmID: realm.ID, Name: sg.name, Description: sg.description,
 			IsSystem: true, DateCreated: realm.DateCreated}
 		if sg.subgroup != "" {
 			g.Subgroups = []int64{byName[sg.subgroup].ID}
 		}
 		// One at a time: each group names the ID of the one before.
-		if err := tx.CreateUserGroups([]*UserGroup{g}); err != nil {
+		if err := tx.CreateUserGroups([]*storage.UserGroup{g}); err != nil {
 			return err
 		}
 		byName[sg.name] = g
@@ -82,17 +53,17 @@ func createSystemGroups(tx Tx, realm Realm) error {
 
 // groups is the realm's user groups, indexed for permission checks.
 type groups struct {
-	byID   map[int64]*UserGroup
-	byName map[string]*UserGroup
-	list   []UserGroup
+	byID   map[int64]*storage.UserGroup
+	byName map[string]*storage.UserGroup
+	list   []storage.UserGroup
 }
 
-func loadGroups(tx Tx, realmID int64) (*groups, error) {
+func loadGroups(tx storage.Tx, realmID int64) (*groups, error) {
 	list, err := tx.UserGroups(realmID)
 	if err != nil {
 		return nil, err
 	}
-	g := &groups{byID: make(map[int64]*UserGroup, len(list)), byName: make(map[string]*UserGroup, len(list)), list: list}
+	g := &groups{byID: make(map[int64]*storage.UserGroup, len(list)), byName: make(map[string]*storage.UserGroup, len(list)), list: list}
 	for i := range list {
 		g.byID[list[i].ID] = &list[i]
 		if list[i].IsSystem {
@@ -130,7 +101,7 @@ func roleMember(name string, role Role) bool {
 
 // contains reports whether u belongs to the group with the ID, directly or
 // through nested subgroups. Cycles are harmless.
-func (g *groups) contains(id int64, u *UserRecord) bool {
+func (g *groups) contains(id int64, u *storage.UserRecord) bool {
 	seen := map[int64]bool{}
 	var walk func(int64) bool
 	walk = func(id int64) bool {
@@ -157,7 +128,7 @@ func (g *groups) contains(id int64, u *UserRecord) bool {
 }
 
 // allows reports whether u is in the group-setting value.
-func (g *groups) allows(v GroupSetting, u *UserRecord) bool {
+func (g *groups) allows(v GroupSetting, u *storage.UserRecord) bool {
 	if v.IsGroup() {
 		return g.contains(v.GroupID, u)
 	}
@@ -172,126 +143,8 @@ func (g *groups) allows(v GroupSetting, u *UserRecord) bool {
 	return false
 }
 
-// GroupSetting is a group-setting value: either a user group (GroupID not
-// zero) or an anonymous group of direct members and subgroups. Its JSON form
-// is the integer group ID or {"direct_members": [...], "direct_subgroups":
-// [...]}.
-type GroupSetting struct {
-	GroupID   int64
-	Members   []int64
-	Subgroups []int64
-}
-
-// IsGroup reports whether the value names a user group.
-func (v GroupSetting) IsGroup() bool { return v.GroupID != 0 }
-
 // GroupSettingOf returns the value naming the group with the ID.
 func GroupSettingOf(id int64) GroupSetting { return GroupSetting{GroupID: id} }
-
-// clone returns v with its own slices.
-func (v GroupSetting) clone() GroupSetting {
-	return GroupSetting{GroupID: v.GroupID, Members: slices.Clone(v.Members), Subgroups: slices.Clone(v.Subgroups)}
-}
-
-// MarshalJSON writes the integer or the object form; the lists are never
-// null.
-func (v GroupSetting) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
-
-func (v GroupSetting) appendJSON(b []byte) []byte {
-	if v.IsGroup() {
-		return strconv.AppendInt(b, v.GroupID, 10)
-	}
-	b = append(b, `{"direct_members":`...)
-	b = appendIDs(b, v.Members)
-	b = append(b, `,"direct_subgroups":`...)
-	b = appendIDs(b, v.Subgroups)
-	return append(b, '}')
-}
-
-func appendIDs(b []byte, ids []int64) []byte {
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return append(b, ']')
-}
-
-// UnmarshalJSON reads either form; errors name the value "value".
-func (v *GroupSetting) UnmarshalJSON(data []byte) error {
-	parsed, err := ParseGroupSetting("value", data)
-	if err != nil {
-		return err
-	}
-	*v = parsed
-	return nil
-}
-
-// ParseGroupSetting decodes the JSON form of a group-setting value sent as
-// the parameter name, with the reference server's error texts.
-func ParseGroupSetting(name string, data []byte) (GroupSetting, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '{' {
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return GroupSetting{}, errorf("%s is not valid JSON", name)
-		}
-		for key := range raw {
-			if key != "direct_members" && key != "direct_subgroups" {
-				return GroupSetting{}, errorf("Argument \"%s\" at %s is unexpected", key, name)
-			}
-		}
-		var v GroupSetting
-		for _, f := range []struct {
-			key string
-			dst *[]int64
-		}{{"direct_members", &v.Members}, {"direct_subgroups", &v.Subgroups}} {
-			r, ok := raw[f.key]
-			if !ok {
-				return GroupSetting{}, errorf("%s[\"%s\"] field is missing: Field required", name, f.key)
-			}
-			ids, err := intList(r)
-			if err != nil {
-				return GroupSetting{}, errorf("%s[\"%s\"] is not a list of integers", name, f.key)
-			}
-			slices.Sort(ids)
-			*f.dst = slices.Compact(ids)
-		}
-		return v, nil
-	}
-	var n json.Number
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&n); err != nil {
-		return GroupSetting{}, errorf("%s is not an integer or a dict", name)
-	}
-	id, err := strconv.ParseInt(string(n), 10, 64)
-	if err != nil {
-		return GroupSetting{}, errorf("%s is not an integer or a dict", name)
-	}
-	return GroupSetting{GroupID: id}, nil
-}
-
-// intList decodes a JSON array of integers (never null).
-func intList(data []byte) ([]int64, error) {
-	var raw []json.Number
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil || raw == nil {
-		return nil, errorf("not a list")
-	}
-	out := make([]int64, len(raw))
-	for i, n := range raw {
-		id, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil {
-			return nil, errorf("not an integer")
-		}
-		out[i] = id
-	}
-	return out, nil
-}
 
 // groupSettingRule says which system groups a setting accepts.
 type groupSettingRule struct {
@@ -302,7 +155,7 @@ type groupSettingRule struct {
 // group and user must exist there, and the setting must accept the system
 // group. An anonymous value that is empty becomes role:nobody, as the
 // reference server stores it.
-func checkGroupSetting(tx Tx, g *groups, realmID int64, setting string, v GroupSetting, rule groupSettingRule) (GroupSetting, error) {
+func checkGroupSetting(tx storage.Tx, g *groups, realmID int64, setting string, v GroupSetting, rule groupSettingRule) (GroupSetting, error) {
 	if v.IsGroup() {
 		grp := g.byID[v.GroupID]
 		if grp == nil || grp.Deactivated {
@@ -333,17 +186,16 @@ func checkGroupSetting(tx Tx, g *groups, realmID int64, setting string, v GroupS
 		}
 		if len(users) != len(v.Members) {
 			for _, id := range v.Members {
-				if !slices.ContainsFunc(users, func(u UserRecord) bool { return u.ID == id }) {
+				if !slices.ContainsFunc(users, func(u storage.UserRecord) bool { return u.ID == id }) {
 					return GroupSetting{}, errorf("Invalid user ID: %d", id)
 				}
 			}
 		}
 	}
-	return v.clone(), nil
+	return v.Clone(), nil
 }
 
-// UserGroupView is a user group as GET /user_groups shows it (PROTOCOL.md
-// C11).
+// UserGroupView is a user group as GET /user_groups shows it.
 type UserGroupView struct {
 	ID                    int64        `json:"id"`
 	Name                  string       `json:"name"`
@@ -366,9 +218,9 @@ type UserGroupView struct {
 // groups with their role-derived direct members. Any active user may call
 // it; deactivated groups only when includeDeactivated.
 // Errors: those of the actor check (ErrNotLoggedIn, ...).
-func (s *Service) UserGroups(ctx context.Context, actor int64, includeDeactivated bool) ([]UserGroupView, error) {
+func (s *Service) UserGroups(ctx context.Context, actor Actor, includeDeactivated bool) ([]UserGroupView, error) {
 	var out []UserGroupView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -418,3 +270,14 @@ func (s *Service) UserGroups(ctx context.Context, actor int64, includeDeactivate
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// ParseGroupSetting decodes the JSON form of a group-setting value sent as
+// the parameter name. Errors: BAD_REQUEST with the reference server's
+// texts, such as "{name} is not an integer or a dict".
+func ParseGroupSetting(name string, data []byte) (GroupSetting, error) {
+	v, err := storage.ParseGroupSetting(name, data)
+	if err != nil {
+		return GroupSetting{}, &Error{Code: CodeBadRequest, Msg: err.Error()}
+	}
+	return v, nil
+}

@@ -11,27 +11,32 @@ import (
 	"sync"
 	"testing"
 	"time"
+	_ "time/tzdata" // time zones validate as in chatd, whatever the machine has
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/internal/pgtest"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 	"github.com/teamchat/chat/storage/postgres"
 	"github.com/teamchat/chat/storage/sqlite"
+	"github.com/teamchat/chat/storage/storagetest"
 )
 
 // backend opens an empty store of one storage implementation.
 type backend struct {
 	name string
-	open func(t *testing.T) chat.Store
+	open func(t *testing.T) storage.Store
 }
 
 // backends lists every storage implementation the domain tests run on.
 var backends = []backend{
-	{"memory", func(t *testing.T) chat.Store { return memory.New() }},
-	{"sqlite", func(t *testing.T) chat.Store {
+	{"memory", func(t *testing.T) storage.Store { return memory.New() }},
+	// The optional queries of the storage SPI, derived.
+	{"memory-required-only", func(t *testing.T) storage.Store { return storagetest.RequiredOnly(memory.New()) }},
+	{"sqlite", func(t *testing.T) storage.Store {
 		t.Helper()
 		st, err := sqlite.Open(filepath.Join(t.TempDir(), "chat.db"))
 		if err != nil {
@@ -47,7 +52,7 @@ func init() {
 	if !pgtest.Available() && !pgtest.InCI() {
 		return
 	}
-	backends = append(backends, backend{"postgres", func(t *testing.T) chat.Store {
+	backends = append(backends, backend{"postgres", func(t *testing.T) storage.Store {
 		t.Helper()
 		st, err := postgres.Open(context.Background(), pgtest.Schema(t))
 		if err != nil {
@@ -60,11 +65,11 @@ func init() {
 // forEachStore runs fn once per storage backend, as a subtest named after
 // the backend. newStore opens a fresh, empty store that is closed when the
 // test that opened it ends.
-func forEachStore(t *testing.T, fn func(t *testing.T, newStore func(t *testing.T) chat.Store)) {
+func forEachStore(t *testing.T, fn func(t *testing.T, newStore func(t *testing.T) storage.Store)) {
 	t.Helper()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			fn(t, func(t *testing.T) chat.Store {
+			fn(t, func(t *testing.T) storage.Store {
 				t.Helper()
 				st := b.open(t)
 				t.Cleanup(func() {
@@ -110,7 +115,7 @@ func (c *fakeClock) Advance(d time.Duration) time.Time {
 // newService returns a service over a fresh store with a fake clock and
 // fast password hashing. cfg may set other fields; Now and PasswordCost are
 // overwritten.
-func newService(t *testing.T, newStore func(t *testing.T) chat.Store, cfg chat.Config) (*chat.Service, *fakeClock) {
+func newService(t *testing.T, newStore func(t *testing.T) storage.Store, cfg chat.Config) (*chat.Service, *fakeClock) {
 	t.Helper()
 	clock := newClock()
 	cfg.Now = clock.Now
@@ -159,7 +164,7 @@ func (f *fixture) all() []*account {
 		f.visEveryone, f.visMembers, f.visAdmins, f.visNobody, f.visModerators}
 }
 
-func newFixture(t *testing.T, newStore func(t *testing.T) chat.Store) *fixture {
+func newFixture(t *testing.T, newStore func(t *testing.T) storage.Store) *fixture {
 	t.Helper()
 	svc, clock := newService(t, newStore, chat.Config{})
 	f := &fixture{svc: svc, clock: clock, byID: map[int64]*account{}}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // SlackImportOptions are the settings of ImportSlack.
@@ -107,7 +109,7 @@ func (s *Service) ImportSlack(ctx context.Context, r io.ReaderAt, size int64, op
 	if err := im.checkOrg(); err != nil {
 		return ImportResult{}, err
 	}
-	err = s.update(ctx, func(tx Tx) error {
+	err = s.update(ctx, noActor, func(tx storage.Tx) error {
 		// A backend may run fn again after a conflict (PostgreSQL's
 		// serialization failures): start over, without the files of the
 		// attempt that was rolled back.
@@ -127,7 +129,7 @@ func (s *Service) ImportSlack(ctx context.Context, r io.ReaderAt, size int64, op
 type slackImport struct {
 	s     *Service
 	ctx   context.Context
-	tx    Tx
+	tx    storage.Tx
 	opts  SlackImportOptions
 	start time.Time
 	realm Realm
@@ -175,7 +177,7 @@ type slackConv struct {
 type threadKey struct{ folder, ts string }
 
 // reset clears what an attempt of the import wrote down.
-func (im *slackImport) reset(tx Tx) {
+func (im *slackImport) reset(tx storage.Tx) {
 	im.tx, im.res, im.realm = tx, ImportResult{}, Realm{}
 	im.users, im.channels, im.byFolder = map[string]*slackUser{}, map[string]*slackConv{}, map[string]*slackConv{}
 	im.threads, im.emoji, im.realmEmoji = map[threadKey]string{}, map[string]string{}, map[string]int64{}
@@ -281,7 +283,7 @@ func (im *slackImport) run() error {
 	im.conv = slackConverter{refs: im}
 	im.realm = Realm{Name: im.opts.Name, Host: im.opts.Host, URL: im.opts.URL, DateCreated: im.s.now(),
 		DefaultEmailVisibility: EmailVisibleEveryone, RealmSettings: DefaultRealmSettings()}
-	if err := im.tx.CreateRealm(&im.realm); errors.Is(err, ErrExists) {
+	if err := im.tx.CreateRealm(&im.realm); errors.Is(err, storage.ErrExists) {
 		return errorf("An organization with host %s already exists", im.opts.Host)
 	} else if err != nil {
 		return err
@@ -393,7 +395,7 @@ func (im *slackImport) importUsers() (int64, error) {
 		if name == "" {
 			return malformed(file, "user %s has no valid name", su.ID)
 		}
-		u := UserRecord{RealmID: im.realm.ID, FullName: name, Role: RoleMember, IsActive: !su.Deleted,
+		u := storage.UserRecord{RealmID: im.realm.ID, FullName: name, Role: RoleMember, IsActive: !su.Deleted,
 			DateJoined: im.s.now(), IsImportedStub: true, AvatarSource: AvatarGravatar, AvatarVersion: 1,
 			EmailVisibility: im.realm.DefaultEmailVisibility, PresenceEnabled: true}
 		switch {
@@ -422,7 +424,7 @@ func (im *slackImport) importUsers() (int64, error) {
 		if u.APIKey, err = im.s.newAPIKey(); err != nil {
 			return err
 		}
-		if err := im.tx.CreateUser(&u); errors.Is(err, ErrExists) {
+		if err := im.tx.CreateUser(&u); errors.Is(err, storage.ErrExists) {
 			return malformed(file, "user %s: email address %s is used twice", su.ID, u.Email)
 		} else if err != nil {
 			return err
@@ -497,7 +499,7 @@ func (im *slackImport) importEmoji() error {
 		if !validRealmEmojiName(name) {
 			continue
 		}
-		e := RealmEmoji{RealmID: im.realm.ID, Name: name}
+		e := storage.RealmEmoji{RealmID: im.realm.ID, Name: name}
 		if err := im.tx.CreateRealmEmoji(&e); err != nil {
 			return err
 		}
@@ -575,11 +577,11 @@ func (im *slackImport) importChannels(owner int64) error {
 			}
 			c.Description = desc
 			c.RenderedDescription = renderPlainText(desc)
-			if err := im.tx.CreateChannels([]*Channel{&c}); err != nil {
+			if err := im.tx.CreateChannels([]*storage.Channel{&c}); err != nil {
 				return err
 			}
 			im.channels[sc.ID] = &slackConv{folder: sc.Name, channelID: c.ID, name: c.Name}
-			var subs []Subscription
+			var subs []storage.Subscription
 			seen := map[int64]bool{}
 			for _, m := range sc.Members {
 				u, ok := im.users[m]
@@ -592,7 +594,7 @@ func (im *slackImport) importChannels(owner int64) error {
 				}
 				color := pickColor(used[u.id], c.ID)
 				used[u.id][color] = true
-				subs = append(subs, Subscription{UserID: u.id, ChannelID: c.ID, Color: color})
+				subs = append(subs, storage.Subscription{UserID: u.id, ChannelID: c.ID, Color: color})
 			}
 			if err := im.tx.CreateSubscriptions(subs); err != nil {
 				return err
@@ -619,7 +621,7 @@ func uniqueChannelName(name string, keys map[string]bool) string {
 		name = string([]rune(name)[:MaxChannelNameLength])
 	}
 	base := name
-	for n := 2; keys[ChannelNameKey(name)]; n++ {
+	for n := 2; keys[storage.ChannelNameKey(name)]; n++ {
 		suffix := "-" + strconv.Itoa(n)
 		r := []rune(base)
 		if len(r)+len(suffix) > MaxChannelNameLength {
@@ -627,7 +629,7 @@ func uniqueChannelName(name string, keys map[string]bool) string {
 		}
 		name = string(r) + suffix
 	}
-	keys[ChannelNameKey(name)] = true
+	keys[storage.ChannelNameKey(name)] = true
 	return name
 }
 

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // slackMessageJSON is an element of a day file.
@@ -143,7 +145,7 @@ func (h *dayHeap) Pop() any {
 
 // pendingReactions are the reactions of one message of a batch.
 type pendingReactions struct {
-	msg       *MessageRecord
+	msg       *storage.MessageRecord
 	reactions []struct {
 		Name  string   `json:"name"`
 		Users []string `json:"users"`
@@ -171,7 +173,7 @@ func (im *slackImport) importMessages() error {
 		}
 	}
 	slices.Sort(dates)
-	var batch []*MessageRecord
+	var batch []*storage.MessageRecord
 	var pending []pendingReactions
 	flush := func() error {
 		if len(batch) == 0 {
@@ -247,7 +249,7 @@ func (im *slackImport) importMessages() error {
 
 // message converts one Slack message, or returns nil for one that is not
 // imported (counted as skipped).
-func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSON, at int64) (*MessageRecord, error) {
+func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSON, at int64) (*storage.MessageRecord, error) {
 	sender, ok := im.users[sm.User]
 	if !ok || !slackImportedSubtypes[sm.Subtype] || (sm.Type != "" && sm.Type != "message") {
 		im.res.SkippedMessages++
@@ -271,7 +273,7 @@ func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSO
 		im.res.SkippedMessages++
 		return nil, nil
 	}
-	m := &MessageRecord{RealmID: im.realm.ID, SenderID: sender.id, Content: content,
+	m := &storage.MessageRecord{RealmID: im.realm.ID, SenderID: sender.id, Content: content,
 		DateSent: time.UnixMicro(at).UTC(), Client: slackImportClient}
 	if sm.Edited != nil {
 		if e, ok := parseSlackTS(string(sm.Edited.TS)); ok && e >= at {
@@ -334,7 +336,7 @@ func (im *slackImport) file(owner int64, f slackFileJSON) (string, error) {
 		}
 		return "[" + escapeLinkText(name) + "](" + f.URLPrivate + ")", nil
 	}
-	st, err := im.s.newStaged(owner, im.realm.ID, name, f.Mimetype, false)
+	st, err := im.s.newStaged(AsUser(owner), im.realm.ID, name, f.Mimetype, false)
 	if err != nil {
 		return "", err
 	}
@@ -379,9 +381,9 @@ func (im *slackImport) addReactions(pending []pendingReactions) error {
 					im.res.DroppedReactions++
 					continue
 				}
-				err := im.tx.CreateReaction(Reaction{MessageID: p.msg.ID, UserID: u.id,
+				err := im.tx.CreateReaction(storage.Reaction{MessageID: p.msg.ID, UserID: u.id,
 					EmojiName: name, EmojiCode: code, ReactionType: typ})
-				if errors.Is(err, ErrExists) {
+				if errors.Is(err, storage.ErrExists) {
 					continue // two names of one emoji
 				}
 				if err != nil {

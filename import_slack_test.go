@@ -13,6 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // slackZip builds a zip archive from file names and contents; values that
@@ -121,7 +122,7 @@ func importSample(t *testing.T, svc *chat.Service, files map[string]any, opts ch
 }
 
 func TestImportSlack(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		secret := []byte("jwt-secret")
 		svc, clock := newService(t, newStore, chat.Config{JWTSecret: secret})
 		ctx := context.Background()
@@ -141,7 +142,7 @@ func TestImportSlack(t *testing.T) {
 		wantNoErr(t, "alice's login", err)
 		clock.Advance(time.Hour)
 		aliceID := alice.User.UserID
-		users, err := svc.Users(ctx, aliceID, chat.UserQuery{})
+		users, err := svc.Users(ctx, chat.AsUser(aliceID), chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		type userSummary struct {
 			Name              string
@@ -167,14 +168,14 @@ func TestImportSlack(t *testing.T) {
 		})
 
 		// Bob's first login, an hour after the import, ends his stub.
-		before, err := svc.User(ctx, aliceID, byName["Bob Baker"], chat.UserQuery{})
+		before, err := svc.User(ctx, chat.AsUser(aliceID), byName["Bob Baker"], chat.UserQuery{})
 		wantNoErr(t, "User(bob)", err)
 		if !before.IsImportedStub {
 			t.Fatal("bob is not a stub before his first login")
 		}
 		_, err = svc.FetchAPIKeyJWT(ctx, "acme.example.com", jwtFor(t, secret, "bob@example.com"), false)
 		wantNoErr(t, "bob's login", err)
-		after, err := svc.User(ctx, aliceID, byName["Bob Baker"], chat.UserQuery{})
+		after, err := svc.User(ctx, chat.AsUser(aliceID), byName["Bob Baker"], chat.UserQuery{})
 		wantNoErr(t, "User(bob)", err)
 		if after.IsImportedStub || !after.DateJoined.Equal(clock.Now().UTC().Round(0)) {
 			t.Errorf("after the first login: is_imported_stub %v, date_joined %v, want false, %v",
@@ -182,7 +183,7 @@ func TestImportSlack(t *testing.T) {
 		}
 
 		// Channels and their members.
-		subs, err := svc.Subscriptions(ctx, aliceID, true)
+		subs, err := svc.Subscriptions(ctx, chat.AsUser(aliceID), true)
 		wantNoErr(t, "Subscriptions", err)
 		type chanSummary struct {
 			Name, Description string
@@ -200,7 +201,7 @@ func TestImportSlack(t *testing.T) {
 		})
 
 		// Messages, in time order across conversations.
-		msgs, err := svc.GetMessages(ctx, aliceID, chat.GetMessagesRequest{Anchor: "oldest", IncludeAnchor: true, NumAfter: 100,
+		msgs, err := svc.GetMessages(ctx, chat.AsUser(aliceID), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](100),
 			Format: chat.MessageFormat{ApplyMarkdown: true, AllowEmptyTopicName: true}})
 		wantNoErr(t, "GetMessages", err)
 		type msgSummary struct {
@@ -257,13 +258,13 @@ func TestImportSlack(t *testing.T) {
 		})
 
 		// Bob was mentioned in the first message.
-		bobMsgs, err := svc.GetMessages(ctx, bob, chat.GetMessagesRequest{Anchor: "oldest", IncludeAnchor: true, NumAfter: 1})
+		bobMsgs, err := svc.GetMessages(ctx, chat.AsUser(bob), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](1)})
 		wantNoErr(t, "GetMessages(bob)", err)
 		diff(t, "bob's flags", *bobMsgs.Messages[0].Flags, []string{"read", "mentioned"})
 
 		// The carried file is stored and readable by the channel's members.
 		rest := strings.TrimPrefix(fileURL(t, msgs.Messages[7].Content), fmt.Sprintf("/user_uploads/%d/", res.RealmID))
-		_, blob, err := svc.OpenAttachment(ctx, aliceID, res.RealmID, rest)
+		_, blob, err := svc.OpenAttachment(ctx, chat.AsUser(aliceID), res.RealmID, rest)
 		wantNoErr(t, "OpenAttachment", err)
 		var body bytes.Buffer
 		body.ReadFrom(blob)
@@ -304,7 +305,7 @@ func jwtFor(t *testing.T, secret []byte, email string) string {
 // A malformed file fails the import with its path, and leaves nothing
 // behind: the same host can be imported into afterwards.
 func TestImportSlackMalformed(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		bad := sampleExport()
 		bad["general/2024-01-02.json"] = `[{"type": "message", "user": "U1", "ts": "1704189600.000000", "text": }]`

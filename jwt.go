@@ -5,9 +5,10 @@ import (
 	"errors"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/teamchat/chat/storage"
 )
 
-// JWT login errors (PROTOCOL.md B2.11).
+// JWT login errors.
 var (
 	ErrJWTDisabled     = &Error{Code: CodeBadRequest, Msg: "JWT authentication is not enabled for this organization"}
 	ErrJWTMissing      = &Error{Code: CodeBadRequest, Msg: "No JSON web token passed in request"}
@@ -39,7 +40,7 @@ type JWTLoginResult struct {
 // ErrLoginRealmDeactivated.
 func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includeProfile bool) (JWTLoginResult, error) {
 	var out JWTLoginResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		realm, err := s.realmForHost(tx, host)
 		if err != nil {
 			return err
@@ -62,7 +63,7 @@ func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includ
 			return ErrJWTEmailMissing
 		}
 		u, err := tx.UserByEmail(realm.ID, email)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			return ErrAuthenticationFailed
 		}
 		if err != nil {

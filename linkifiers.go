@@ -10,51 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/teamchat/chat/internal/uritemplate"
+	"github.com/teamchat/chat/storage"
 )
-
-// Linkifier turns text that matches Pattern in messages and topics into a
-// link: the URL is URLTemplate, an RFC 6570 template whose variables are
-// the pattern's named groups.
-type Linkifier struct {
-	ID int64 `json:"id"`
-	// Pattern is a regular expression in the RE2 dialect, with named
-	// groups written (?P<name>...).
-	Pattern     string `json:"pattern"`
-	URLTemplate string `json:"url_template"`
-	// ExampleInput is a text that Pattern matches; needed with
-	// ReverseTemplate.
-	ExampleInput *string `json:"example_input"`
-	// ReverseTemplate rebuilds the linked text from the named groups:
-	// {name} is a group, {{ and }} are literal braces.
-	ReverseTemplate *string `json:"reverse_template"`
-	// AlternativeURLTemplates are further RFC 6570 templates whose URLs
-	// clients turn back into the linked text (reverse linkification).
-	AlternativeURLTemplates []string `json:"alternative_url_templates"`
-}
-
-// LinkifierRecord is a linkifier as stored.
-type LinkifierRecord struct {
-	Linkifier
-	RealmID int64
-	// Order is the linkifier's place in the processing order, ascending.
-	Order int64
-}
-
-// LinkifierTx stores linkifiers.
-type LinkifierTx interface {
-	// CreateLinkifier stores l under a new ID and sets l.ID. It returns
-	// ErrExists when l's realm already has a linkifier with the same
-	// Pattern.
-	CreateLinkifier(l *LinkifierRecord) error
-	// Linkifiers returns the realm's linkifiers by Order, then ID.
-	Linkifiers(realmID int64) ([]LinkifierRecord, error)
-	// UpdateLinkifier replaces the linkifier with l.ID in l.RealmID, or
-	// returns ErrNotFound. ErrExists as for CreateLinkifier.
-	UpdateLinkifier(l LinkifierRecord) error
-	// DeleteLinkifier removes the realm's linkifier with the ID, or
-	// returns ErrNotFound.
-	DeleteLinkifier(realmID, id int64) error
-}
 
 // LinkifierRequest is what POST /realm/filters and PATCH
 // /realm/filters/{id} send. Pattern and URLTemplate are trimmed of
@@ -72,7 +29,7 @@ type LinkifierRequest struct {
 // have.
 var ErrLinkifierNotFound = &Error{Code: CodeBadRequest, Msg: "Linkifier not found."}
 
-// Linkifier validation texts (PROTOCOL.md B2.18).
+// Linkifier validation texts.
 const (
 	msgFieldBlank         = "This field cannot be blank."
 	msgInvalidURLTemplate = "Invalid URL template."
@@ -197,7 +154,7 @@ func parseURLTemplate(s string) (*uritemplate.Template, bool) {
 
 // validateLinkifier checks req in the reference server's order: the fields
 // one by one, then how they fit together, then uniqueness.
-func validateLinkifier(req *LinkifierRequest, others []LinkifierRecord) (compiledLinkifier, error) {
+func validateLinkifier(req *LinkifierRequest, others []storage.LinkifierRecord) (compiledLinkifier, error) {
 	var v validationErrors
 	var c compiledLinkifier
 	if req.Pattern == "" {
@@ -376,29 +333,20 @@ func (req *LinkifierRequest) normalise() {
 	}
 }
 
-// requireAdmin reads the actor, who must be an administrator.
-func (s *Service) requireAdmin(tx Tx, actor int64) (UserRecord, Realm, error) {
-	u, realm, err := s.actor(tx, actor)
-	if err == nil && !u.Role.IsAdmin() {
-		err = ErrMustBeAdmin
-	}
-	return u, realm, err
-}
-
 // AddLinkifier adds a linkifier after the organization's others and returns
 // its ID. Administrators may call it; every active user gets a
 // realm_linkifiers event with the new list.
 //
-// Errors: ErrMustBeAdmin; BAD_REQUEST with the first validation message of
-// PROTOCOL.md B2.18 and every message by field in the "errors" data field
+// Errors: ErrMustBeAdmin; BAD_REQUEST with the first validation message
+// and every message by field in the "errors" data field
 // ("This field cannot be blank.", "Bad regular expression: ...", "Invalid
 // URL template.", the group and example checks, "Realm filter with this
 // Realm and Pattern already exists.").
-func (s *Service) AddLinkifier(ctx context.Context, actor int64, req LinkifierRequest) (int64, error) {
+func (s *Service) AddLinkifier(ctx context.Context, actor Actor, req LinkifierRequest) (int64, error) {
 	req.normalise()
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.requireAdmin(tx, actor)
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpAddLinkifier)
 		if err != nil {
 			return err
 		}
@@ -413,8 +361,8 @@ func (s *Service) AddLinkifier(ctx context.Context, actor int64, req LinkifierRe
 		if n := len(existing); n > 0 {
 			order = existing[n-1].Order + 1
 		}
-		l := LinkifierRecord{Linkifier: req.linkifier(0), RealmID: realm.ID, Order: order}
-		if err := tx.CreateLinkifier(&l); errors.Is(err, ErrExists) {
+		l := storage.LinkifierRecord{Linkifier: req.linkifier(0), RealmID: realm.ID, Order: order}
+		if err := tx.CreateLinkifier(&l); errors.Is(err, storage.ErrExists) {
 			return duplicatePattern()
 		} else if err != nil {
 			return err
@@ -443,10 +391,10 @@ func (req *LinkifierRequest) linkifier(id int64) Linkifier {
 // realm_linkifiers event.
 //
 // Errors: ErrMustBeAdmin; ErrLinkifierNotFound; those of AddLinkifier.
-func (s *Service) UpdateLinkifier(ctx context.Context, actor, id int64, req LinkifierRequest) error {
+func (s *Service) UpdateLinkifier(ctx context.Context, actor Actor, id int64, req LinkifierRequest) error {
 	req.normalise()
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.requireAdmin(tx, actor)
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpUpdateLinkifier)
 		if err != nil {
 			return err
 		}
@@ -454,7 +402,7 @@ func (s *Service) UpdateLinkifier(ctx context.Context, actor, id int64, req Link
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(existing, func(l LinkifierRecord) bool { return l.ID == id })
+		i := slices.IndexFunc(existing, func(l storage.LinkifierRecord) bool { return l.ID == id })
 		if i < 0 {
 			return ErrLinkifierNotFound
 		}
@@ -464,7 +412,7 @@ func (s *Service) UpdateLinkifier(ctx context.Context, actor, id int64, req Link
 			return err
 		}
 		l.Linkifier = req.linkifier(l.ID)
-		if err := tx.UpdateLinkifier(l); errors.Is(err, ErrExists) {
+		if err := tx.UpdateLinkifier(l); errors.Is(err, storage.ErrExists) {
 			return duplicatePattern()
 		} else if err != nil {
 			return err
@@ -477,13 +425,13 @@ func (s *Service) UpdateLinkifier(ctx context.Context, actor, id int64, req Link
 // active user gets a realm_linkifiers event.
 //
 // Errors: ErrMustBeAdmin; ErrLinkifierNotFound.
-func (s *Service) DeleteLinkifier(ctx context.Context, actor, id int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.requireAdmin(tx, actor)
+func (s *Service) DeleteLinkifier(ctx context.Context, actor Actor, id int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpDeleteLinkifier)
 		if err != nil {
 			return err
 		}
-		if err := tx.DeleteLinkifier(realm.ID, id); errors.Is(err, ErrNotFound) {
+		if err := tx.DeleteLinkifier(realm.ID, id); errors.Is(err, storage.ErrNotFound) {
 			return ErrLinkifierNotFound
 		} else if err != nil {
 			return err
@@ -494,9 +442,9 @@ func (s *Service) DeleteLinkifier(ctx context.Context, actor, id int64) error {
 
 // Linkifiers returns the organization's linkifiers in processing order.
 // Any active user may call it.
-func (s *Service) Linkifiers(ctx context.Context, actor int64) ([]Linkifier, error) {
+func (s *Service) Linkifiers(ctx context.Context, actor Actor) ([]Linkifier, error) {
 	var out []Linkifier
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -508,7 +456,7 @@ func (s *Service) Linkifiers(ctx context.Context, actor int64) ([]Linkifier, err
 }
 
 // realmLinkifiers returns the realm's linkifiers in order, never nil.
-func realmLinkifiers(tx Tx, realmID int64) ([]Linkifier, error) {
+func realmLinkifiers(tx storage.Tx, realmID int64) ([]Linkifier, error) {
 	records, err := tx.Linkifiers(realmID)
 	if err != nil {
 		return nil, err
@@ -521,7 +469,7 @@ func realmLinkifiers(tx Tx, realmID int64) ([]Linkifier, error) {
 }
 
 // emitLinkifiers sends the realm's linkifier list to its active users.
-func emitLinkifiers(tx Tx, emit func(Event), realmID int64) error {
+func emitLinkifiers(tx storage.Tx, emit func(Event), realmID int64) error {
 	list, err := realmLinkifiers(tx, realmID)
 	if err != nil {
 		return err

@@ -5,16 +5,18 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // deliverOptions are the sender's choices when messages are delivered.
 type deliverOptions struct {
 	// sender is nil for the notification bot.
-	sender *UserRecord
+	sender *storage.UserRecord
 	// readBySender marks the message read for its sender.
 	readBySender bool
 	// canLink decides which channels the content may link.
-	canLink func(*Channel) bool
+	canLink func(*storage.Channel) bool
 	// queueID and localID echo local_message_id to the sender's queue.
 	queueID, localID string
 	// imported marks every row read and emits no events: the messages
@@ -31,7 +33,7 @@ type deliverOptions struct {
 // emits one message event per message. Channel messages go to the
 // channel's active subscribers, direct messages to their active
 // participants.
-func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageRecord, o deliverOptions) error {
+func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*storage.MessageRecord, o deliverOptions) error {
 	var all strings.Builder
 	for _, m := range ms {
 		all.WriteString(m.Content)
@@ -104,7 +106,7 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 			active[users[i].ID] = true
 		}
 	}
-	var rows []UserMessage
+	var rows []storage.UserMessage
 	events := make([]*messageEvent, len(ms))
 	to := make([][]int64, len(ms))
 	for i, m := range ms {
@@ -112,7 +114,7 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 		if m.RecipientType == RecipientChannel {
 			recipients = subscribers[m.ChannelID]
 		}
-		ev := &messageEvent{flags: map[int64]MessageFlags{}, queueID: o.queueID, localID: o.localID}
+		ev := &messageEvent{flags: map[int64]storage.MessageFlags{}, queueID: o.queueID, localID: o.localID}
 		if o.sender != nil {
 			ev.senderID = o.sender.ID
 		}
@@ -120,26 +122,26 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 			if !active[uid] {
 				continue
 			}
-			var f MessageFlags
+			var f storage.MessageFlags
 			if o.imported {
-				f |= FlagRead
+				f |= storage.FlagRead
 			}
 			if o.sender != nil && uid == o.sender.ID {
 				if o.readBySender {
-					f |= FlagRead
+					f |= storage.FlagRead
 				}
 			} else {
 				if info[i].mentioned[uid] {
-					f |= FlagMentioned
+					f |= storage.FlagMentioned
 				}
 				if info[i].stream {
-					f |= FlagStreamWildcardMentioned
+					f |= storage.FlagStreamWildcardMentioned
 				}
 				if info[i].topic {
-					f |= FlagTopicWildcardMentioned
+					f |= storage.FlagTopicWildcardMentioned
 				}
 			}
-			rows = append(rows, UserMessage{UserID: uid, MessageID: m.ID, Flags: f})
+			rows = append(rows, storage.UserMessage{UserID: uid, MessageID: m.ID, Flags: f})
 			if f != 0 {
 				ev.flags[uid] = f
 			}
@@ -178,7 +180,7 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 	if err != nil {
 		return err
 	}
-	records := make([]MessageRecord, len(ms))
+	records := make([]storage.MessageRecord, len(ms))
 	for i, m := range ms {
 		records[i] = *m
 	}
@@ -202,7 +204,7 @@ func (s *Service) deliver(tx Tx, emit func(Event), realmID int64, ms []*MessageR
 type messageEvent struct {
 	data *messageData
 	// flags are the recipients' flags; those who have none are left out.
-	flags map[int64]MessageFlags
+	flags map[int64]storage.MessageFlags
 	// The sender's queue queueID gets local_message_id localID.
 	senderID         int64
 	queueID, localID string
@@ -249,20 +251,20 @@ func (e *messageEvent) ForQueue(q QueueInfo) []json.RawMessage {
 // record, so that whatever message objects read of it travels, and what
 // the loader read for every reader alike.
 type messageEventJSON struct {
-	Message         MessageRecord          `json:"message"`
-	SenderName      string                 `json:"sender_name"`
-	SenderEmail     string                 `json:"sender_email"`
-	RealmStr        string                 `json:"realm_str"`
-	GravatarAllowed bool                   `json:"gravatar_allowed"`
-	AvatarURL       string                 `json:"avatar_url"`
-	ChannelName     string                 `json:"channel_name"`
-	Direct          []DirectRecipient      `json:"direct"`
-	TopicLinks      []TopicLink            `json:"topic_links"`
-	Reactions       []ReactionView         `json:"reactions"`
-	Flags           map[int64]MessageFlags `json:"flags"`
-	SenderID        int64                  `json:"sender_id"`
-	QueueID         string                 `json:"queue_id,omitempty"`
-	LocalID         string                 `json:"local_id,omitempty"`
+	Message         storage.MessageRecord          `json:"message"`
+	SenderName      string                         `json:"sender_name"`
+	SenderEmail     string                         `json:"sender_email"`
+	RealmStr        string                         `json:"realm_str"`
+	GravatarAllowed bool                           `json:"gravatar_allowed"`
+	AvatarURL       string                         `json:"avatar_url"`
+	ChannelName     string                         `json:"channel_name"`
+	Direct          []DirectRecipient              `json:"direct"`
+	TopicLinks      []TopicLink                    `json:"topic_links"`
+	Reactions       []ReactionView                 `json:"reactions"`
+	Flags           map[int64]storage.MessageFlags `json:"flags"`
+	SenderID        int64                          `json:"sender_id"`
+	QueueID         string                         `json:"queue_id,omitempty"`
+	LocalID         string                         `json:"local_id,omitempty"`
 }
 
 // MarshalJSON writes the event as messageEventJSON.
@@ -287,18 +289,17 @@ func (e *messageEvent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// queueNarrowMatches applies an event queue's narrow to a message
-// (PROTOCOL.md C1.4): channel names, topics and sender addresses match
-// without regard to case.
-func queueNarrowMatches(narrow []NarrowTerm, d *messageData, flags MessageFlags) bool {
+// queueNarrowMatches applies an event queue's narrow to a message: channel
+// names, topics and sender addresses match without regard to case.
+func queueNarrowMatches(narrow []NarrowTerm, d *messageData, flags storage.MessageFlags) bool {
 	m := &d.m
 	for _, t := range narrow {
 		ok := true
 		switch t.Operator {
 		case "channel", "stream":
-			ok = m.RecipientType == RecipientChannel && ChannelNameKey(d.channelName) == ChannelNameKey(t.Operand)
+			ok = m.RecipientType == RecipientChannel && storage.ChannelNameKey(d.channelName) == storage.ChannelNameKey(t.Operand)
 		case "topic":
-			ok = m.RecipientType == RecipientChannel && TopicKey(m.Topic) == TopicKey(t.Operand)
+			ok = m.RecipientType == RecipientChannel && storage.TopicKey(m.Topic) == storage.TopicKey(t.Operand)
 		case "sender":
 			ok = strings.EqualFold(d.senderEmail, t.Operand)
 		case "is":
@@ -306,11 +307,11 @@ func queueNarrowMatches(narrow []NarrowTerm, d *messageData, flags MessageFlags)
 			case "dm", "private":
 				ok = m.RecipientType == RecipientDirect
 			case "starred":
-				ok = flags&FlagStarred != 0
+				ok = flags&storage.FlagStarred != 0
 			case "unread":
-				ok = flags&FlagRead == 0
+				ok = flags&storage.FlagRead == 0
 			case "mentioned", "alerted":
-				ok = flags.mentionedAny() || flags&FlagHasAlertWord != 0
+				ok = flags.MentionedAny() || flags&storage.FlagHasAlertWord != 0
 			case "resolved":
 				ok = m.RecipientType == RecipientChannel && strings.HasPrefix(m.Topic, resolvedTopicPrefix)
 			}
@@ -337,8 +338,8 @@ func topicForQueue(q QueueInfo, topic string) string {
 // linkMessageAttachments links the files each new message's content points
 // to (the sender's own uploads only), so that whoever can read the message
 // can download them. The notification bot uploads nothing.
-func (s *Service) linkMessageAttachments(tx Tx, ms []*MessageRecord) error {
-	senders := map[int64]*UserRecord{}
+func (s *Service) linkMessageAttachments(tx storage.Tx, ms []*storage.MessageRecord) error {
+	senders := map[int64]*storage.UserRecord{}
 	for _, m := range ms {
 		if m.SenderID == NotificationBotID || !strings.Contains(m.Content, "/user_uploads/") {
 			continue
@@ -359,11 +360,11 @@ func (s *Service) linkMessageAttachments(tx Tx, ms []*MessageRecord) error {
 	return nil
 }
 
-// canReadMessage is the Service's MessageReadChecker: the user may read
+// canReadMessage is the Service's messageReadChecker: the user may read
 // the message when it is theirs to read (received, or in the history of a
 // channel open to them).
-func (s *Service) canReadMessage(tx Tx, user *UserRecord, messageID int64) (bool, error) {
-	cc, err := s.channelContext(tx, user.ID)
+func (s *Service) canReadMessage(tx storage.Tx, user *storage.UserRecord, messageID int64) (bool, error) {
+	cc, err := s.channelContext(tx, AsUser(user.ID))
 	if err != nil {
 		return false, err
 	}
@@ -384,7 +385,7 @@ const wildcardMentionThreshold = 15
 // wildcardMentionThreshold users at once: the organization's
 // administrators, the reference server's default for the setting we do
 // not model (can_mention_many_users_group).
-func canMentionManyUsers(u *UserRecord) bool {
+func canMentionManyUsers(u *storage.UserRecord) bool {
 	return u.Role == RoleOwner || u.Role == RoleAdmin
 }
 
@@ -397,7 +398,7 @@ func canMentionManyUsers(u *UserRecord) bool {
 // administrator, and serves edits too.
 //
 // Errors: ErrStreamWildcardMention, ErrTopicWildcardMention.
-func checkWildcardMentions(tx Tx, sender *UserRecord, m *MessageRecord, stream, topic bool) error {
+func checkWildcardMentions(tx storage.Tx, sender *storage.UserRecord, m *storage.MessageRecord, stream, topic bool) error {
 	if (!stream && !topic) || canMentionManyUsers(sender) {
 		return nil
 	}
@@ -417,9 +418,9 @@ func checkWildcardMentions(tx Tx, sender *UserRecord, m *MessageRecord, stream, 
 	if topic {
 		// The topic's senders, newest messages first, until there are
 		// more than the threshold of active ones.
-		key := TopicKey(m.Topic)
+		key := storage.TopicKey(m.Topic)
 		senders := map[int64]bool{}
-		f := MessageFilter{RealmID: m.RealmID, UserID: sender.ID, ChannelHistory: true, ChannelID: m.ChannelID,
+		f := storage.MessageFilter{RealmID: m.RealmID, UserID: sender.ID, ChannelHistory: true, ChannelID: m.ChannelID,
 			TopicKey: &key, Descending: true, Limit: 1000}
 		for {
 			rows, err := tx.FindMessages(f)
@@ -456,7 +457,7 @@ func checkWildcardMentions(tx Tx, sender *UserRecord, m *MessageRecord, stream, 
 }
 
 // countActive counts the active users among ids, stopping at enough.
-func countActive(tx Tx, realmID int64, ids []int64, enough int) (int, error) {
+func countActive(tx storage.Tx, realmID int64, ids []int64, enough int) (int, error) {
 	users, err := tx.Users(realmID, uniqueIDs(ids))
 	if err != nil {
 		return 0, err

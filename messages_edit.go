@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"maps"
 	"time"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// Edit and deletion texts (PROTOCOL.md C5.5, C5.6, B2.19).
+// Edit and deletion texts.
 var (
 	ErrNothingToChange    = errorf("Nothing to change")
 	ErrEditingDisabled    = errorf("Your organization has turned off message editing")
@@ -23,7 +25,7 @@ const editGrace = 20 * time.Second
 
 // checkEditable applies the content-edit rules: the organization allows
 // editing, the actor sent the message, and the edit limit has not passed.
-func (s *Service) checkEditable(cc *channelContext, m *MessageRecord) error {
+func (s *Service) checkEditable(cc *channelContext, m *storage.MessageRecord) error {
 	if !cc.realm.AllowMessageEditing {
 		return ErrEditingDisabled
 	}
@@ -46,11 +48,11 @@ func (s *Service) checkEditable(cc *channelContext, m *MessageRecord) error {
 // ErrNoEditPermission, ErrEditTimeLimit, ErrMessageNullBytes,
 // ErrStreamWildcardMention, ErrTopicWildcardMention, and those of the
 // actor check.
-func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *string) error {
+func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, content *string) error {
 	if content == nil {
 		return ErrNothingToChange
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -69,7 +71,7 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 		if err != nil {
 			return err
 		}
-		rc, err := newRenderContext(tx, cc.realm.ID, text, func(c *Channel) bool { return cc.access(c).metadata(c) })
+		rc, err := newRenderContext(tx, cc.realm.ID, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
 		if err != nil {
 			return err
 		}
@@ -92,7 +94,7 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 		if err != nil {
 			return err
 		}
-		flags := map[int64]MessageFlags{}
+		flags := map[int64]storage.MessageFlags{}
 		to := []int64{}
 		for _, r := range rows {
 			if r.Flags != 0 {
@@ -126,8 +128,8 @@ func (s *Service) EditMessage(ctx context.Context, actor, id int64, content *str
 //
 // Errors: ErrInvalidMessage, ErrNoDeletePermission, ErrDeleteTimeLimit,
 // and those of the actor check.
-func (s *Service) DeleteMessage(ctx context.Context, actor, id int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) DeleteMessage(ctx context.Context, actor Actor, id int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -136,7 +138,7 @@ func (s *Service) DeleteMessage(ctx context.Context, actor, id int64) error {
 		if err != nil {
 			return err
 		}
-		var c Channel
+		var c storage.Channel
 		anyAllowed, ownAllowed := cc.actor.Role.IsAdmin(), true
 		if m.RecipientType == RecipientChannel {
 			if c, err = tx.Channel(m.ChannelID); err != nil {
@@ -175,9 +177,9 @@ type updateMessageEvent struct {
 	// Payload is the event without "flags".
 	Payload map[string]any
 	// Flags are the readers' flags; those who have none are left out.
-	Flags map[int64]MessageFlags
+	Flags map[int64]storage.MessageFlags
 
-	byFlags formCache[MessageFlags]
+	byFlags formCache[storage.MessageFlags]
 }
 
 func (e *updateMessageEvent) kind() string            { return "update_message" }
@@ -197,8 +199,8 @@ func (e *updateMessageEvent) ForQueue(q QueueInfo) []json.RawMessage {
 // updateMessageEventJSON is the JSON form of an updateMessageEvent. The
 // payload is kept raw until decodePayload reads it.
 type updateMessageEventJSON struct {
-	Payload json.RawMessage        `json:"payload"`
-	Flags   map[int64]MessageFlags `json:"flags"`
+	Payload json.RawMessage                `json:"payload"`
+	Flags   map[int64]storage.MessageFlags `json:"flags"`
 }
 
 // MarshalJSON writes the event as updateMessageEventJSON.
@@ -280,12 +282,12 @@ func (e *deleteMessageEvent) ForQueue(q QueueInfo) []json.RawMessage {
 //
 // Errors: ErrInvalidTypingOp, ErrInvalidMessage, ErrEditingDisabled,
 // ErrNoEditPermission, ErrEditTimeLimit, and those of the actor check.
-func (s *Service) EditTyping(ctx context.Context, actor, id int64, op string) error {
+func (s *Service) EditTyping(ctx context.Context, actor Actor, id int64, op string) error {
 	if op != "start" && op != "stop" {
 		return ErrInvalidTypingOp
 	}
 	var events []Event
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -331,7 +333,7 @@ func (s *Service) EditTyping(ctx context.Context, actor, id int64, op string) er
 const maxTypingSubscribers = 100
 
 // activeAmong returns the active users among ids, sorted.
-func activeAmong(tx Tx, realmID int64, ids []int64) ([]int64, error) {
+func activeAmong(tx storage.Tx, realmID int64, ids []int64) ([]int64, error) {
 	if len(ids) == 0 {
 		return []int64{}, nil
 	}

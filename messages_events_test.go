@@ -5,21 +5,22 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestMessageEventsPerQueue checks that message and delete_message events
 // take each queue's form: apply_markdown, narrow, flags, local_message_id,
 // bulk_message_deletion and empty_topic_name.
 func TestMessageEventsPerQueue(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		_, err := f.svc.Subscribe(ctx, f.admin.ID, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "ev"}},
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "ev"}},
 			Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}}})
 		wantNoErr(t, "Subscribe", err)
 		register := func(as int64, req chat.RegisterRequest) string {
 			req.EventTypes = []string{"message", "delete_message"}
-			st, err := f.svc.Register(ctx, as, req)
+			st, err := f.svc.Register(ctx, chat.AsUser(as), req)
 			wantNoErr(t, "Register", err)
 			return st["queue_id"].(string)
 		}
@@ -28,13 +29,13 @@ func TestMessageEventsPerQueue(t *testing.T) {
 		raw := register(f.member.ID, chat.RegisterRequest{})
 		narrowed := register(f.member.ID, chat.RegisterRequest{Narrow: []chat.NarrowTerm{{Operator: "topic", Operand: "other"}}})
 		topic := ""
-		id, err := f.svc.SendMessage(ctx, f.member.ID, chat.SendMessageRequest{Type: "channel",
+		id, err := f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "channel",
 			To: &chat.MessageTo{Names: []string{"ev"}}, Topic: &topic, Content: "**hi**", Client: "website",
 			QueueID: raw, LocalID: "7.01"})
 		wantNoErr(t, "send", err)
-		wantNoErr(t, "delete", f.svc.DeleteMessage(ctx, f.admin.ID, id))
+		wantNoErr(t, "delete", f.svc.DeleteMessage(ctx, chat.AsUser(f.admin.ID), id))
 		events := func(as int64, q string) []map[string]any {
-			es, err := f.svc.GetEvents(ctx, as, q, -1, true)
+			es, err := f.svc.GetEvents(ctx, chat.AsUser(as), q, -1, true)
 			wantNoErr(t, "GetEvents", err)
 			var out []map[string]any
 			for _, e := range es {

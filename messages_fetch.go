@@ -6,6 +6,8 @@ import (
 	"html"
 	"slices"
 	"strconv"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Anchor values of GetMessages.
@@ -19,18 +21,81 @@ const (
 	scanBatch = 100
 )
 
-// GetMessagesRequest describes a message fetch (GET /messages).
+// GetMessagesRequest describes a message fetch (GET /messages). Nil
+// pointers are parameters the client did not send.
 type GetMessagesRequest struct {
 	// Anchor is a message ID as text, or "newest", "oldest",
-	// "first_unread"; ignored when MessageIDs is set.
-	Anchor string
-	// IncludeAnchor is the include_anchor parameter (default true).
-	IncludeAnchor       bool
-	NumBefore, NumAfter int64
+	// "first_unread". It is required for a range, unless
+	// UseFirstUnreadAnchor is true.
+	Anchor *string
+	// UseFirstUnreadAnchor is the legacy form of Anchor "first_unread".
+	UseFirstUnreadAnchor *bool
+	// IncludeAnchor says whether the anchor itself is fetched; nil means
+	// true.
+	IncludeAnchor *bool
+	// NumBefore and NumAfter bound the messages before and after the
+	// anchor; nil means 0.
+	NumBefore, NumAfter *int64
 	Narrow              []NarrowElement
 	Format              MessageFormat
-	// MessageIDs, when not nil, fetches these messages instead of a range.
+	// MessageIDs, when not nil, fetches these messages instead of a
+	// range; none of the range's parameters may be given then.
 	MessageIDs []int64
+}
+
+// Message fetch parameter texts, as the reference server's.
+var (
+	ErrFetchParameterCombination = errorf("Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor")
+	ErrMissingAnchor             = errorf("Missing 'anchor' argument.")
+)
+
+// fetchRange is a range fetch's parameters with their defaults applied.
+type fetchRange struct {
+	anchor              int64
+	includeAnchor       bool
+	numBefore, numAfter int64
+}
+
+// rangeOf checks the combination of req's parameters and applies their
+// defaults; for a fetch by IDs it returns the zero range.
+func rangeOf(req *GetMessagesRequest) (fetchRange, error) {
+	if req.MessageIDs != nil {
+		if req.Anchor != nil || req.NumBefore != nil || req.NumAfter != nil || req.IncludeAnchor != nil ||
+			req.UseFirstUnreadAnchor != nil {
+			return fetchRange{}, ErrFetchParameterCombination
+		}
+		return fetchRange{}, nil
+	}
+	r := fetchRange{includeAnchor: true}
+	if req.IncludeAnchor != nil {
+		r.includeAnchor = *req.IncludeAnchor
+	}
+	if req.NumBefore != nil {
+		r.numBefore = *req.NumBefore
+	}
+	if req.NumAfter != nil {
+		r.numAfter = *req.NumAfter
+	}
+	anchor := "first_unread"
+	switch {
+	case req.UseFirstUnreadAnchor != nil && *req.UseFirstUnreadAnchor:
+	case req.Anchor == nil:
+		return fetchRange{}, ErrMissingAnchor
+	default:
+		anchor = *req.Anchor
+	}
+	if r.numBefore < 0 || r.numAfter < 0 {
+		return fetchRange{}, ErrNegativeNumMessages
+	}
+	if r.numBefore+r.numAfter > maxMessagesPerFetch {
+		return fetchRange{}, ErrTooManyMessages
+	}
+	if !r.includeAnchor && r.numBefore > 0 && r.numAfter > 0 {
+		return fetchRange{}, ErrAnchorExcluded
+	}
+	var err error
+	r.anchor, err = ParseAnchor(anchor)
+	return r, err
 }
 
 // GetMessagesResult is the answer of GetMessages. Anchor and the found_*
@@ -44,7 +109,7 @@ type GetMessagesResult struct {
 	HistoryLimited bool          `json:"history_limited"`
 }
 
-// Message fetch texts (PROTOCOL.md C5.2).
+// Message fetch texts.
 var (
 	ErrInvalidAnchor       = errorf("Invalid anchor")
 	ErrAnchorExcluded      = errorf("The anchor can only be excluded at an end of the range")
@@ -78,33 +143,24 @@ func ParseAnchor(s string) (int64, error) {
 	return min(max(n, 0), AnchorNewest), nil
 }
 
-// GetMessages returns the actor's messages in a narrow around an anchor
-// (PROTOCOL.md C5.2): at most NumBefore messages before it, the anchor
-// itself when IncludeAnchor and it matches, and at most NumAfter after
-// it, sorted by ID. Without a channel term only received messages count;
+// GetMessages returns the actor's messages in a narrow around an anchor:
+// at most NumBefore messages before it, the anchor itself when
+// IncludeAnchor and it matches, and at most NumAfter after it, sorted by
+// ID. Without a channel term only received messages count;
 // a channel term adds the channel's history when the actor may read it.
 //
-// Errors: ErrInvalidAnchor, ErrAnchorExcluded, ErrTooManyMessages,
-// BAD_NARROW ones (see compileNarrow), and those of the actor check.
-func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesRequest) (GetMessagesResult, error) {
+// Errors: ErrFetchParameterCombination, ErrMissingAnchor,
+// ErrNegativeNumMessages, ErrTooManyMessages, ErrAnchorExcluded,
+// ErrInvalidAnchor, BAD_NARROW ones (see compileNarrow), and those of the
+// actor check.
+func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesRequest) (GetMessagesResult, error) {
 	var out GetMessagesResult
-	if req.NumBefore < 0 || req.NumAfter < 0 {
-		return out, ErrNegativeNumMessages
+	rng, err := rangeOf(&req)
+	if err != nil {
+		return out, err
 	}
-	if req.NumBefore+req.NumAfter > maxMessagesPerFetch {
-		return out, ErrTooManyMessages
-	}
-	if !req.IncludeAnchor && req.NumBefore > 0 && req.NumAfter > 0 && req.MessageIDs == nil {
-		return out, ErrAnchorExcluded
-	}
-	anchor := int64(0)
-	if req.MessageIDs == nil {
-		var err error
-		if anchor, err = ParseAnchor(req.Anchor); err != nil {
-			return out, err
-		}
-	}
-	err := s.view(ctx, func(tx Tx) error {
+	anchor := rng.anchor
+	err = s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -113,7 +169,7 @@ func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesR
 		if err != nil {
 			return err
 		}
-		var rows []MessageRow
+		var rows []storage.MessageRow
 		if req.MessageIDs != nil {
 			ids := uniqueIDs(req.MessageIDs)
 			slices.Sort(ids)
@@ -124,7 +180,7 @@ func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesR
 		} else {
 			if anchor == -1 {
 				unread := *n
-				unread.preds = append(slices.Clone(n.preds), func(r *MessageRow, _ bool) bool { return r.Flags&FlagRead == 0 })
+				unread.preds = append(slices.Clone(n.preds), func(r *storage.MessageRow, _ bool) bool { return r.Flags&storage.FlagRead == 0 })
 				first, err := unread.scan(tx, nil, 0, 0, false, 1)
 				if err != nil {
 					return err
@@ -135,28 +191,28 @@ func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesR
 				}
 			}
 			leftEnd, rightEnd := anchor == 0, anchor == AnchorNewest
-			var before, at, after []MessageRow
-			if !leftEnd && req.NumBefore > 0 {
-				if before, err = n.scan(tx, nil, 0, anchor-1, true, int(req.NumBefore)); err != nil {
+			var before, at, after []storage.MessageRow
+			if !leftEnd && rng.numBefore > 0 {
+				if before, err = n.scan(tx, nil, 0, anchor-1, true, int(rng.numBefore)); err != nil {
 					return err
 				}
 				slices.Reverse(before)
 			}
-			if req.IncludeAnchor && !rightEnd && anchor > 0 {
+			if rng.includeAnchor && !rightEnd && anchor > 0 {
 				if at, err = n.scan(tx, nil, anchor, anchor, false, 1); err != nil {
 					return err
 				}
 			}
-			if !rightEnd && req.NumAfter > 0 {
-				if after, err = n.scan(tx, nil, anchor+1, 0, false, int(req.NumAfter)); err != nil {
+			if !rightEnd && rng.numAfter > 0 {
+				if after, err = n.scan(tx, nil, anchor+1, 0, false, int(rng.numAfter)); err != nil {
 					return err
 				}
 			}
 			rows = append(append(before, at...), after...)
 			out.Anchor = anchor
 			out.FoundAnchor = len(at) == 1
-			out.FoundOldest = leftEnd || int64(len(before)) < req.NumBefore
-			out.FoundNewest = rightEnd || int64(len(after)) < req.NumAfter
+			out.FoundOldest = leftEnd || int64(len(before)) < rng.numBefore
+			out.FoundNewest = rightEnd || int64(len(after)) < rng.numAfter
 		}
 		out.Messages, err = s.viewRows(tx, cc, rows, req.Format, n.search)
 		return err
@@ -167,7 +223,7 @@ func (s *Service) GetMessages(ctx context.Context, actor int64, req GetMessagesR
 // scan returns up to limit rows that the narrow matches, with IDs in
 // [minID, maxID] (maxID 0: no bound), in ascending or descending order;
 // ids, when not nil, restricts the IDs further.
-func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool, limit int) ([]MessageRow, error) {
+func (n *compiledNarrow) scan(tx storage.Tx, ids []int64, minID, maxID int64, desc bool, limit int) ([]storage.MessageRow, error) {
 	if n.empty || limit <= 0 {
 		return nil, nil
 	}
@@ -185,7 +241,7 @@ func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool,
 		}
 		f.IDs = ids
 	}
-	var out []MessageRow
+	var out []storage.MessageRow
 	for {
 		f.Limit = limit
 		if len(n.preds) > 0 {
@@ -212,7 +268,7 @@ func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool,
 		for i := range rows {
 			r := &rows[i]
 			if !r.Received {
-				r.Flags = FlagRead | FlagHistorical
+				r.Flags = storage.FlagRead | storage.FlagHistorical
 			}
 			ok := true
 			for _, p := range n.preds {
@@ -245,7 +301,7 @@ func (n *compiledNarrow) scan(tx Tx, ids []int64, minID, maxID int64, desc bool,
 
 // viewRows builds the message objects of rows for the reader, with match
 // fields when search words are given.
-func (s *Service) viewRows(tx Tx, cc *channelContext, rows []MessageRow, f MessageFormat, search []string) ([]MessageView, error) {
+func (s *Service) viewRows(tx storage.Tx, cc *channelContext, rows []storage.MessageRow, f MessageFormat, search []string) ([]MessageView, error) {
 	out := make([]MessageView, 0, len(rows))
 	if len(rows) == 0 {
 		return out, nil
@@ -254,7 +310,7 @@ func (s *Service) viewRows(tx Tx, cc *channelContext, rows []MessageRow, f Messa
 	if err != nil {
 		return nil, err
 	}
-	records := make([]MessageRecord, len(rows))
+	records := make([]storage.MessageRecord, len(rows))
 	for i := range rows {
 		records[i] = rows[i].Message
 	}
@@ -279,40 +335,40 @@ func (s *Service) viewRows(tx Tx, cc *channelContext, rows []MessageRow, f Messa
 // readableMessage reads a message the actor may read, with the actor's
 // flags: received, or in the history of a channel open to them. Anything
 // else is ErrInvalidMessage.
-func readableMessage(tx Tx, cc *channelContext, id int64) (MessageRecord, MessageFlags, error) {
+func readableMessage(tx storage.Tx, cc *channelContext, id int64) (storage.MessageRecord, storage.MessageFlags, error) {
 	m, err := tx.Message(id)
-	if errors.Is(err, ErrNotFound) || (err == nil && m.RealmID != cc.realm.ID) {
-		return MessageRecord{}, 0, ErrInvalidMessage
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && m.RealmID != cc.realm.ID) {
+		return storage.MessageRecord{}, 0, ErrInvalidMessage
 	}
 	if err != nil {
-		return MessageRecord{}, 0, err
+		return storage.MessageRecord{}, 0, err
 	}
-	um, err := tx.UserMessage(cc.actor.ID, id)
+	um, err := storage.UserMessageOf(tx, cc.actor.ID, id)
 	if err == nil {
 		return m, um.Flags, nil
 	}
-	if !errors.Is(err, ErrNotFound) {
-		return MessageRecord{}, 0, err
+	if !errors.Is(err, storage.ErrNotFound) {
+		return storage.MessageRecord{}, 0, err
 	}
 	if m.RecipientType == RecipientChannel {
 		c, err := tx.Channel(m.ChannelID)
 		if err != nil {
-			return MessageRecord{}, 0, err
+			return storage.MessageRecord{}, 0, err
 		}
 		if historyAccess(cc, &c) {
-			return m, FlagRead | FlagHistorical, nil
+			return m, storage.FlagRead | storage.FlagHistorical, nil
 		}
 	}
-	return MessageRecord{}, 0, ErrInvalidMessage
+	return storage.MessageRecord{}, 0, ErrInvalidMessage
 }
 
 // GetMessage returns one message the actor may read and its Markdown
 // source (GET /messages/{id}). Errors: ErrInvalidMessage and those of the
 // actor check.
-func (s *Service) GetMessage(ctx context.Context, actor, id int64, f MessageFormat) (MessageView, string, error) {
+func (s *Service) GetMessage(ctx context.Context, actor Actor, id int64, f MessageFormat) (MessageView, string, error) {
 	var v MessageView
 	var raw string
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -321,7 +377,7 @@ func (s *Service) GetMessage(ctx context.Context, actor, id int64, f MessageForm
 		if err != nil {
 			return err
 		}
-		views, err := s.viewRows(tx, cc, []MessageRow{{Message: m, Flags: flags, Received: true}}, f, nil)
+		views, err := s.viewRows(tx, cc, []storage.MessageRow{{Message: m, Flags: flags, Received: true}}, f, nil)
 		if err != nil {
 			return err
 		}
@@ -342,9 +398,9 @@ type NarrowMatch struct {
 // the actor received and that match the narrow, with their rendered
 // content and escaped topic (search words highlighted). Errors: BAD_NARROW
 // ones and those of the actor check.
-func (s *Service) MatchesNarrow(ctx context.Context, actor int64, ids []int64, narrow []NarrowElement) (map[string]NarrowMatch, error) {
+func (s *Service) MatchesNarrow(ctx context.Context, actor Actor, ids []int64, narrow []NarrowElement) (map[string]NarrowMatch, error) {
 	out := map[string]NarrowMatch{}
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -374,9 +430,9 @@ func (s *Service) MatchesNarrow(ctx context.Context, actor int64, ids []int64, n
 
 // messageState is the "message" block of a register answer: max_message_id,
 // the highest ID of the messages the user received (-1 for none).
-func messageState(s *Service, ctx context.Context, actor int64, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(tx Tx, v *viewer) error {
-		rows, err := tx.FindMessages(MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Descending: true, Limit: 1})
+func messageState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
+	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
+		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Descending: true, Limit: 1})
 		if err != nil {
 			return err
 		}

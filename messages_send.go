@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // MessageTo is the "to" of a message being sent: channel or user IDs, or
@@ -19,8 +21,7 @@ type MessageTo struct {
 	Names []string
 }
 
-// ParseMessageTo reads the "to" parameter of POST /messages (PROTOCOL.md
-// C5.1): a JSON integer, string or list of either, or else plain text: a
+// ParseMessageTo reads the "to" parameter of POST /messages: a JSON integer, string or list of either, or else plain text: a
 // channel name, or comma-separated addresses for direct messages.
 //
 // Errors: "Recipient lists may contain emails or user IDs, but not both."
@@ -96,7 +97,7 @@ type SendMessageRequest struct {
 	QueueID, LocalID string
 }
 
-// Message sending texts (PROTOCOL.md C5.1).
+// Message sending texts.
 var (
 	ErrInvalidMessageType    = errorf("Invalid type")
 	ErrMissingChannel        = errorf("Missing channel")
@@ -187,7 +188,7 @@ func channelNotFound(to *MessageTo) *Error {
 
 // effectiveTopicsPolicy is the channel's policy, or the organization's when
 // the channel inherits it.
-func effectiveTopicsPolicy(c *Channel, r *Realm) TopicsPolicy {
+func effectiveTopicsPolicy(c *storage.Channel, r *Realm) TopicsPolicy {
 	if c.TopicsPolicy == TopicsInherit || c.TopicsPolicy == "" {
 		return r.TopicsPolicy
 	}
@@ -209,7 +210,7 @@ func effectiveTopicsPolicy(c *Channel, r *Realm) TopicsPolicy {
 // ErrMessageNullBytes; ErrStreamWildcardMention, ErrTopicWildcardMention
 // for a wildcard mention of more than 15 users by someone other than an
 // administrator; and those of the actor check.
-func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageRequest) (int64, error) {
+func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageRequest) (int64, error) {
 	var channel bool
 	switch req.Type {
 	case "stream", "channel":
@@ -219,12 +220,12 @@ func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageR
 		return 0, ErrInvalidMessageType
 	}
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
 		}
-		m := &MessageRecord{RealmID: cc.realm.ID, SenderID: cc.actor.ID, DateSent: s.now(), Client: req.Client}
+		m := &storage.MessageRecord{RealmID: cc.realm.ID, SenderID: cc.actor.ID, DateSent: s.now(), Client: req.Client}
 		if m.Client == "" {
 			m.Client = "API"
 		}
@@ -243,8 +244,8 @@ func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageR
 		if req.ReadBySender != nil {
 			read = *req.ReadBySender
 		}
-		err = s.deliver(tx, emit, cc.realm.ID, []*MessageRecord{m}, deliverOptions{
-			sender: &cc.actor, readBySender: read, canLink: func(c *Channel) bool { return cc.access(c).metadata(c) },
+		err = s.deliver(tx, emit, cc.realm.ID, []*storage.MessageRecord{m}, deliverOptions{
+			sender: &cc.actor, readBySender: read, canLink: func(c *storage.Channel) bool { return cc.access(c).metadata(c) },
 			queueID: req.QueueID, localID: req.LocalID,
 		})
 		id = m.ID
@@ -255,7 +256,7 @@ func (s *Service) SendMessage(ctx context.Context, actor int64, req SendMessageR
 
 // channelRecipient resolves and checks the channel and topic of a channel
 // message.
-func (s *Service) channelRecipient(tx Tx, cc *channelContext, req *SendMessageRequest, m *MessageRecord) error {
+func (s *Service) channelRecipient(tx storage.Tx, cc *channelContext, req *SendMessageRequest, m *storage.MessageRecord) error {
 	to := req.To
 	if to == nil || len(to.IDs)+len(to.Names) == 0 {
 		return ErrMissingChannel
@@ -266,21 +267,21 @@ func (s *Service) channelRecipient(tx Tx, cc *channelContext, req *SendMessageRe
 	if req.Topic == nil {
 		return ErrMissingTopic
 	}
-	var c Channel
+	var c storage.Channel
 	var err error
 	if len(to.IDs) > 0 {
 		c, err = tx.Channel(to.IDs[0])
 	} else {
-		var cs []Channel
-		cs, err = tx.ChannelsByName(cc.realm.ID, []string{ChannelNameKey(to.Names[0])})
+		var cs []storage.Channel
+		cs, err = storage.ChannelsByName(tx, cc.realm.ID, []string{storage.ChannelNameKey(to.Names[0])})
 		if err == nil && len(cs) == 0 {
-			err = ErrNotFound
+			err = storage.ErrNotFound
 		}
 		if err == nil {
 			c = cs[0]
 		}
 	}
-	if errors.Is(err, ErrNotFound) || (err == nil && (c.RealmID != cc.realm.ID || !cc.access(&c).metadata(&c))) {
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && (c.RealmID != cc.realm.ID || !cc.access(&c).metadata(&c))) {
 		return channelNotFound(to)
 	}
 	if err != nil {
@@ -312,7 +313,7 @@ func (s *Service) channelRecipient(tx Tx, cc *channelContext, req *SendMessageRe
 }
 
 // directRecipients resolves and checks the users of a direct message.
-func (s *Service) directRecipients(tx Tx, cc *channelContext, req *SendMessageRequest, m *MessageRecord) error {
+func (s *Service) directRecipients(tx storage.Tx, cc *channelContext, req *SendMessageRequest, m *storage.MessageRecord) error {
 	to := req.To
 	if to == nil || len(to.IDs)+len(to.Names) == 0 {
 		return ErrNoRecipients
@@ -333,8 +334,8 @@ func (s *Service) directRecipients(tx Tx, cc *channelContext, req *SendMessageRe
 		ids = append(ids, u.ID)
 	}
 	for _, email := range to.Names {
-		u, err := s.userByAPIEmail(tx, cc.realm, email)
-		if errors.Is(err, ErrNotFound) {
+		u, err := s.userByAPIEmail(tx, cc.realm, &cc.actor, email)
+		if errors.Is(err, storage.ErrNotFound) {
 			return errorf("Invalid email '%s'", email)
 		}
 		if err != nil {
@@ -351,11 +352,11 @@ func (s *Service) directRecipients(tx Tx, cc *channelContext, req *SendMessageRe
 	return nil
 }
 
-// userByAPIEmail finds a user of the realm by real or placeholder address;
-// ErrNotFound when none.
-func (s *Service) userByAPIEmail(tx Tx, realm Realm, email string) (UserRecord, error) {
+// userByAPIEmail finds a user of the realm by their placeholder address,
+// or by a real address that viewer may see; ErrNotFound when none.
+func (s *Service) userByAPIEmail(tx storage.Tx, realm Realm, viewer *storage.UserRecord, email string) (storage.UserRecord, error) {
 	u, err := tx.UserByEmail(realm.ID, email)
-	if err == nil || !errors.Is(err, ErrNotFound) {
+	if err == nil && emailVisibleTo(viewer, &u) || err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return u, err
 	}
 	if id, ok := placeholderID(email, s.emailDomain(realm)); ok {
@@ -363,16 +364,16 @@ func (s *Service) userByAPIEmail(tx Tx, realm Realm, email string) (UserRecord, 
 		if err == nil && u.RealmID == realm.ID {
 			return u, nil
 		}
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return UserRecord{}, err
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return storage.UserRecord{}, err
 		}
 	}
-	return UserRecord{}, ErrNotFound
+	return storage.UserRecord{}, storage.ErrNotFound
 }
 
 // PostChannelMessage sends a message from the user to a channel topic: a
 // shorthand of SendMessage for tests and embedding programs.
-func (s *Service) PostChannelMessage(ctx context.Context, actor, channelID int64, topic, content string) (int64, error) {
+func (s *Service) PostChannelMessage(ctx context.Context, actor Actor, channelID int64, topic, content string) (int64, error) {
 	return s.SendMessage(ctx, actor, SendMessageRequest{Type: "channel", To: &MessageTo{IDs: []int64{channelID}},
 		Topic: &topic, Content: content})
 }

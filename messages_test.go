@@ -3,26 +3,28 @@ package chat_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestNarrowsOnEveryBackend runs the same narrow cases, operator by
 // operator, on every backend: the backends' search and row access must
 // agree with the memory store's reference.
 func TestNarrowsOnEveryBackend(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		_, err := f.svc.Subscribe(ctx, f.admin.ID, chat.SubscribeRequest{
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
 			Subscriptions: []chat.ChannelSpec{{Name: "alpha"}},
 			Principals:    &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}},
 		})
 		wantNoErr(t, "Subscribe", err)
-		_, err = f.svc.Subscribe(ctx, f.admin.ID, chat.SubscribeRequest{
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
 			Subscriptions: []chat.ChannelSpec{{Name: "secret"}}, InviteOnly: true})
 		wantNoErr(t, "Subscribe secret", err)
 		channelID := func(name string) int64 {
-			cs, err := f.svc.Channels(ctx, f.admin.ID, chat.DefaultChannelQuery)
+			cs, err := f.svc.Channels(ctx, chat.AsUser(f.admin.ID), chat.DefaultChannelQuery)
 			wantNoErr(t, "Channels", err)
 			for _, c := range cs {
 				if c.Name == name {
@@ -35,13 +37,13 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 		alpha, secret := channelID("alpha"), channelID("secret")
 		sendTo := func(as int64, channel int64, topic, content string) int64 {
 			t.Helper()
-			id, err := f.svc.PostChannelMessage(ctx, as, channel, topic, content)
+			id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(as), channel, topic, content)
 			wantNoErr(t, "send", err)
 			return id
 		}
 		dm := func(as int64, to []int64, content string) int64 {
 			t.Helper()
-			id, err := f.svc.SendMessage(ctx, as, chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: to}, Content: content})
+			id, err := f.svc.SendMessage(ctx, chat.AsUser(as), chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: to}, Content: content})
 			wantNoErr(t, "dm", err)
 			return id
 		}
@@ -51,7 +53,7 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 		m4 := dm(f.member.ID, []int64{f.admin.ID}, "private walrus")
 		m5 := dm(f.admin.ID, []int64{f.member.ID, f.moderator.ID}, "group chat")
 		m6 := sendTo(f.admin.ID, secret, "s", "hidden walrus")
-		wantNoErr(t, "react", f.svc.AddReaction(ctx, f.admin.ID, m2, chat.ReactionRequest{Name: "octopus"}))
+		wantNoErr(t, "react", f.svc.AddReaction(ctx, chat.AsUser(f.admin.ID), m2, chat.ReactionRequest{Name: "octopus"}))
 
 		fetch := func(as int64, narrow string) []int64 {
 			t.Helper()
@@ -60,8 +62,8 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 				elems, err = chat.ParseNarrow("narrow", []byte(narrow))
 				wantNoErr(t, "ParseNarrow "+narrow, err)
 			}
-			res, err := f.svc.GetMessages(ctx, as, chat.GetMessagesRequest{Anchor: "oldest", NumAfter: 100,
-				IncludeAnchor: true, Narrow: elems})
+			res, err := f.svc.GetMessages(ctx, chat.AsUser(as), chat.GetMessagesRequest{Anchor: ptr("oldest"), NumAfter: ptr[int64](100),
+				IncludeAnchor: ptr(true), Narrow: elems})
 			wantNoErr(t, "GetMessages "+narrow, err)
 			ids := []int64{}
 			for _, m := range res.Messages {
@@ -112,39 +114,88 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 			diff(t, "narrow "+c.narrow, fetch(c.as, c.narrow), c.want)
 		}
 		// The member was never subscribed to the private channel.
-		_, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: "newest", NumBefore: 1,
+		_, err = f.svc.GetMessages(ctx, chat.AsUser(member), chat.GetMessagesRequest{Anchor: ptr("newest"), NumBefore: ptr[int64](1),
 			Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "secret"}}})
 		wantErr(t, "private channel", err, &chat.Error{Code: chat.CodeBadNarrow, Msg: "Invalid narrow operator: unknown channel secret"})
-		_, _, err = f.svc.GetMessage(ctx, member, m6, chat.MessageFormat{})
+		_, _, err = f.svc.GetMessage(ctx, chat.AsUser(member), m6, chat.MessageFormat{})
 		wantErr(t, "private message", err, chat.ErrInvalidMessage)
 
 		// Anchors.
-		res, err := f.svc.GetMessages(ctx, admin, chat.GetMessagesRequest{Anchor: itoa(m3), NumBefore: 1, NumAfter: 1,
-			IncludeAnchor: true, Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "alpha"}}})
+		res, err := f.svc.GetMessages(ctx, chat.AsUser(admin), chat.GetMessagesRequest{Anchor: ptr(itoa(m3)), NumBefore: ptr[int64](1), NumAfter: ptr[int64](1),
+			IncludeAnchor: ptr(true), Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "alpha"}}})
 		wantNoErr(t, "anchor", err)
 		// m3 is the channel's newest message: one before it, none after.
 		if len(res.Messages) != 2 || res.Messages[0].ID != m2 || res.Messages[1].ID != m3 || !res.FoundAnchor ||
 			res.FoundOldest || !res.FoundNewest {
 			t.Errorf("anchored fetch: %+v", res)
 		}
-		res, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: "first_unread", NumAfter: 1, IncludeAnchor: true})
+		res, err = f.svc.GetMessages(ctx, chat.AsUser(member), chat.GetMessagesRequest{Anchor: ptr("first_unread"), NumAfter: ptr[int64](1), IncludeAnchor: ptr(true)})
 		wantNoErr(t, "first_unread", err)
 		if res.Anchor == chat.AnchorNewest || !res.FoundAnchor {
 			t.Errorf("first unread: %+v", res)
 		}
 
 		// Deleting removes the message from every narrow and search.
-		wantNoErr(t, "delete", f.svc.DeleteMessage(ctx, admin, m4))
+		wantNoErr(t, "delete", f.svc.DeleteMessage(ctx, chat.AsUser(admin), m4))
 		diff(t, "after delete", fetch(admin, `[["search","walrus"]]`), []int64{m2, m3, m6})
 		// Editing re-indexes the message.
-		wantNoErr(t, "edit", f.svc.EditMessage(ctx, admin, m1, ptr("now about narwhals")))
+		wantNoErr(t, "edit", f.svc.EditMessage(ctx, chat.AsUser(admin), m1, ptr("now about narwhals")))
 		diff(t, "after edit", fetch(admin, `[["search","narwhals"]]`), []int64{m1})
 		diff(t, "old words", fetch(admin, `[["search","café"]]`), []int64{})
 	})
 }
 
 func fullName(t *testing.T, f *fixture, id int64) string {
-	u, err := f.svc.User(t.Context(), id, id, chat.UserQuery{})
+	u, err := f.svc.User(t.Context(), chat.AsUser(id), id, chat.UserQuery{})
 	wantNoErr(t, "User", err)
 	return u.FullName
+}
+
+// TestGetMessagesParameters checks the rules on the combination of a
+// fetch's parameters, which the Go API applies as HTTP does.
+func TestGetMessagesParameters(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		member := chat.AsUser(f.member.ID)
+		id, err := f.svc.SendMessage(ctx, member, chat.SendMessageRequest{Type: "direct",
+			To: &chat.MessageTo{IDs: []int64{f.owner.ID}}, Content: "hello"})
+		wantNoErr(t, "SendMessage", err)
+		for name, req := range map[string]chat.GetMessagesRequest{
+			"anchor":                  {MessageIDs: []int64{id}, Anchor: ptr("newest")},
+			"num_before":              {MessageIDs: []int64{id}, NumBefore: ptr[int64](0)},
+			"num_after":               {MessageIDs: []int64{id}, NumAfter: ptr[int64](1)},
+			"include_anchor":          {MessageIDs: []int64{id}, IncludeAnchor: ptr(true)},
+			"use_first_unread_anchor": {MessageIDs: []int64{id}, UseFirstUnreadAnchor: ptr(false)},
+		} {
+			_, err := f.svc.GetMessages(ctx, member, req)
+			wantErr(t, "message_ids with "+name, err, chat.ErrFetchParameterCombination)
+		}
+		_, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{NumBefore: ptr[int64](1)})
+		wantErr(t, "no anchor", err, chat.ErrMissingAnchor)
+		_, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{UseFirstUnreadAnchor: ptr(false)})
+		wantErr(t, "use_first_unread_anchor false, no anchor", err, chat.ErrMissingAnchor)
+		_, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: ptr("")})
+		wantErr(t, "empty anchor", err, chat.ErrInvalidAnchor)
+
+		// use_first_unread_anchor stands for the anchor, whatever the
+		// anchor says.
+		want, err := f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: ptr("first_unread"),
+			NumBefore: ptr[int64](5), NumAfter: ptr[int64](5)})
+		wantNoErr(t, "first_unread", err)
+		got, err := f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: ptr("oldest"),
+			UseFirstUnreadAnchor: ptr(true), NumBefore: ptr[int64](5), NumAfter: ptr[int64](5)})
+		wantNoErr(t, "use_first_unread_anchor", err)
+		diff(t, "use_first_unread_anchor", got, want, cmpopts.IgnoreUnexported(chat.DirectRecipient{}))
+		if len(got.Messages) == 0 {
+			t.Error("use_first_unread_anchor fetched nothing")
+		}
+		var res chat.GetMessagesResult
+		// By IDs, with no range parameter.
+		res, err = f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{MessageIDs: []int64{id}})
+		wantNoErr(t, "message_ids", err)
+		if len(res.Messages) != 1 {
+			t.Errorf("message_ids: %d messages, want 1", len(res.Messages))
+		}
+	})
 }

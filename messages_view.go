@@ -8,10 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// MessageView is a message object as clients receive it (PROTOCOL.md
-// C5.3).
+// MessageView is a message object as clients receive it.
 type MessageView struct {
 	ID             int64  `json:"id"`
 	SenderID       int64  `json:"sender_id"`
@@ -76,7 +77,7 @@ type MessageFormat struct {
 // messageData is a message with what every reader sees of it alike; a
 // MessageView is made from it per format.
 type messageData struct {
-	m           MessageRecord
+	m           storage.MessageRecord
 	senderName  string
 	senderEmail string
 	realmStr    string
@@ -94,25 +95,25 @@ type messageData struct {
 // messageLoader reads, once per request, the users and channels that
 // message objects name.
 type messageLoader struct {
-	tx          Tx
+	tx          storage.Tx
 	realm       Realm
 	emailDomain string
-	users       map[int64]*UserRecord
-	channels    map[int64]*Channel
+	users       map[int64]*storage.UserRecord
+	channels    map[int64]*storage.Channel
 	linkifiers  []compiledWithID
 }
 
-func (s *Service) newMessageLoader(tx Tx, realm Realm) (*messageLoader, error) {
+func (s *Service) newMessageLoader(tx storage.Tx, realm Realm) (*messageLoader, error) {
 	ls, err := realmLinkifiers(tx, realm.ID)
 	if err != nil {
 		return nil, err
 	}
 	return &messageLoader{tx: tx, realm: realm, emailDomain: s.emailDomain(realm),
-		users: map[int64]*UserRecord{}, channels: map[int64]*Channel{}, linkifiers: compileLinkifiers(ls)}, nil
+		users: map[int64]*storage.UserRecord{}, channels: map[int64]*storage.Channel{}, linkifiers: compileLinkifiers(ls)}, nil
 }
 
 // load builds the reader-independent data of the messages.
-func (l *messageLoader) load(ms []MessageRecord) ([]*messageData, error) {
+func (l *messageLoader) load(ms []storage.MessageRecord) ([]*messageData, error) {
 	var need []int64
 	var ids []int64
 	for i := range ms {
@@ -162,7 +163,7 @@ func (l *messageLoader) load(ms []MessageRecord) ([]*messageData, error) {
 }
 
 // data builds one message's data from loaded users and channels.
-func (l *messageLoader) data(m MessageRecord) *messageData {
+func (l *messageLoader) data(m storage.MessageRecord) *messageData {
 	d := &messageData{m: m, realmStr: realmStr(l.realm), reactions: []ReactionView{},
 		topicLinks: []TopicLink{}}
 	if sender := l.users[m.SenderID]; sender != nil {
@@ -212,7 +213,7 @@ func realmStr(r Realm) string {
 // other participant (the sender, for incoming messages) and a conversation
 // with oneself for the reader; 4h+3 for a group conversation whose sorted
 // user IDs hash to h.
-func recipientID(m *MessageRecord, reader int64) int64 {
+func recipientID(m *storage.MessageRecord, reader int64) int64 {
 	switch {
 	case m.RecipientType == RecipientChannel:
 		return 4*m.ChannelID + 2

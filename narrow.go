@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // NarrowElement is one term of a message narrow: an operator, its operand
@@ -134,8 +135,8 @@ func badNarrow(format string, args ...any) *Error {
 // compiledNarrow is a narrow ready to run: the conditions a backend
 // applies (channel, topic, IDs, search words) and predicates for the rest.
 type compiledNarrow struct {
-	filter MessageFilter
-	preds  []func(r *MessageRow, reacted bool) bool
+	filter storage.MessageFilter
+	preds  []func(r *storage.MessageRow, reacted bool) bool
 	// search holds the positive search words, for highlighting.
 	search []string
 	// needReactions says a predicate reads whether the message has
@@ -147,11 +148,11 @@ type compiledNarrow struct {
 
 // compileNarrow resolves the narrow's names for the reader and splits it
 // into backend conditions and predicates.
-func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElement) (*compiledNarrow, error) {
-	n := &compiledNarrow{filter: MessageFilter{RealmID: cc.realm.ID, UserID: cc.actor.ID}}
-	add := func(neg bool, p func(r *MessageRow, reacted bool) bool) {
+func (s *Service) compileNarrow(tx storage.Tx, cc *channelContext, narrow []NarrowElement) (*compiledNarrow, error) {
+	n := &compiledNarrow{filter: storage.MessageFilter{RealmID: cc.realm.ID, UserID: cc.actor.ID}}
+	add := func(neg bool, p func(r *storage.MessageRow, reacted bool) bool) {
 		if neg {
-			n.preds = append(n.preds, func(r *MessageRow, reacted bool) bool { return !p(r, reacted) })
+			n.preds = append(n.preds, func(r *storage.MessageRow, reacted bool) bool { return !p(r, reacted) })
 		} else {
 			n.preds = append(n.preds, p)
 		}
@@ -169,7 +170,7 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 				n.filter.ChannelHistory = historyAccess(cc, &c)
 				continue
 			}
-			add(e.Negated, func(r *MessageRow, _ bool) bool {
+			add(e.Negated, func(r *storage.MessageRow, _ bool) bool {
 				return r.Message.RecipientType == RecipientChannel && r.Message.ChannelID == id
 			})
 		case "topic", "subject":
@@ -177,13 +178,13 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 			if !ok {
 				return nil, badNarrow("invalid 'topic' operand %v", e.Operand)
 			}
-			key := TopicKey(topic)
+			key := storage.TopicKey(topic)
 			if !e.Negated && n.filter.TopicKey == nil {
 				n.filter.TopicKey = &key
 				continue
 			}
-			add(e.Negated, func(r *MessageRow, _ bool) bool {
-				return r.Message.RecipientType == RecipientChannel && TopicKey(r.Message.Topic) == key
+			add(e.Negated, func(r *storage.MessageRow, _ bool) bool {
+				return r.Message.RecipientType == RecipientChannel && storage.TopicKey(r.Message.Topic) == key
 			})
 		case "sender", "from":
 			u, err := s.narrowUser(tx, cc, e.Operand)
@@ -191,7 +192,7 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 				return nil, err
 			}
 			id := u.ID
-			add(e.Negated, func(r *MessageRow, _ bool) bool { return r.Message.SenderID == id })
+			add(e.Negated, func(r *storage.MessageRow, _ bool) bool { return r.Message.SenderID == id })
 		case "dm", "pm-with":
 			ids, err := s.narrowUsers(tx, cc, e.Operand)
 			if err != nil {
@@ -200,7 +201,7 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 			ids = append(ids, cc.actor.ID)
 			ids = uniqueIDs(ids)
 			slices.Sort(ids)
-			add(e.Negated, func(r *MessageRow, _ bool) bool {
+			add(e.Negated, func(r *storage.MessageRow, _ bool) bool {
 				return r.Message.RecipientType == RecipientDirect && slices.Equal(r.Message.DirectUserIDs, ids)
 			})
 		case "dm-including":
@@ -209,7 +210,7 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 				return nil, err
 			}
 			id := u.ID
-			add(e.Negated, func(r *MessageRow, _ bool) bool {
+			add(e.Negated, func(r *storage.MessageRow, _ bool) bool {
 				return r.Message.RecipientType == RecipientDirect && slices.Contains(r.Message.DirectUserIDs, id)
 			})
 		case "is":
@@ -220,17 +221,17 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 			add(e.Negated, p)
 		case "has":
 			what, _ := e.Operand.(string)
-			var p func(r *MessageRow, reacted bool) bool
+			var p func(r *storage.MessageRow, reacted bool) bool
 			switch what {
 			case "link":
-				p = func(r *MessageRow, _ bool) bool { return r.Message.HasLink }
+				p = func(r *storage.MessageRow, _ bool) bool { return r.Message.HasLink }
 			case "image":
-				p = func(r *MessageRow, _ bool) bool { return r.Message.HasImage }
+				p = func(r *storage.MessageRow, _ bool) bool { return r.Message.HasImage }
 			case "attachment":
-				p = func(r *MessageRow, _ bool) bool { return r.Message.HasAttachment }
+				p = func(r *storage.MessageRow, _ bool) bool { return r.Message.HasAttachment }
 			case "reaction":
 				n.needReactions = true
-				p = func(_ *MessageRow, reacted bool) bool { return reacted }
+				p = func(_ *storage.MessageRow, reacted bool) bool { return reacted }
 			default:
 				return nil, badNarrow("unknown 'has' operand %v", e.Operand)
 			}
@@ -247,7 +248,7 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 				n.filter.IDs = []int64{id}
 				continue
 			}
-			add(true, func(r *MessageRow, _ bool) bool { return r.Message.ID == id })
+			add(true, func(r *storage.MessageRow, _ bool) bool { return r.Message.ID == id })
 		case "near":
 			// near only places the anchor, which clients send as anchor.
 		case "search":
@@ -255,13 +256,13 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 			if !ok {
 				return nil, badNarrow("invalid 'search' operand %v", e.Operand)
 			}
-			words := SearchWords(q)
+			words := storage.SearchWords(q)
 			if !e.Negated {
 				n.filter.Search = append(n.filter.Search, words...)
 				n.search = append(n.search, words...)
 				continue
 			}
-			add(true, func(r *MessageRow, _ bool) bool { return searchMatches(words, &r.Message) })
+			add(true, func(r *storage.MessageRow, _ bool) bool { return storage.SearchMatches(words, &r.Message) })
 		default:
 			return nil, badNarrow("unknown operator %s", e.Operator)
 		}
@@ -270,21 +271,21 @@ func (s *Service) compileNarrow(tx Tx, cc *channelContext, narrow []NarrowElemen
 }
 
 // isPredicate is the predicate of an "is" operand.
-func isPredicate(operand any) (func(r *MessageRow, reacted bool) bool, error) {
+func isPredicate(operand any) (func(r *storage.MessageRow, reacted bool) bool, error) {
 	what, _ := operand.(string)
 	switch what {
 	case "dm", "private":
-		return func(r *MessageRow, _ bool) bool { return r.Message.RecipientType == RecipientDirect }, nil
+		return func(r *storage.MessageRow, _ bool) bool { return r.Message.RecipientType == RecipientDirect }, nil
 	case "starred":
-		return func(r *MessageRow, _ bool) bool { return r.Flags&FlagStarred != 0 }, nil
+		return func(r *storage.MessageRow, _ bool) bool { return r.Flags&storage.FlagStarred != 0 }, nil
 	case "mentioned":
-		return func(r *MessageRow, _ bool) bool { return r.Flags.mentionedAny() }, nil
+		return func(r *storage.MessageRow, _ bool) bool { return r.Flags.MentionedAny() }, nil
 	case "alerted":
-		return func(r *MessageRow, _ bool) bool { return r.Flags&FlagHasAlertWord != 0 }, nil
+		return func(r *storage.MessageRow, _ bool) bool { return r.Flags&storage.FlagHasAlertWord != 0 }, nil
 	case "unread":
-		return func(r *MessageRow, _ bool) bool { return r.Flags&FlagRead == 0 }, nil
+		return func(r *storage.MessageRow, _ bool) bool { return r.Flags&storage.FlagRead == 0 }, nil
 	case "resolved":
-		return func(r *MessageRow, _ bool) bool {
+		return func(r *storage.MessageRow, _ bool) bool {
 			return r.Message.RecipientType == RecipientChannel && strings.HasPrefix(r.Message.Topic, resolvedTopicPrefix)
 		}, nil
 	}
@@ -306,7 +307,7 @@ func operandID(operand any) (int64, bool) {
 // historyAccess reports whether the reader may read the channel's messages
 // they did not receive: content access, and for a private channel a
 // subscription and history open to subscribers.
-func historyAccess(cc *channelContext, c *Channel) bool {
+func historyAccess(cc *channelContext, c *storage.Channel) bool {
 	a := cc.access(c)
 	if !a.content(c) {
 		return false
@@ -318,53 +319,53 @@ func historyAccess(cc *channelContext, c *Channel) bool {
 }
 
 // narrowChannel resolves a channel operand (ID or name) the reader can see.
-func (s *Service) narrowChannel(tx Tx, cc *channelContext, operand any) (Channel, error) {
-	var c Channel
+func (s *Service) narrowChannel(tx storage.Tx, cc *channelContext, operand any) (storage.Channel, error) {
+	var c storage.Channel
 	var err error
 	switch x := operand.(type) {
 	case int64:
 		c, err = tx.Channel(x)
 	case string:
-		var cs []Channel
-		cs, err = tx.ChannelsByName(cc.realm.ID, []string{ChannelNameKey(x)})
+		var cs []storage.Channel
+		cs, err = storage.ChannelsByName(tx, cc.realm.ID, []string{storage.ChannelNameKey(x)})
 		if err == nil {
 			if len(cs) == 0 {
-				err = ErrNotFound
+				err = storage.ErrNotFound
 			} else {
 				c = cs[0]
 			}
 		}
 	default:
-		return Channel{}, badNarrow("unknown channel %v", operand)
+		return storage.Channel{}, badNarrow("unknown channel %v", operand)
 	}
-	if errors.Is(err, ErrNotFound) || (err == nil && (c.RealmID != cc.realm.ID || !cc.access(&c).metadata(&c))) {
-		return Channel{}, badNarrow("unknown channel %v", operand)
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && (c.RealmID != cc.realm.ID || !cc.access(&c).metadata(&c))) {
+		return storage.Channel{}, badNarrow("unknown channel %v", operand)
 	}
 	return c, err
 }
 
 // narrowUser resolves a user operand: an ID or an address.
-func (s *Service) narrowUser(tx Tx, cc *channelContext, operand any) (UserRecord, error) {
+func (s *Service) narrowUser(tx storage.Tx, cc *channelContext, operand any) (storage.UserRecord, error) {
 	switch x := operand.(type) {
 	case int64:
 		u, err := targetUser(tx, cc.realm.ID, x)
 		if errors.Is(err, ErrNoSuchUser) {
-			return UserRecord{}, badNarrow("unknown user %d", x)
+			return storage.UserRecord{}, badNarrow("unknown user %d", x)
 		}
 		return u, err
 	case string:
-		u, err := s.userByAPIEmail(tx, cc.realm, strings.TrimSpace(x))
-		if errors.Is(err, ErrNotFound) {
-			return UserRecord{}, badNarrow("unknown user %s", x)
+		u, err := s.userByAPIEmail(tx, cc.realm, &cc.actor, strings.TrimSpace(x))
+		if errors.Is(err, storage.ErrNotFound) {
+			return storage.UserRecord{}, badNarrow("unknown user %s", x)
 		}
 		return u, err
 	}
-	return UserRecord{}, badNarrow("unknown user %v", operand)
+	return storage.UserRecord{}, badNarrow("unknown user %v", operand)
 }
 
 // narrowUsers resolves a dm operand: a list of IDs or comma-separated
 // addresses.
-func (s *Service) narrowUsers(tx Tx, cc *channelContext, operand any) ([]int64, error) {
+func (s *Service) narrowUsers(tx storage.Tx, cc *channelContext, operand any) ([]int64, error) {
 	var items []any
 	switch x := operand.(type) {
 	case []int64:
@@ -387,49 +388,6 @@ func (s *Service) narrowUsers(tx Tx, cc *channelContext, operand any) ([]int64, 
 		ids = append(ids, u.ID)
 	}
 	return ids, nil
-}
-
-// SearchWords splits a search query into the words every match must
-// contain: runs of letters and digits, lower-cased. Backends match whole
-// words of a message's topic and content (its Markdown source).
-// Backends may also cut a whole message with it, so duplicates are found
-// with a map rather than by scanning the words so far.
-func SearchWords(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(q, notWordRune) {
-		w = strings.ToLower(w)
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
-
-// SearchMatches reports whether a message's topic or content contains
-// every word, as whole words without regard to case; it is the reference
-// for backends' full-text search.
-func SearchMatches(words []string, m *MessageRecord) bool { return searchMatches(words, m) }
-
-func searchMatches(words []string, m *MessageRecord) bool {
-	if len(words) == 0 {
-		return true
-	}
-	have := map[string]bool{}
-	for _, text := range []string{m.Topic, m.Content} {
-		for _, w := range strings.FieldsFunc(text, notWordRune) {
-			have[strings.ToLower(w)] = true
-		}
-	}
-	for _, w := range words {
-		if !have[w] {
-			return false
-		}
-	}
-	return true
 }
 
 // highlight wraps the words of html's text (outside tags and character
@@ -486,7 +444,7 @@ func highlightText(s string, want map[string]bool) string {
 		start = -1
 	}
 	for i, r := range s {
-		if notWordRune(r) {
+		if storage.SeparatesWords(r) {
 			if start >= 0 {
 				flush(i)
 			}

@@ -12,31 +12,11 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// FieldType is the type of a custom profile field (PROTOCOL.md A2).
-type FieldType int
-
-// The custom profile field types.
-const (
-	FieldShortText       FieldType = 1
-	FieldLongText        FieldType = 2
-	FieldChoice          FieldType = 3
-	FieldDate            FieldType = 4
-	FieldLink            FieldType = 5
-	FieldUsers           FieldType = 6
-	FieldExternalAccount FieldType = 7
-	FieldPronouns        FieldType = 8
-)
-
-// Valid reports whether t is one of the eight field types.
-func (t FieldType) Valid() bool { return t >= FieldShortText && t <= FieldPronouns }
-
-// renders reports whether values of the type are Markdown and carry a
-// rendered_value.
-func (t FieldType) renders() bool { return t == FieldShortText || t == FieldLongText }
-
-// Limits of custom profile fields (PROTOCOL.md B1.8, C8.1, C14.2).
+// Limits of custom profile fields.
 const (
 	maxFieldNameLength  = 40
 	maxFieldHintLength  = 80
@@ -46,75 +26,7 @@ const (
 	maxSummaryFields = 2
 )
 
-// ProfileField is a custom profile field definition as stored. Its JSON form
-// is the wire form of GET /realm/profile_fields.
-type ProfileField struct {
-	ID      int64
-	RealmID int64
-	// Name is unique in the organization.
-	Name string
-	Hint string
-	Type FieldType
-	// FieldData is the type's extra data as JSON text (the choices of a
-	// choice field, the subtype of an external account), or "" for none.
-	FieldData               string
-	Order                   int
-	Required                bool
-	EditableByUser          bool
-	DisplayInProfileSummary bool
-	UseForUserMatching      bool
-}
-
-// MarshalJSON writes the wire form: field_data stays a JSON-encoded string,
-// display_in_profile_summary and use_for_user_matching appear only when
-// true (PROTOCOL.md C8.2).
-func (f ProfileField) MarshalJSON() ([]byte, error) {
-	type wire struct {
-		ID                      int64     `json:"id"`
-		Name                    string    `json:"name"`
-		Type                    FieldType `json:"type"`
-		Hint                    string    `json:"hint"`
-		FieldData               string    `json:"field_data"`
-		Order                   int       `json:"order"`
-		Required                bool      `json:"required"`
-		EditableByUser          bool      `json:"editable_by_user"`
-		DisplayInProfileSummary bool      `json:"display_in_profile_summary,omitempty"`
-		UseForUserMatching      bool      `json:"use_for_user_matching,omitempty"`
-	}
-	return json.Marshal(wire{f.ID, f.Name, f.Type, f.Hint, f.FieldData, f.Order, f.Required,
-		f.EditableByUser, f.DisplayInProfileSummary, f.UseForUserMatching})
-}
-
-// ProfileValueRecord is one user's value of one custom profile field as
-// stored. RenderedValue is set for the Markdown types.
-type ProfileValueRecord struct {
-	UserID        int64
-	FieldID       int64
-	Value         string
-	RenderedValue *string
-}
-
-// ProfileTx stores custom profile fields and their values.
-type ProfileTx interface {
-	// CreateProfileField stores f under a new ID and sets f.ID; f.RealmID
-	// must name a stored realm. It returns ErrExists when the realm already
-	// has a field with the same Name.
-	CreateProfileField(f *ProfileField) error
-	// ProfileFields returns the realm's fields ordered by Order, then ID.
-	ProfileFields(realmID int64) ([]ProfileField, error)
-	// ProfileValues returns the stored values of the realm's users, ordered
-	// by user ID then field ID: of every user when userIDs is nil,
-	// otherwise of the listed users (unknown IDs are skipped).
-	ProfileValues(realmID int64, userIDs []int64) ([]ProfileValueRecord, error)
-	// SetProfileValue stores v, replacing the user's value of the field.
-	// The user and the field must exist.
-	SetProfileValue(v ProfileValueRecord) error
-	// DeleteProfileValue removes the user's value of the field; removing a
-	// value that does not exist is not an error.
-	DeleteProfileValue(userID, fieldID int64) error
-}
-
-// Custom profile field errors (PROTOCOL.md C8.1, B2.8, B2.10).
+// Custom profile field errors.
 var (
 	ErrLabelBlank               = &Error{Code: CodeBadRequest, Msg: "Label cannot be blank."}
 	ErrInvalidFieldType         = &Error{Code: CodeBadRequest, Msg: "Invalid field type."}
@@ -168,15 +80,12 @@ type NewProfileField struct {
 // ErrInvalidExternalAccount, ErrCustomAccountNoPattern,
 // ErrURLPatternNoUsername); ErrLabelBlank; ErrSummaryFieldType,
 // ErrSummaryFieldLimit; ErrUserMatchingFieldType; ErrFieldLabelExists.
-func (s *Service) CreateProfileField(ctx context.Context, actor int64, req NewProfileField) (int64, error) {
+func (s *Service) CreateProfileField(ctx context.Context, actor Actor, req NewProfileField) (int64, error) {
 	var id int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		admin, realm, err := s.actor(tx, actor)
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpCreateProfileField)
 		if err != nil {
 			return err
-		}
-		if !admin.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		name := strings.TrimSpace(req.Name)
 		if utf8.RuneCountInString(name) > maxFieldNameLength {
@@ -234,7 +143,7 @@ func (s *Service) CreateProfileField(ctx context.Context, actor int64, req NewPr
 			f.Order = max(f.Order, fields[i].Order)
 		}
 		f.Order++
-		if err := tx.CreateProfileField(&f); errors.Is(err, ErrExists) {
+		if err := tx.CreateProfileField(&f); errors.Is(err, storage.ErrExists) {
 			return ErrFieldLabelExists
 		} else if err != nil {
 			return err
@@ -328,9 +237,9 @@ func checkFieldData(t FieldType, raw json.RawMessage) (map[string]any, error) {
 // ProfileFields returns the custom profile field definitions of the actor's
 // organization in display order. Any active user may call it. Errors: those
 // of Users.
-func (s *Service) ProfileFields(ctx context.Context, actor int64) ([]ProfileField, error) {
+func (s *Service) ProfileFields(ctx context.Context, actor Actor) ([]ProfileField, error) {
 	var out []ProfileField
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -356,8 +265,8 @@ type ProfileDataValue struct {
 	String string
 }
 
-// ProfileDataEntry is one entry of profile_data (SPEC.md, Custom profile
-// data entry).
+// ProfileDataEntry is one entry of profile_data: a custom profile field
+// and its value.
 type ProfileDataEntry struct {
 	ID    int64
 	Value ProfileDataValue
@@ -365,7 +274,7 @@ type ProfileDataEntry struct {
 
 // ParseProfileData decodes the JSON text of a parameter that holds a list of
 // custom profile data entries. name is the parameter's name, used in the
-// error texts of PROTOCOL.md B1.2, such as `data[0]["id"] field is missing:
+// error texts of the reference server's parameter parser, such as `data[0]["id"] field is missing:
 // Field required`.
 func ParseProfileData(name, text string) ([]ProfileDataEntry, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
@@ -452,7 +361,7 @@ type profileChange struct {
 // checkProfileData validates entries for target's profile, as changed by
 // actor, in the reference server's order: the field exists, actor may
 // change it, the value suits the field type.
-func checkProfileData(tx Tx, realmID int64, actor *UserRecord, entries []ProfileDataEntry) ([]profileChange, error) {
+func checkProfileData(tx storage.Tx, realmID int64, actor *storage.UserRecord, entries []ProfileDataEntry) ([]profileChange, error) {
 	fields, err := tx.ProfileFields(realmID)
 	if err != nil {
 		return nil, err
@@ -481,7 +390,7 @@ func checkProfileData(tx Tx, realmID int64, actor *UserRecord, entries []Profile
 
 // checkProfileValue validates one value for the field. null, "" and []
 // remove the stored value.
-func checkProfileValue(tx Tx, realmID int64, f *ProfileField, v ProfileDataValue) (profileChange, error) {
+func checkProfileValue(tx storage.Tx, realmID int64, f *ProfileField, v ProfileDataValue) (profileChange, error) {
 	c := profileChange{field: f}
 	if v.Null || (v.IsList && len(v.UserIDs) == 0) || (!v.IsList && v.String == "") {
 		c.del = true
@@ -493,7 +402,7 @@ func checkProfileValue(tx Tx, realmID int64, f *ProfileField, v ProfileDataValue
 		}
 		for _, id := range v.UserIDs {
 			u, err := tx.User(id)
-			if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realmID) {
+			if errors.Is(err, storage.ErrNotFound) || (err == nil && u.RealmID != realmID) {
 				return c, errorf("Invalid user ID: %d", id)
 			}
 			if err != nil {
@@ -541,7 +450,7 @@ func checkProfileValue(tx Tx, realmID int64, f *ProfileField, v ProfileDataValue
 		}
 	}
 	c.value = s
-	if f.Type.renders() {
+	if f.Type.Renders() {
 		r := renderMarkdown(s)
 		c.rendered = &r
 	}
@@ -563,7 +472,7 @@ func validLink(s string) bool {
 
 // applyProfileData stores the changes to target's profile, skipping those
 // that change nothing, and emits a realm_user update event for each change.
-func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord, changes []profileChange) error {
+func applyProfileData(tx storage.Tx, emit func(Event), realmID int64, target *storage.UserRecord, changes []profileChange) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -571,7 +480,7 @@ func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord
 	if err != nil {
 		return err
 	}
-	stored := make(map[int64]ProfileValueRecord, len(current))
+	stored := make(map[int64]storage.ProfileValueRecord, len(current))
 	for _, v := range current {
 		stored[v.FieldID] = v
 	}
@@ -591,7 +500,7 @@ func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord
 			if had && old.Value == c.value {
 				continue
 			}
-			v := ProfileValueRecord{UserID: target.ID, FieldID: c.field.ID, Value: c.value, RenderedValue: c.rendered}
+			v := storage.ProfileValueRecord{UserID: target.ID, FieldID: c.field.ID, Value: c.value, RenderedValue: c.rendered}
 			if err := tx.SetProfileValue(v); err != nil {
 				return err
 			}
@@ -621,14 +530,11 @@ func applyProfileData(tx Tx, emit func(Event), realmID int64, target *UserRecord
 // choice for '{name}'.", "{name} is not a string", "{name} is not a list",
 // "Invalid user ID: {id}", "User with ID {id} is deactivated", "User with
 // ID {id} is a bot").
-func (s *Service) UpdateProfileData(ctx context.Context, actor int64, data []ProfileDataEntry) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.actor(tx, actor)
+func (s *Service) UpdateProfileData(ctx context.Context, actor Actor, data []ProfileDataEntry) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		u, realm, err := s.admit(tx, actor, OpUpdateProfileData)
 		if err != nil {
 			return err
-		}
-		if u.IsBot() {
-			return ErrBotsNotAllowed
 		}
 		changes, err := checkProfileData(tx, realm.ID, &u, data)
 		if err != nil {

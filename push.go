@@ -10,68 +10,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
+	"github.com/teamchat/chat/storage"
 	"golang.org/x/crypto/nacl/secretbox"
 )
-
-// PushToken is a device token registered through the legacy
-// POST /users/me/ios_device_token route.
-type PushToken struct {
-	UserID int64
-	// Kind is "apns" for the iOS route.
-	Kind string
-	// Token is the token as lower-case hex without whitespace.
-	Token      string
-	AppID      string
-	CreateTime time.Time
-}
-
-// Device is a client device registered for end-to-end-encrypted push
-// (POST /register_client_device, POST /mobile_push/register).
-type Device struct {
-	ID      int64
-	UserID  int64
-	RealmID int64
-	// PushKey is the 33-byte key that notifications to the device are
-	// encrypted with: the byte 0x31 (NaCl secretbox) and a 32-byte key.
-	// Nil until registered.
-	PushKey   []byte
-	PushKeyID uint32
-	// TokenKind ("fcm" or "apns") and TokenID (base64 of the first 8 bytes
-	// of SHA-256 of the token) identify the device at the push relay; the
-	// relay learns the token itself from EncryptedPushRegistration, which is
-	// encrypted to BouncerPublicKey. Empty until registered.
-	TokenKind                 string
-	TokenID                   string
-	BouncerPublicKey          string
-	EncryptedPushRegistration string
-	CreateTime                time.Time
-}
-
-// registered reports whether the device completed push registration: it
-// has a key to encrypt with and a token to send to.
-func (d *Device) registered() bool { return d.TokenID != "" && len(d.PushKey) == pushKeySize }
-
-// PushTx stores push tokens and client devices.
-type PushTx interface {
-	// AddPushToken stores t. It returns ErrExists when the user already has
-	// a token of the same Kind and Token.
-	AddPushToken(t PushToken) error
-	// PushTokens returns the user's tokens, oldest first.
-	PushTokens(userID int64) ([]PushToken, error)
-	// CreateDevice stores d under a new ID and sets d.ID.
-	CreateDevice(d *Device) error
-	// Device returns the device with the ID, or ErrNotFound.
-	Device(id int64) (Device, error)
-	// Devices returns the user's devices ordered by ID.
-	Devices(userID int64) ([]Device, error)
-	// UpdateDevice replaces the stored device with d.ID, or returns
-	// ErrNotFound.
-	UpdateDevice(d Device) error
-	// DeleteDevice removes the device with the ID, or returns ErrNotFound.
-	DeleteDevice(id int64) error
-}
 
 // PushRelay sends notifications to mobile devices through a push relay
 // (the reference server's "push bouncer"). The pushrelay package provides
@@ -106,7 +48,7 @@ type DevicePush struct {
 	EncryptedData string `json:"encrypted_data"`
 }
 
-// Push errors (SPEC.md, PROTOCOL.md B2.16, B2.21, C12).
+// Push errors.
 var (
 	ErrEmptyPushToken          = &Error{Code: CodeBadRequest, Msg: "Empty or invalid length token"}
 	ErrInvalidPushToken        = &Error{Code: CodeBadRequest, Msg: "Invalid push token"}
@@ -134,32 +76,10 @@ func RelayError(sentinel *Error, cause error) *Error {
 	return &e
 }
 
-// maxPushTokenLength bounds a push token (PROTOCOL.md B1.8).
+// maxPushTokenLength bounds a push token.
 const maxPushTokenLength = 4096
 
 var appIDPattern = regexp.MustCompile(`^[.a-zA-Z0-9-]+$`)
-
-// RequireHuman returns ErrBotsNotAllowed when the actor is a bot, and the
-// actor errors; the HTTP adapter calls it before reading the parameters of
-// human-only routes, as the reference server's decorator does.
-func (s *Service) RequireHuman(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
-		u, _, err := s.actor(tx, actor)
-		if err == nil && u.IsBot() {
-			return ErrBotsNotAllowed
-		}
-		return err
-	})
-}
-
-// human re-reads the actor and refuses bots.
-func (s *Service) human(tx Tx, actor int64) (UserRecord, Realm, error) {
-	u, r, err := s.actor(tx, actor)
-	if err == nil && u.IsBot() {
-		err = ErrBotsNotAllowed
-	}
-	return u, r, err
-}
 
 // parseHexToken decodes a token as Python's bytes.fromhex does: pairs of
 // hex digits, any case, with ASCII whitespace allowed between pairs.
@@ -191,9 +111,9 @@ func parseHexToken(token string) (string, bool) {
 // letters, digits, "." and "-"; ErrEmptyPushToken for an empty token or one
 // longer than 4096 characters; ErrInvalidPushToken when the token is not
 // hex; the actor errors.
-func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor int64, token, appID string) error {
-	return s.update(ctx, func(tx Tx) error {
-		u, _, err := s.human(tx, actor)
+func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor Actor, token, appID string) error {
+	return s.update(ctx, actor, func(tx storage.Tx) error {
+		u, _, err := s.admit(tx, actor, OpRegisterIOSDeviceToken)
 		if err != nil {
 			return err
 		}
@@ -207,8 +127,8 @@ func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor int64, token
 		if !ok || normal == "" {
 			return ErrInvalidPushToken
 		}
-		err = tx.AddPushToken(PushToken{UserID: u.ID, Kind: "apns", Token: normal, AppID: appID, CreateTime: s.now()})
-		if errors.Is(err, ErrExists) {
+		err = tx.AddPushToken(storage.PushToken{UserID: u.ID, Kind: "apns", Token: normal, AppID: appID, CreateTime: s.now()})
+		if errors.Is(err, storage.ErrExists) {
 			return nil
 		}
 		return err
@@ -219,14 +139,14 @@ func (s *Service) RegisterIOSDeviceToken(ctx context.Context, actor int64, token
 // for push, and returns its ID; the actor receives a device/add event.
 //
 // Errors: the actor errors.
-func (s *Service) RegisterClientDevice(ctx context.Context, actor int64) (int64, error) {
-	var d Device
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) RegisterClientDevice(ctx context.Context, actor Actor) (int64, error) {
+	var d storage.Device
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		u, _, err := s.actor(tx, actor)
 		if err != nil {
 			return err
 		}
-		d = Device{UserID: u.ID, RealmID: u.RealmID, CreateTime: s.now()}
+		d = storage.Device{UserID: u.ID, RealmID: u.RealmID, CreateTime: s.now()}
 		if err := tx.CreateDevice(&d); err != nil {
 			return err
 		}
@@ -238,10 +158,10 @@ func (s *Service) RegisterClientDevice(ctx context.Context, actor int64) (int64,
 }
 
 // ownDevice returns the actor's device with the ID.
-func ownDevice(tx Tx, u *UserRecord, id int64) (Device, error) {
+func ownDevice(tx storage.Tx, u *storage.UserRecord, id int64) (storage.Device, error) {
 	d, err := tx.Device(id)
-	if errors.Is(err, ErrNotFound) || err == nil && d.UserID != u.ID {
-		return Device{}, ErrInvalidDeviceID
+	if errors.Is(err, storage.ErrNotFound) || err == nil && d.UserID != u.ID {
+		return storage.Device{}, ErrInvalidDeviceID
 	}
 	return d, err
 }
@@ -251,8 +171,8 @@ func ownDevice(tx Tx, u *UserRecord, id int64) (Device, error) {
 //
 // Errors: ErrInvalidDeviceID when the actor has no device with the ID; the
 // actor errors.
-func (s *Service) RemoveClientDevice(ctx context.Context, actor, deviceID int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) RemoveClientDevice(ctx context.Context, actor Actor, deviceID int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		u, _, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -284,13 +204,8 @@ type PushRegistration struct {
 	EncryptedPushRegistration *string
 }
 
-// pushKeySize is the length of a push key: the 0x31 marker of NaCl
-// secretbox and the 32-byte key.
-const pushKeySize = 1 + 32
-
 // RegisterPushDevice registers one of the actor's devices for
-// end-to-end-encrypted push, or rotates its key or token (PROTOCOL.md
-// C12.3). Registration completes at once: the relay learns the token from
+// end-to-end-encrypted push, or rotates its key or token. Registration completes at once: the relay learns the token from
 // the encrypted registration that goes with each notification. An
 // identical repeat is a silent success. Humans only.
 //
@@ -299,9 +214,9 @@ const pushKeySize = 1 + 32
 // ErrTokenIDNotBase64; ErrPushParamsIncomplete when neither group is
 // complete; ErrNoRegistrationForKey / ErrNoRegistrationForToken when one
 // group rotates a registration that does not exist; the actor errors.
-func (s *Service) RegisterPushDevice(ctx context.Context, actor int64, req PushRegistration) error {
-	return s.update(ctx, func(tx Tx) error {
-		u, _, err := s.human(tx, actor)
+func (s *Service) RegisterPushDevice(ctx context.Context, actor Actor, req PushRegistration) error {
+	return s.update(ctx, actor, func(tx storage.Tx) error {
+		u, _, err := s.admit(tx, actor, OpRegisterPushDevice)
 		if err != nil {
 			return err
 		}
@@ -318,7 +233,7 @@ func (s *Service) RegisterPushDevice(ctx context.Context, actor int64, req PushR
 		var key []byte
 		if req.PushKey != nil {
 			key, err = base64.StdEncoding.DecodeString(*req.PushKey)
-			if err != nil || len(key) != pushKeySize || key[0] != 0x31 {
+			if err != nil || len(key) != storage.PushKeySize || key[0] != 0x31 {
 				return ErrInvalidPushKey
 			}
 		}
@@ -333,9 +248,9 @@ func (s *Service) RegisterPushDevice(ctx context.Context, actor int64, req PushR
 		switch {
 		case !keyGroup && !tokenGroup:
 			return ErrPushParamsIncomplete
-		case keyGroup && !tokenGroup && !d.registered():
+		case keyGroup && !tokenGroup && !d.Registered():
 			return ErrNoRegistrationForKey
-		case tokenGroup && !keyGroup && !d.registered():
+		case tokenGroup && !keyGroup && !d.Registered():
 			return ErrNoRegistrationForToken
 		}
 		if keyGroup {
@@ -360,14 +275,14 @@ func (s *Service) RegisterPushDevice(ctx context.Context, actor int64, req PushR
 // ErrPushNotConfigured without a PushRelay; the relay failures
 // ErrPushAdminActionRequired, ErrPushFailedToConnect,
 // ErrPushRelayServerError; the actor errors.
-func (s *Service) SendTestNotification(ctx context.Context, actor int64, deviceID *int64) error {
+func (s *Service) SendTestNotification(ctx context.Context, actor Actor, deviceID *int64) error {
 	var (
 		n       PushNotification
 		payload []byte
 	)
 	var keys [][]byte
-	err := s.view(ctx, func(tx Tx) error {
-		u, realm, err := s.human(tx, actor)
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
+		u, realm, err := s.admit(tx, actor, OpSendTestNotification)
 		if err != nil {
 			return err
 		}
@@ -377,7 +292,7 @@ func (s *Service) SendTestNotification(ctx context.Context, actor int64, deviceI
 		}
 		n = PushNotification{RealmURL: realm.URL, UserID: u.ID}
 		for _, d := range devices {
-			if !d.registered() || deviceID != nil && d.ID != *deviceID {
+			if !d.Registered() || deviceID != nil && d.ID != *deviceID {
 				continue
 			}
 			n.Devices = append(n.Devices, DevicePush{
@@ -423,7 +338,7 @@ func (s *Service) SendTestNotification(ctx context.Context, actor int64, deviceI
 // sealPush encrypts payload with a 33-byte push key: base64 of the random
 // nonce followed by the secretbox.
 func sealPush(key, payload []byte) (string, error) {
-	if len(key) != pushKeySize || key[0] != 0x31 {
+	if len(key) != storage.PushKeySize || key[0] != 0x31 {
 		return "", fmt.Errorf("push key of %d bytes with marker %#x", len(key), key[0])
 	}
 	var k [32]byte

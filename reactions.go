@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// Reaction texts (SPEC.md, PROTOCOL.md B2.17 and C5.7).
+// Reaction texts.
 var (
 	ErrReactionExists       = &Error{Code: CodeReactionAlreadyExists, Msg: "Reaction already exists."}
 	ErrReactionDoesNotExist = &Error{Code: CodeReactionDoesNotExist, Msg: "Reaction doesn't exist."}
@@ -32,13 +34,13 @@ type ReactionRequest struct {
 // ErrInvalidEmojiName, ErrInvalidEmojiType, ErrInvalidCustomEmoji,
 // ErrInvalidCustomEmojiName, ErrCustomEmojiDeactivated); and those of
 // the actor check.
-func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req ReactionRequest) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) AddReaction(ctx context.Context, actor Actor, messageID int64, req ReactionRequest) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		rc, m, err := s.reactionContext(tx, actor, messageID)
 		if err != nil {
 			return err
 		}
-		r := Reaction{MessageID: m.ID, UserID: rc.actor.ID, EmojiName: req.Name}
+		r := storage.Reaction{MessageID: m.ID, UserID: rc.actor.ID, EmojiName: req.Name}
 		if req.Code == nil || req.Type == nil {
 			code, typ, err := emojiByName(tx, rc.realm.ID, req.Name)
 			if err != nil {
@@ -67,7 +69,7 @@ func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req R
 				return err
 			}
 		}
-		if err := tx.CreateReaction(r); errors.Is(err, ErrExists) {
+		if err := tx.CreateReaction(r); errors.Is(err, storage.ErrExists) {
 			return ErrReactionExists
 		} else if err != nil {
 			return err
@@ -82,16 +84,16 @@ func (s *Service) AddReaction(ctx context.Context, actor, messageID int64, req R
 //
 // Errors: ErrReactionNameOrCode, ErrInvalidMessage, "Emoji '{name}' does
 // not exist", ErrReactionDoesNotExist, and those of the actor check.
-func (s *Service) RemoveReaction(ctx context.Context, actor, messageID int64, req ReactionRequest) error {
+func (s *Service) RemoveReaction(ctx context.Context, actor Actor, messageID int64, req ReactionRequest) error {
 	if req.Name == "" && req.Code == nil {
 		return ErrReactionNameOrCode
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		rc, m, err := s.reactionContext(tx, actor, messageID)
 		if err != nil {
 			return err
 		}
-		r := Reaction{MessageID: m.ID, UserID: rc.actor.ID, ReactionType: UnicodeEmoji}
+		r := storage.Reaction{MessageID: m.ID, UserID: rc.actor.ID, ReactionType: UnicodeEmoji}
 		if req.Type != nil {
 			r.ReactionType = ReactionType(*req.Type)
 		}
@@ -106,7 +108,7 @@ func (s *Service) RemoveReaction(ctx context.Context, actor, messageID int64, re
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(existing, func(x Reaction) bool {
+		i := slices.IndexFunc(existing, func(x storage.Reaction) bool {
 			return x.UserID == r.UserID && x.EmojiCode == r.EmojiCode && x.ReactionType == r.ReactionType
 		})
 		if i < 0 {
@@ -121,7 +123,7 @@ func (s *Service) RemoveReaction(ctx context.Context, actor, messageID int64, re
 
 // reactionContext is what a reaction needs to know of the actor.
 type reactionContext struct {
-	actor UserRecord
+	actor storage.UserRecord
 	realm Realm
 }
 
@@ -132,41 +134,41 @@ type reactionContext struct {
 // and those reads cost more than the write itself.
 //
 // Errors: ErrInvalidMessage and those of the actor check.
-func (s *Service) reactionContext(tx Tx, actor, messageID int64) (*reactionContext, MessageRecord, error) {
+func (s *Service) reactionContext(tx storage.Tx, actor Actor, messageID int64) (*reactionContext, storage.MessageRecord, error) {
 	u, realm, err := s.actor(tx, actor)
 	if err != nil {
-		return nil, MessageRecord{}, err
+		return nil, storage.MessageRecord{}, err
 	}
 	rc := &reactionContext{actor: u, realm: realm}
 	m, err := tx.Message(messageID)
-	if errors.Is(err, ErrNotFound) || (err == nil && m.RealmID != realm.ID) {
-		return nil, MessageRecord{}, ErrInvalidMessage
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && m.RealmID != realm.ID) {
+		return nil, storage.MessageRecord{}, ErrInvalidMessage
 	}
 	if err != nil {
-		return nil, MessageRecord{}, err
+		return nil, storage.MessageRecord{}, err
 	}
-	if _, err := tx.UserMessage(u.ID, m.ID); err == nil {
+	if _, err := storage.UserMessageOf(tx, u.ID, m.ID); err == nil {
 		return rc, m, nil
-	} else if !errors.Is(err, ErrNotFound) {
-		return nil, MessageRecord{}, err
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, storage.MessageRecord{}, err
 	}
 	g, err := loadGroups(tx, realm.ID)
 	if err != nil {
-		return nil, MessageRecord{}, err
+		return nil, storage.MessageRecord{}, err
 	}
 	subs, err := subscribedSet(tx, u.ID)
 	if err != nil {
-		return nil, MessageRecord{}, err
+		return nil, storage.MessageRecord{}, err
 	}
 	if _, _, err := readableMessage(tx, &channelContext{actor: u, realm: realm, g: g, subs: subs}, m.ID); err != nil {
-		return nil, MessageRecord{}, err
+		return nil, storage.MessageRecord{}, err
 	}
 	return rc, m, nil
 }
 
 // emitReaction sends a reaction event to the users who received the
 // message, and to the actor.
-func (s *Service) emitReaction(tx Tx, emit func(Event), rc *reactionContext, m *MessageRecord, r Reaction, op string) error {
+func (s *Service) emitReaction(tx storage.Tx, emit func(Event), rc *reactionContext, m *storage.MessageRecord, r storage.Reaction, op string) error {
 	to, err := messageAudience(tx, m.ID, rc.actor.ID)
 	if err != nil {
 		return err
@@ -182,7 +184,7 @@ func (s *Service) emitReaction(tx Tx, emit func(Event), rc *reactionContext, m *
 
 // messageAudience returns the users who received the message, with extra
 // (the acting user) added, sorted.
-func messageAudience(tx Tx, messageID, extra int64) ([]int64, error) {
+func messageAudience(tx storage.Tx, messageID, extra int64) ([]int64, error) {
 	rows, err := tx.MessageRecipients(messageID)
 	if err != nil {
 		return nil, err

@@ -11,35 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-)
 
-// Realm is an organization as stored.
-type Realm struct {
-	ID   int64
-	Name string
-	// Description is shown on the login page; plain text, one paragraph per
-	// blank-line-separated block.
-	Description string
-	// Host is the host name (with port, when not the default one) through
-	// which clients reach the organization.
-	Host string
-	// URL is the canonical URL of the organization, such as
-	// https://chat.example.com.
-	URL         string
-	Deactivated bool
-	DateCreated time.Time
-	// DefaultEmailVisibility is given to new users.
-	DefaultEmailVisibility EmailVisibility
-	// The organization's channels for announcements and moderation
-	// requests; zero for none (see UpdateRealm).
-	NewStreamAnnouncementsStreamID   int64
-	SignupAnnouncementsStreamID      int64
-	ZulipUpdateAnnouncementsStreamID int64
-	ModerationRequestChannelID       int64
-	// RealmSettings are the settings that administrators change.
-	RealmSettings
-}
+	"github.com/teamchat/chat/storage"
+)
 
 // ErrServerSettingsSubdomain answers GET /server_settings at a host that
 // reaches no organization on a server that hosts several.
@@ -48,9 +22,9 @@ var ErrServerSettingsSubdomain = &Error{Code: CodeBadRequest, Msg: "Invalid subd
 // realmForHost finds the organization that a request to host reaches: the
 // only one when the server hosts one, otherwise the one whose Host equals
 // host (or, failing that, whose host name without port does).
-func (s *Service) realmForHost(tx Tx, host string) (Realm, error) {
+func (s *Service) realmForHost(tx storage.Tx, host string) (Realm, error) {
 	r, err := tx.RealmByHost(strings.ToLower(host))
-	if err == nil || !errors.Is(err, ErrNotFound) {
+	if err == nil || !errors.Is(err, storage.ErrNotFound) {
 		return r, err
 	}
 	realms, err := tx.Realms()
@@ -156,7 +130,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 	}
 	req.URL = strings.TrimRight(req.URL, "/")
 	var out NewOrgResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		realm := Realm{
 			Name:                   req.Name,
 			Description:            req.Description,
@@ -166,7 +140,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 			DefaultEmailVisibility: EmailVisibleEveryone,
 			RealmSettings:          DefaultRealmSettings(),
 		}
-		if err := tx.CreateRealm(&realm); errors.Is(err, ErrExists) {
+		if err := tx.CreateRealm(&realm); errors.Is(err, storage.ErrExists) {
 			return errorf("An organization with host %s already exists", req.Host)
 		} else if err != nil {
 			return err
@@ -194,9 +168,9 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 // operator and checks no actor. Errors: BAD_REQUEST for an unknown
 // organization.
 func (s *Service) DeactivateOrg(ctx context.Context, realmID int64) error {
-	return s.update(ctx, func(tx Tx) error {
+	return s.update(ctx, noActor, func(tx storage.Tx) error {
 		r, err := tx.Realm(realmID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
 		}
 		if err != nil {
@@ -211,7 +185,7 @@ func (s *Service) DeactivateOrg(ctx context.Context, realmID int64) error {
 // provisioning operation and checks no actor.
 func (s *Service) Orgs(ctx context.Context) ([]Realm, error) {
 	var out []Realm
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, noActor, func(tx storage.Tx) error {
 		var err error
 		out, err = tx.Realms()
 		return err
@@ -219,8 +193,8 @@ func (s *Service) Orgs(ctx context.Context) ([]Realm, error) {
 	return out, err
 }
 
-// AuthenticationMethods are the login methods a server reports, keyed as in
-// SPEC.md and in its order.
+// AuthenticationMethods are the login methods a server reports, keyed and
+// ordered as the API's authentication_methods.
 type AuthenticationMethods struct {
 	Password        bool `json:"password"`
 	Dev             bool `json:"dev"`
@@ -257,7 +231,7 @@ type ServerSettings struct {
 	ServiceVersion                string                         `json:"service_version"`
 	ServiceMergeBase              string                         `json:"service_merge_base"`
 	// The zulip_* names carry the same values for the reference server's
-	// clients, which refuse to start without them (PROTOCOL.md A1).
+	// clients, which refuse to start without them.
 	ZulipFeatureLevel           int     `json:"zulip_feature_level"`
 	ZulipVersion                string  `json:"zulip_version"`
 	ZulipMergeBase              string  `json:"zulip_merge_base"`
@@ -294,7 +268,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		RequireEmailFormatUsernames: !methods.LDAP,
 		PushNotificationsEnabled:    s.cfg.PushRelay != nil,
 	}
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, noActor, func(tx storage.Tx) error {
 		realms, err := tx.Realms()
 		if err != nil || len(realms) == 0 {
 			return err
@@ -322,10 +296,10 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 // webPublicChannelsExist reports whether the realm has a channel that
 // spectators may read. Channels cannot be made web-public yet, so none
 // exists.
-func webPublicChannelsExist(Tx, int64) bool { return false }
+func webPublicChannelsExist(storage.Tx, int64) bool { return false }
 
 // AuthenticationMethodNames are the keys of authentication_methods, in
-// SPEC.md's order: the values Config.AuthenticationMethods may list.
+// the API's order: the values Config.AuthenticationMethods may list.
 var AuthenticationMethodNames = []string{
 	"password", "dev", "email", "ldap", "remoteuser", "code_host_a", "directory_idp", "code_host_b",
 	"device_vendor_idp", "search_vendor_idp", "saml", "openid connect", "chat_vendor_idp",

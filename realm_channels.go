@@ -1,6 +1,6 @@
 package chat
 
-import ()
+import "github.com/teamchat/chat/storage"
 
 // RealmChannels holds changes to the organization's special channels.
 // A nil field stays; a value of -1 (or 0) clears the setting; any other
@@ -22,7 +22,7 @@ var ErrModerationChannelPublic = &Error{Code: CodeBadRequest, Msg: "Moderation r
 // exist in the organization and be visible to the administrator
 // (ErrInvalidChannelID); the moderation request channel must be private
 // (ErrModerationChannelPublic).
-func (s *Service) applyRealmChannels(tx Tx, actor int64, req RealmChannels, realm *Realm) ([]RealmSettingChange, error) {
+func (s *Service) applyRealmChannels(tx storage.Tx, actor Actor, req RealmChannels, realm *Realm) ([]RealmSettingChange, error) {
 	settings := []struct {
 		name      string
 		value     *int64

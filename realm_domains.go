@@ -5,43 +5,15 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
-
-// RealmDomain is an allowed email domain of an organization: when the
-// organization restricts new users' addresses (EmailsRestrictedToDomains),
-// an address must be at one of these domains, or at a subdomain of one that
-// allows subdomains.
-type RealmDomain struct {
-	ID      int64  `json:"-"`
-	RealmID int64  `json:"-"`
-	Domain  string `json:"domain"`
-	// AllowSubdomains admits addresses at any subdomain of Domain too.
-	AllowSubdomains bool `json:"allow_subdomains"`
-}
-
-// RealmDomainTx stores allowed email domains.
-type RealmDomainTx interface {
-	// CreateRealmDomain stores d under a new ID and sets d.ID. It returns
-	// ErrExists when d's realm already has the domain (compared exactly).
-	CreateRealmDomain(d *RealmDomain) error
-	// RealmDomains returns the realm's domains ordered by ID.
-	RealmDomains(realmID int64) ([]RealmDomain, error)
-	// RealmDomain returns the realm's entry for domain (compared exactly),
-	// or ErrNotFound.
-	RealmDomain(realmID int64, domain string) (RealmDomain, error)
-	// UpdateRealmDomain replaces the AllowSubdomains of the entry with d.ID
-	// in d.RealmID, or returns ErrNotFound.
-	UpdateRealmDomain(d RealmDomain) error
-	// DeleteRealmDomain removes the entry with the ID from the realm, or
-	// returns ErrNotFound.
-	DeleteRealmDomain(realmID, id int64) error
-}
 
 // maxDomainLength is the reference server's limit on allowed domains.
 const maxDomainLength = 255
 
 // checkDomain returns why domain (already lower-cased) is not a valid
-// allowed domain, or "" (PROTOCOL.md B2.20).
+// allowed domain, or "".
 func checkDomain(domain string) string {
 	switch {
 	case domain == "":
@@ -79,12 +51,12 @@ func errNoDomain(domain string) *Error {
 // active user gets a realm_domains/add event.
 //
 // Errors: ErrMustBeOwner; "Invalid domain: {reason}" with the reasons of
-// PROTOCOL.md B2.20; "The domain {domain} is already a part of your
+// checkDomain; "The domain {domain} is already a part of your
 // organization."
-func (s *Service) AddRealmDomain(ctx context.Context, actor int64, domain string, allowSubdomains bool) (RealmDomain, error) {
+func (s *Service) AddRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) (RealmDomain, error) {
 	var out RealmDomain
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.owner(tx, actor)
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpAddRealmDomain)
 		if err != nil {
 			return err
 		}
@@ -93,7 +65,7 @@ func (s *Service) AddRealmDomain(ctx context.Context, actor int64, domain string
 			return errorf("Invalid domain: %s", reason)
 		}
 		d := RealmDomain{RealmID: realm.ID, Domain: domain, AllowSubdomains: allowSubdomains}
-		if err := tx.CreateRealmDomain(&d); errors.Is(err, ErrExists) {
+		if err := tx.CreateRealmDomain(&d); errors.Is(err, storage.ErrExists) {
 			return errorf("The domain %s is already a part of your organization.", domain)
 		} else if err != nil {
 			return err
@@ -108,9 +80,9 @@ func (s *Service) AddRealmDomain(ctx context.Context, actor int64, domain string
 
 // RealmDomains returns the organization's allowed email domains in the
 // order they were added. Any active user may call it.
-func (s *Service) RealmDomains(ctx context.Context, actor int64) ([]RealmDomain, error) {
+func (s *Service) RealmDomains(ctx context.Context, actor Actor) ([]RealmDomain, error) {
 	var out []RealmDomain
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -126,14 +98,14 @@ func (s *Service) RealmDomains(ctx context.Context, actor int64) ([]RealmDomain,
 // every active user gets a realm_domains/change event.
 //
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
-func (s *Service) UpdateRealmDomain(ctx context.Context, actor int64, domain string, allowSubdomains bool) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.owner(tx, actor)
+func (s *Service) UpdateRealmDomain(ctx context.Context, actor Actor, domain string, allowSubdomains bool) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpUpdateRealmDomain)
 		if err != nil {
 			return err
 		}
-		d, err := tx.RealmDomain(realm.ID, domain)
-		if errors.Is(err, ErrNotFound) {
+		d, err := storage.RealmDomainByName(tx, realm.ID, domain)
+		if errors.Is(err, storage.ErrNotFound) {
 			return errNoDomain(domain)
 		} else if err != nil {
 			return err
@@ -155,14 +127,14 @@ func (s *Service) UpdateRealmDomain(ctx context.Context, actor int64, domain str
 // restriction is lifted).
 //
 // Errors: ErrMustBeOwner; "No entry found for domain {domain}."
-func (s *Service) DeleteRealmDomain(ctx context.Context, actor int64, domain string) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		_, realm, err := s.owner(tx, actor)
+func (s *Service) DeleteRealmDomain(ctx context.Context, actor Actor, domain string) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpDeleteRealmDomain)
 		if err != nil {
 			return err
 		}
-		d, err := tx.RealmDomain(realm.ID, domain)
-		if errors.Is(err, ErrNotFound) {
+		d, err := storage.RealmDomainByName(tx, realm.ID, domain)
+		if errors.Is(err, storage.ErrNotFound) {
 			return errNoDomain(domain)
 		} else if err != nil {
 			return err
@@ -187,32 +159,13 @@ func (s *Service) DeleteRealmDomain(ctx context.Context, actor int64, domain str
 	})
 }
 
-// owner reads the actor, who must be an owner.
-func (s *Service) owner(tx Tx, actor int64) (UserRecord, Realm, error) {
-	u, realm, err := s.actor(tx, actor)
-	if err == nil && u.Role != RoleOwner {
-		err = ErrMustBeOwner
-	}
-	return u, realm, err
-}
-
-// RequireOwner checks that the actor is an active owner. The HTTP adapter
-// calls it before reading the parameters of owner-only routes. Errors:
-// ErrMustBeOwner, and those of authentication.
-func (s *Service) RequireOwner(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
-		_, _, err := s.owner(tx, actor)
-		return err
-	})
-}
-
 // emitToActive emits one event to every active user of the realm.
-func emitToActive(_ Tx, emit func(Event), realmID int64, payload map[string]any) error {
+func emitToActive(_ storage.Tx, emit func(Event), realmID int64, payload map[string]any) error {
 	emit(Event{RealmID: realmID, AllUsers: true, Payload: payload})
 	return nil
 }
 
-// Errors of the address rules of new users (PROTOCOL.md C6.1).
+// Errors of the address rules of new users.
 var (
 	ErrDisposableEmail   = &Error{Code: CodeBadRequest, Msg: "Disposable email addresses are not allowed in this organization"}
 	ErrEmailContainsPlus = &Error{Code: CodeBadRequest, Msg: "Email addresses containing + are not allowed."}
@@ -222,7 +175,7 @@ var (
 // user's (syntactically valid) address: with domains restricted, no "+" in
 // the local part and a domain on the list; otherwise, when the
 // organization refuses them, no disposable-mail domain.
-func (s *Service) checkEmailAllowed(tx Tx, realm Realm, email string) error {
+func (s *Service) checkEmailAllowed(tx storage.Tx, realm Realm, email string) error {
 	at := strings.LastIndexByte(email, '@')
 	local, domain := email[:at], strings.ToLower(email[at+1:])
 	if !realm.EmailsRestrictedToDomains {

@@ -4,57 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-)
 
-// RealmSettings are the organization settings that administrators change
-// with PATCH /realm and that operations read. They are part of Realm.
-type RealmSettings struct {
-	// EmailsRestrictedToDomains limits new users to the addresses of the
-	// organization's allowed domains (see RealmDomain).
-	EmailsRestrictedToDomains bool
-	// DisallowDisposableEmailAddresses refuses new users whose address is
-	// at a disposable-mail domain, when domains are not restricted.
-	DisallowDisposableEmailAddresses bool
-	AllowMessageEditing              bool
-	// MessageContentEditLimitSeconds and MessageContentDeleteLimitSeconds
-	// bound how long after sending a message its sender may edit or delete
-	// it; zero means no limit.
-	MessageContentEditLimitSeconds   TimeLimit
-	MessageContentDeleteLimitSeconds TimeLimit
-	TopicsPolicy                     TopicsPolicy
-	// DefaultLanguage is a language code of the Languages list.
-	DefaultLanguage string
-	// VideoChatProvider is the ID of the video-call provider that clients
-	// offer: VideoChatDisabled or the ID of Config.VideoCalls.
-	VideoChatProvider int64
-	// EnableSpectatorAccess lets people without an account read the
-	// organization's web-public channels.
-	EnableSpectatorAccess bool
-	// WaitingPeriodThreshold is how many days a new member waits before
-	// the permissions of "full members" apply.
-	WaitingPeriodThreshold int64
-	// InviteRequired makes joining take an invitation.
-	InviteRequired bool
-	// SendChannelEventsMessages makes the service post notices about
-	// channel changes.
-	SendChannelEventsMessages bool
-}
-
-// Default setting values, as the reference server gives new organizations.
-const (
-	// DefaultMessageTimeLimit is the default edit and delete limit: ten
-	// minutes.
-	DefaultMessageTimeLimit TimeLimit = 600
-	// VideoChatDisabled is the VideoChatProvider value that turns video
-	// calls off.
-	VideoChatDisabled int64 = 0
-	// maxRealmDescriptionLength is the reference server's limit.
-	maxRealmDescriptionLength = 1000
+	"github.com/teamchat/chat/storage"
 )
 
 // DefaultRealmSettings returns the settings of a new organization.
@@ -70,18 +25,6 @@ func DefaultRealmSettings() RealmSettings {
 		InviteRequired:                   true,
 		SendChannelEventsMessages:        true,
 	}
-}
-
-// TimeLimit is a time limit in whole seconds; zero means no limit. Its JSON
-// form is the number, or null for no limit.
-type TimeLimit int64
-
-// MarshalJSON writes null for no limit and the number of seconds otherwise.
-func (t TimeLimit) MarshalJSON() ([]byte, error) {
-	if t == 0 {
-		return []byte("null"), nil
-	}
-	return strconv.AppendInt(nil, int64(t), 10), nil
 }
 
 // Unlimited is the TimeLimitValue that removes a time limit.
@@ -128,7 +71,7 @@ func (v TimeLimitValue) MarshalJSON() ([]byte, error) {
 	return strconv.AppendInt(nil, v.Seconds, 10), nil
 }
 
-// limit converts a requested value to a TimeLimit (PROTOCOL.md C10.1):
+// limit converts a requested value to a TimeLimit:
 // "unlimited" or a positive number of seconds; anything else is a
 // REQUEST_VARIABLE_INVALID error naming the setting.
 func (v TimeLimitValue) limit(name string) (TimeLimit, error) {
@@ -146,24 +89,6 @@ func (v TimeLimitValue) limit(name string) (TimeLimit, error) {
 // badValue is the reference server's error for a value it cannot convert.
 func badValue(name, value string) *Error {
 	return &Error{Code: CodeRequestVariableInvalid, Msg: "Bad value for '" + name + "': " + value}
-}
-
-// errInvalidEnum is what UnmarshalJSON methods of enumerations return; the
-// HTTP adapter reports it as "Invalid {name}".
-var errInvalidEnum = errors.New("chat: not one of the possible values")
-
-// UnmarshalJSON accepts the JSON string of a known policy; which ones a
-// setting allows is the setting's own check.
-func (p *TopicsPolicy) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	if v := TopicsPolicy(s); v.Valid() {
-		*p = v
-		return nil
-	}
-	return errInvalidEnum
 }
 
 // Languages are the language codes that default_language accepts: the
@@ -311,8 +236,8 @@ func checkRealmName(_ *Service, name, v string) (string, error) {
 }
 
 func checkRealmDescription(_ *Service, name, v string) (string, error) {
-	if utf8.RuneCountInString(v) > maxRealmDescriptionLength {
-		return "", errorf("%s is too long (limit: %d characters)", name, maxRealmDescriptionLength)
+	if utf8.RuneCountInString(v) > storage.MaxRealmDescriptionLength {
+		return "", errorf("%s is too long (limit: %d characters)", name, storage.MaxRealmDescriptionLength)
 	}
 	return v, nil
 }
@@ -372,16 +297,13 @@ type RealmSettingChange struct {
 // topics_policy", "Invalid language '{code}'", "Invalid video_chat_provider
 // {id}", "waiting_period_threshold is too small"; then for the channel
 // settings ErrInvalidChannelID and ErrModerationChannelPublic.
-func (s *Service) UpdateRealm(ctx context.Context, actor int64, req RealmUpdate) ([]RealmSettingChange, error) {
+func (s *Service) UpdateRealm(ctx context.Context, actor Actor, req RealmUpdate) ([]RealmSettingChange, error) {
 	var changes []RealmSettingChange
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		changes = nil
-		u, realm, err := s.actor(tx, actor)
+		u, realm, err := s.admit(tx, actor, OpUpdateRealm)
 		if err != nil {
 			return err
-		}
-		if !u.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		for _, st := range realmSettings {
 			if st.ownerOnly && st.sent(&req) && u.Role != RoleOwner {
@@ -418,7 +340,7 @@ func (s *Service) UpdateRealm(ctx context.Context, actor int64, req RealmUpdate)
 
 // emitRealmUpdates emits one realm/update event per changed setting to the
 // realm's active users.
-func emitRealmUpdates(_ Tx, emit func(Event), realmID int64, changes []RealmSettingChange) error {
+func emitRealmUpdates(_ storage.Tx, emit func(Event), realmID int64, changes []RealmSettingChange) error {
 	for _, c := range changes {
 		emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 			"type": "realm", "op": "update", "property": c.Name, "value": c.Value,

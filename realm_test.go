@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // baseSettings is the server part of GET /server_settings with the default
@@ -30,7 +31,7 @@ func baseSettings(version string) chat.ServerSettings {
 }
 
 func TestServerSettingsWithoutOrganization(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		got, err := svc.ServerSettings(t.Context(), "localhost:9991")
 		wantNoErr(t, "ServerSettings", err)
@@ -66,7 +67,7 @@ func TestServerSettingsWithoutOrganization(t *testing.T) {
 }
 
 func TestServerSettings(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{ServiceVersion: "9.9-test"})
 		ctx := t.Context()
 		_, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Test Org", Host: host1, OwnerEmail: "owner@example.com",
@@ -128,7 +129,7 @@ func TestServerSettings(t *testing.T) {
 }
 
 func TestCreateOrg(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, clock := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		res, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "  Test Org  ", Host: "Chat.Example.COM:8443", Description: "Hi",
@@ -160,7 +161,7 @@ func TestCreateOrg(t *testing.T) {
 		})
 
 		// The owner is an owner who can log in.
-		me, err := svc.Me(ctx, res.UserID)
+		me, err := svc.Me(ctx, chat.AsUser(res.UserID))
 		wantNoErr(t, "Me", err)
 		owner := &account{ID: res.UserID, Email: "Boss@Example.com", Name: "Big Boss", Role: chat.RoleOwner, Vis: chat.EmailVisibleEveryone}
 		diff(t, "owner", me, owner.want(true, "chat.example.com", chat.UserQuery{IncludeCustomProfileFields: true}))
@@ -215,7 +216,7 @@ func TestCreateOrg(t *testing.T) {
 }
 
 func TestCreateOrgIsAtomic(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		_, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com", OwnerEmail: "bad email", OwnerName: "Ann"})
@@ -233,7 +234,7 @@ func TestCreateOrgIsAtomic(t *testing.T) {
 		if len(orgs) != 1 || orgs[0].ID != res.RealmID {
 			t.Errorf("Orgs = %+v, want only %d", orgs, res.RealmID)
 		}
-		users, err := svc.Users(ctx, res.UserID, chat.UserQuery{})
+		users, err := svc.Users(ctx, chat.AsUser(res.UserID), chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		if len(users) != 1 || users[0].UserID != res.UserID {
 			t.Errorf("Users = %+v", users)
@@ -247,7 +248,7 @@ type failingReader struct{}
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("entropy exhausted") }
 
 func TestCreateOrgRandomnessFailure(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{Rand: failingReader{}})
 		ctx := t.Context()
 		_, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com", OwnerEmail: "ann@example.com", OwnerName: "Ann"})
@@ -264,7 +265,7 @@ func TestCreateOrgRandomnessFailure(t *testing.T) {
 }
 
 func TestDeactivateOrg(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		wantCodeMsg(t, "unknown organization", f.svc.DeactivateOrg(ctx, 424242), chat.CodeBadRequest, "No such organization: 424242")
@@ -276,9 +277,9 @@ func TestDeactivateOrg(t *testing.T) {
 		}
 		// Deactivating twice is harmless.
 		wantNoErr(t, "DeactivateOrg again", f.svc.DeactivateOrg(ctx, f.realm2))
-		_, err = f.svc.Me(ctx, f.owner2.ID)
+		_, err = f.svc.Me(ctx, chat.AsUser(f.owner2.ID))
 		wantErr(t, "Me in deactivated org", err, chat.ErrRealmDeactivated)
-		_, err = f.svc.CreateUser(ctx, f.owner2.ID, "new@example.com", "new-password", "New User")
+		_, err = f.svc.CreateUser(ctx, chat.AsUser(f.owner2.ID), "new@example.com", "new-password", "New User")
 		wantErr(t, "CreateUser in deactivated org", err, chat.ErrRealmDeactivated)
 		// The server settings still describe it.
 		s, err := f.svc.ServerSettings(ctx, host2)
@@ -292,7 +293,7 @@ func TestDeactivateOrg(t *testing.T) {
 // TestCreateOrgHostValidation checks that every accepted host makes a
 // parseable organization URL, and that the usual host forms are accepted.
 func TestCreateOrgHostValidation(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		for i, host := range []string{"chat.example.com", "chat.example.com:8443", "localhost", "127.0.0.1:9991", "[::1]:9991", "[::1]"} {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/teamchat/chat/storage"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -43,10 +44,10 @@ type renderContext struct {
 	realmID int64
 	// usersByName holds users by folded full name; an ambiguous name maps
 	// to nil. usersByID holds them by ID.
-	usersByName map[string]*UserRecord
-	usersByID   map[int64]*UserRecord
+	usersByName map[string]*storage.UserRecord
+	usersByID   map[int64]*storage.UserRecord
 	// channels holds the channels that may be linked, by name key.
-	channels   map[string]*Channel
+	channels   map[string]*storage.Channel
 	linkifiers []compiledWithID
 
 	mentioned      map[int64]bool
@@ -191,7 +192,7 @@ func (rc *renderContext) mention(name string, silent bool) string {
 		}
 		return `<span class="` + c + `">` + prefix + name + `</span>`
 	}
-	var u *UserRecord
+	var u *storage.UserRecord
 	if i := strings.LastIndexByte(name, '|'); i >= 0 {
 		id, err := strconv.ParseInt(name[i+1:], 10, 64)
 		if err != nil {
@@ -215,7 +216,7 @@ func (rc *renderContext) mention(name string, silent bool) string {
 // #**channel>topic@id** to links; "" when the channel is unknown.
 func (rc *renderContext) channelReference(ref string) string {
 	name, topic, hasTopic := strings.Cut(ref, ">")
-	c := rc.channels[ChannelNameKey(name)]
+	c := rc.channels[storage.ChannelNameKey(name)]
 	if c == nil {
 		return ""
 	}
@@ -247,7 +248,7 @@ func topicDisplay(t string) string {
 
 // channelSlug is the channel's part of a narrow URL: ID, dash, and the
 // name with spaces as dashes, hash-encoded.
-func channelSlug(c *Channel) string {
+func channelSlug(c *storage.Channel) string {
 	return strconv.FormatInt(c.ID, 10) + "-" + hashComponent(strings.ReplaceAll(c.Name, " ", "-"))
 }
 
@@ -386,15 +387,15 @@ func (rc *renderContext) linkifyText(t *ast.Text, source []byte) {
 // newRenderContext loads what rendering content needs: the users and
 // channels only when the content may mention them. canLink decides which
 // channels may be linked (those the sender can see).
-func newRenderContext(tx Tx, realmID int64, content string, canLink func(*Channel) bool) (*renderContext, error) {
+func newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
 	rc := &renderContext{realmID: realmID, mentioned: map[int64]bool{}}
 	if strings.Contains(content, "@**") || strings.Contains(content, "@_**") {
 		users, err := tx.Users(realmID, nil)
 		if err != nil {
 			return nil, err
 		}
-		rc.usersByName = make(map[string]*UserRecord, len(users))
-		rc.usersByID = make(map[int64]*UserRecord, len(users))
+		rc.usersByName = make(map[string]*storage.UserRecord, len(users))
+		rc.usersByID = make(map[int64]*storage.UserRecord, len(users))
 		for i := range users {
 			u := &users[i]
 			rc.usersByID[u.ID] = u
@@ -411,11 +412,11 @@ func newRenderContext(tx Tx, realmID int64, content string, canLink func(*Channe
 		if err != nil {
 			return nil, err
 		}
-		rc.channels = map[string]*Channel{}
+		rc.channels = map[string]*storage.Channel{}
 		for i := range channels {
 			c := &channels[i]
 			if canLink == nil || canLink(c) {
-				rc.channels[ChannelNameKey(c.Name)] = c
+				rc.channels[storage.ChannelNameKey(c.Name)] = c
 			}
 		}
 	}

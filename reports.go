@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// Report texts (PROTOCOL.md B2.15).
+// Report texts.
 var (
 	ErrInvalidReportType     = errorf("Invalid report_type: Value error, Not in the list of possible values")
 	ErrReportDescriptionLong = errorf("description is too long (limit: %d characters)", maxReportDescriptionLength)
@@ -24,13 +26,12 @@ const (
 
 // ReportMessage reports a message the actor may read to the moderators:
 // the notification bot posts the report to the organization's moderation
-// request channel, in the topic "{sender's name} moderation" (PROTOCOL.md
-// B2.15). reportType is a key of ReportMessageTypes.
+// request channel, in the topic "{sender's name} moderation". reportType is a key of ReportMessageTypes.
 //
 // Errors, in order: ErrInvalidReportType, ErrReportDescriptionLong,
 // ErrReportNeedsExplain, ErrReportingDisabled, ErrInvalidMessage, and
 // those of the actor check.
-func (s *Service) ReportMessage(ctx context.Context, actor, id int64, reportType, description string) error {
+func (s *Service) ReportMessage(ctx context.Context, actor Actor, id int64, reportType, description string) error {
 	label := ""
 	for _, t := range ReportMessageTypes {
 		if t.Key == reportType {
@@ -46,7 +47,7 @@ func (s *Service) ReportMessage(ctx context.Context, actor, id int64, reportType
 	if reportType == "other" && strings.TrimSpace(description) == "" {
 		return ErrReportNeedsExplain
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -66,7 +67,7 @@ func (s *Service) ReportMessage(ctx context.Context, actor, id int64, reportType
 		if err != nil {
 			return err
 		}
-		byID := map[int64]*UserRecord{}
+		byID := map[int64]*storage.UserRecord{}
 		for i := range people {
 			byID[people[i].ID] = &people[i]
 		}
@@ -119,13 +120,13 @@ func (s *Service) ReportMessage(ctx context.Context, actor, id int64, reportType
 		}
 		bot := &botMessages{realmID: cc.realm.ID, now: s.now()}
 		bot.toChannel(&mod, topic, b.String())
-		return s.sendBotMessages(tx, emit, bot, map[int64]*Channel{mod.ID: &mod}, nil)
+		return s.sendBotMessages(tx, emit, bot, map[int64]*storage.Channel{mod.ID: &mod}, nil)
 	})
 }
 
 // messageLinkMarkdown links a channel message: #**channel>topic@id**, or
 // a plain Markdown link when the names would break that syntax.
-func messageLinkMarkdown(c *Channel, topic string, id int64) string {
+func messageLinkMarkdown(c *storage.Channel, topic string, id int64) string {
 	if strings.ContainsAny(c.Name, "*>") || strings.ContainsAny(topic, "*") {
 		return "[#" + c.Name + " > " + topicDisplay(topic) + " @ 💬](/#narrow/channel/" + channelSlug(c) +
 			"/topic/" + hashComponent(topic) + "/near/" + strconv.FormatInt(id, 10) + ")"
@@ -135,7 +136,7 @@ func messageLinkMarkdown(c *Channel, topic string, id int64) string {
 
 // dmNarrowURL is the narrow URL of a direct message: its participants'
 // IDs, then "dm" or "group".
-func dmNarrowURL(m *MessageRecord) string {
+func dmNarrowURL(m *storage.MessageRecord) string {
 	ids := make([]string, len(m.DirectUserIDs))
 	for i, id := range m.DirectUserIDs {
 		ids[i] = strconv.FormatInt(id, 10)

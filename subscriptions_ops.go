@@ -8,61 +8,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/teamchat/chat/storage"
 )
-
-// channelContext is what the channel-reading operations load once.
-type channelContext struct {
-	actor UserRecord
-	realm Realm
-	g     *groups
-	subs  map[int64]Subscription
-}
-
-func (s *Service) channelContext(tx Tx, actor int64) (*channelContext, error) {
-	u, realm, err := s.actor(tx, actor)
-	if err != nil {
-		return nil, err
-	}
-	g, err := loadGroups(tx, realm.ID)
-	if err != nil {
-		return nil, err
-	}
-	subs, err := subscribedSet(tx, u.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &channelContext{actor: u, realm: realm, g: g, subs: subs}, nil
-}
-
-func (cc *channelContext) access(c *Channel) channelAccess {
-	_, sub := cc.subs[c.ID]
-	return channelAccess{user: &cc.actor, g: cc.g, subscribed: sub}
-}
-
-// channel reads a channel of the actor's realm that the actor can see
-// (content access when content is true); anything else is
-// ErrInvalidChannelID.
-func (cc *channelContext) channel(tx Tx, id int64, content bool) (Channel, error) {
-	c, err := tx.Channel(id)
-	if errors.Is(err, ErrNotFound) || (err == nil && c.RealmID != cc.realm.ID) {
-		return Channel{}, ErrInvalidChannelID
-	}
-	if err != nil {
-		return Channel{}, err
-	}
-	a := cc.access(&c)
-	if (content && !a.content(&c)) || (!content && !a.metadata(&c)) {
-		return Channel{}, ErrInvalidChannelID
-	}
-	return c, nil
-}
 
 // Subscriptions returns the actor's subscriptions sorted by channel name,
 // with subscriber lists when withSubscribers. Errors: those of the actor
 // check.
-func (s *Service) Subscriptions(ctx context.Context, actor int64, withSubscribers bool) ([]SubscriptionView, error) {
+func (s *Service) Subscriptions(ctx context.Context, actor Actor, withSubscribers bool) ([]SubscriptionView, error) {
 	var out []SubscriptionView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -94,100 +49,6 @@ func (s *Service) Subscriptions(ctx context.Context, actor int64, withSubscriber
 	return out, err
 }
 
-// ChannelQuery selects the channels of GET /streams.
-type ChannelQuery struct {
-	IncludePublic     bool
-	IncludeWebPublic  bool
-	IncludeSubscribed bool
-	IncludeAll        bool
-	IncludeDefault    bool
-	ExcludeArchived   bool
-}
-
-// DefaultChannelQuery is GET /streams without parameters.
-var DefaultChannelQuery = ChannelQuery{IncludePublic: true, IncludeSubscribed: true, ExcludeArchived: true}
-
-// Channels returns the channels of the actor's organization that q selects
-// and the actor may see, sorted by name. IncludeAll selects every channel
-// whose metadata the actor may see (all of them for administrators), as
-// the reference server does since feature level 356; guests never get
-// public channels they are not subscribed to. Errors: those of the actor
-// check.
-func (s *Service) Channels(ctx context.Context, actor int64, q ChannelQuery) ([]ChannelView, error) {
-	var out []ChannelView
-	err := s.view(ctx, func(tx Tx) error {
-		cc, err := s.channelContext(tx, actor)
-		if err != nil {
-			return err
-		}
-		all, err := tx.Channels(cc.realm.ID)
-		if err != nil {
-			return err
-		}
-		var picked []*Channel
-		for i := range all {
-			c := &all[i]
-			if q.ExcludeArchived && c.IsArchived {
-				continue
-			}
-			_, sub := cc.subs[c.ID]
-			a := cc.access(c)
-			keep := (q.IncludeAll && a.metadata(c)) ||
-				(q.IncludeSubscribed && sub) ||
-				(q.IncludeWebPublic && c.IsWebPublic) ||
-				(q.IncludePublic && !c.InviteOnly && cc.actor.Role != RoleGuest) ||
-				(q.IncludeDefault && c.IsDefault && a.metadata(c))
-			if keep {
-				picked = append(picked, c)
-			}
-		}
-		ids := make([]int64, len(picked))
-		for i, c := range picked {
-			ids[i] = c.ID
-		}
-		subs, err := tx.ChannelSubscriptions(ids)
-		if err != nil {
-			return err
-		}
-		counts := subscriberIDs(subs)
-		out = make([]ChannelView, len(picked))
-		for i, c := range picked {
-			out[i] = viewChannel(c, len(counts[c.ID]))
-			if q.IncludeDefault {
-				out[i].IsDefault = ptrTo(c.IsDefault)
-			}
-		}
-		slices.SortFunc(out, func(a, b ChannelView) int {
-			return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.StreamID, b.StreamID))
-		})
-		return nil
-	})
-	return out, err
-}
-
-// ChannelByID returns the channel object of a channel the actor may see.
-// Errors: ErrInvalidChannelID, and those of the actor check.
-func (s *Service) ChannelByID(ctx context.Context, actor, id int64) (ChannelView, error) {
-	var out ChannelView
-	err := s.view(ctx, func(tx Tx) error {
-		cc, err := s.channelContext(tx, actor)
-		if err != nil {
-			return err
-		}
-		c, err := cc.channel(tx, id, false)
-		if err != nil {
-			return err
-		}
-		subs, err := tx.ChannelSubscriptions([]int64{id})
-		if err != nil {
-			return err
-		}
-		out = viewChannel(&c, len(subs))
-		return nil
-	})
-	return out, err
-}
-
 // UnsubscribeResult is the answer of Unsubscribe: channel names.
 type UnsubscribeResult struct {
 	Removed    []string `json:"removed"`
@@ -199,29 +60,29 @@ type UnsubscribeResult struct {
 // (administrators always have it). Errors: "Channel(s) (names) do not
 // exist" for unknown or invisible channels, ErrInsufficientPermission,
 // ErrNoSuchUser, ErrUserDeactivated.
-func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, principals *Principals) (UnsubscribeResult, error) {
+func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, principals *Principals) (UnsubscribeResult, error) {
 	out := UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
 		}
 		keys := make([]string, len(names))
 		for i, n := range names {
-			keys[i] = ChannelNameKey(strings.TrimSpace(n))
+			keys[i] = storage.ChannelNameKey(strings.TrimSpace(n))
 		}
-		found, err := tx.ChannelsByName(cc.realm.ID, keys)
+		found, err := storage.ChannelsByName(tx, cc.realm.ID, keys)
 		if err != nil {
 			return err
 		}
-		byKey := map[string]*Channel{}
+		byKey := map[string]*storage.Channel{}
 		for i := range found {
 			if cc.access(&found[i]).metadata(&found[i]) {
-				byKey[ChannelNameKey(found[i].Name)] = &found[i]
+				byKey[storage.ChannelNameKey(found[i].Name)] = &found[i]
 			}
 		}
 		var missing []string
-		var channels []*Channel
+		var channels []*storage.Channel
 		for i, k := range keys {
 			c := byKey[k]
 			if c == nil {
@@ -233,7 +94,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 		if len(missing) > 0 {
 			return errorf("Channel(s) (%s) do not exist", strings.Join(missing, ", "))
 		}
-		users := []UserRecord{cc.actor}
+		users := []storage.UserRecord{cc.actor}
 		if principals != nil && !principals.empty() {
 			self := len(principals.IDs) == 1 && principals.IDs[0] == cc.actor.ID
 			if !self {
@@ -243,7 +104,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 					}
 				}
 			}
-			if users, err = resolvePrincipals(tx, cc.realm.ID, principals); err != nil {
+			if users, err = resolvePrincipals(tx, cc.realm.ID, &cc.actor, principals); err != nil {
 				return err
 			}
 		}
@@ -253,7 +114,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor int64, names []string, 
 		for _, c := range channels {
 			for _, u := range users {
 				err := tx.DeleteSubscription(u.ID, c.ID)
-				if errors.Is(err, ErrNotFound) {
+				if errors.Is(err, storage.ErrNotFound) {
 					out.NotRemoved = appendOnce(out.NotRemoved, c.Name)
 					continue
 				}
@@ -450,7 +311,7 @@ func DecodeSubscriptionData(data []byte) ([]PropertyChange, error) {
 // (ErrInvalidChannelID) and subscribed ("Not subscribed to channel ID N").
 // Each change emits a subscription update event; is_muted and in_home_view
 // emit two, in_home_view first.
-func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actor int64, changes []PropertyChange) error {
+func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actor Actor, changes []PropertyChange) error {
 	for i := range changes {
 		if err := changes[i].check("subscription_data[" + strconv.Itoa(i) + "]"); err != nil {
 			return err
@@ -462,15 +323,15 @@ func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actor int64,
 // UpdateSubscriptionProperty sets one property of the actor's subscription
 // to the channel. Errors as UpdateSubscriptionProperties, except that a bad
 // colour is "color is not a valid hex color code".
-func (s *Service) UpdateSubscriptionProperty(ctx context.Context, actor int64, change PropertyChange) error {
+func (s *Service) UpdateSubscriptionProperty(ctx context.Context, actor Actor, change PropertyChange) error {
 	if err := change.check(""); err != nil {
 		return err
 	}
 	return s.applyPropertyChanges(ctx, actor, []PropertyChange{change})
 }
 
-func (s *Service) applyPropertyChanges(ctx context.Context, actor int64, changes []PropertyChange) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+func (s *Service) applyPropertyChanges(ctx context.Context, actor Actor, changes []PropertyChange) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err

@@ -1,341 +1,15 @@
 package chat
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
-
-// ChannelSpec names a channel to subscribe to, with the description it gets
-// when the request creates it.
-type ChannelSpec struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-}
-
-// Principals names users by ID or by API email address. Its JSON form is an
-// array of integers or an array of strings, never mixed.
-type Principals struct {
-	IDs    []int64
-	Emails []string
-}
-
-// ErrInvalidPrincipals answers a principals list that is neither all
-// integers nor all strings.
-var ErrInvalidPrincipals = &Error{Code: CodeBadRequest, Msg: "principals is not a list of integers or a list of strings"}
-
-// UnmarshalJSON reads either form.
-func (p *Principals) UnmarshalJSON(data []byte) error {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
-		return errorf("principals is not a list")
-	}
-	var out Principals
-	for _, r := range raw {
-		r = bytes.TrimSpace(r)
-		if len(r) > 0 && r[0] == '"' {
-			var s string
-			if json.Unmarshal(r, &s) != nil || out.IDs != nil {
-				return ErrInvalidPrincipals
-			}
-			out.Emails = append(out.Emails, s)
-			continue
-		}
-		id, err := strconv.ParseInt(string(r), 10, 64)
-		if err != nil || out.Emails != nil {
-			return ErrInvalidPrincipals
-		}
-		out.IDs = append(out.IDs, id)
-	}
-	if out.IDs == nil && out.Emails == nil {
-		out.IDs = []int64{}
-	}
-	*p = out
-	return nil
-}
-
-// MarshalJSON writes the IDs, or the emails when there are no IDs.
-func (p Principals) MarshalJSON() ([]byte, error) {
-	if p.Emails != nil {
-		return json.Marshal(p.Emails)
-	}
-	return appendIDs(nil, p.IDs), nil
-}
-
-// empty reports whether the list names nobody.
-func (p *Principals) empty() bool { return len(p.IDs) == 0 && len(p.Emails) == 0 }
-
-// RetentionDays is a message retention setting: a positive number of days,
-// or (Days 0) the organization's setting, or (Days -1) unlimited. Its JSON
-// form is the integer or the string "realm_default" or "unlimited".
-type RetentionDays struct{ Days int }
-
-// MarshalJSON writes the wire form.
-func (r RetentionDays) MarshalJSON() ([]byte, error) {
-	switch r.Days {
-	case retentionRealmDefault:
-		return []byte(`"realm_default"`), nil
-	case retentionUnlimited:
-		return []byte(`"unlimited"`), nil
-	}
-	return strconv.AppendInt(nil, int64(r.Days), 10), nil
-}
-
-// UnmarshalJSON reads the wire form; anything else is the
-// REQUEST_VARIABLE_INVALID error of the reference server.
-func (r *RetentionDays) UnmarshalJSON(data []byte) error {
-	bad := &Error{Code: CodeRequestVariableInvalid,
-		Msg: "Bad value for 'message_retention_days': " + strings.Trim(string(data), `"`)}
-	var s string
-	if json.Unmarshal(data, &s) == nil {
-		switch s {
-		case "realm_default":
-			r.Days = retentionRealmDefault
-		case "unlimited":
-			r.Days = retentionUnlimited
-		default:
-			return bad
-		}
-		return nil
-	}
-	n, err := strconv.Atoi(string(bytes.TrimSpace(data)))
-	if err != nil || n <= 0 {
-		return bad
-	}
-	r.Days = n
-	return nil
-}
-
-// SubscribeRequest is a request to subscribe users to channels, creating
-// the channels that do not exist. The fields after Announce apply only to
-// channels the request creates. Nil pointers take the documented defaults.
-type SubscribeRequest struct {
-	Subscriptions []ChannelSpec
-	// Principals are the users to subscribe; nil means the actor.
-	Principals *Principals
-	// AuthorizationErrorsFatal defaults to true.
-	AuthorizationErrorsFatal *bool
-	Announce                 bool
-	InviteOnly               bool
-	IsWebPublic              bool
-	IsDefaultStream          bool
-	// HistoryPublicToSubscribers defaults to true for public channels and
-	// false for private ones; public channels always have it.
-	HistoryPublicToSubscribers *bool
-	MessageRetentionDays       *RetentionDays
-	TopicsPolicy               *TopicsPolicy
-	FolderID                   *int64
-	CanAddSubscribersGroup     *GroupSetting
-	CanRemoveSubscribersGroup  *GroupSetting
-	CanAdministerChannelGroup  *GroupSetting
-	CanDeleteAnyMessageGroup   *GroupSetting
-	CanDeleteOwnMessageGroup   *GroupSetting
-	CanSendMessageGroup        *GroupSetting
-	CanSubscribeGroup          *GroupSetting
-	// SendNewSubscriptionMessages defaults to true.
-	SendNewSubscriptionMessages *bool
-}
-
-// SubscribeResult is the answer of Subscribe. The maps are keyed by user ID
-// in decimal and list channel names.
-type SubscribeResult struct {
-	Subscribed        map[string][]string
-	AlreadySubscribed map[string][]string
-	// Unauthorized lists the channels the actor could not access; it is
-	// nil unless the request set AuthorizationErrorsFatal to false.
-	Unauthorized []string
-	// NewSubscriptionMessagesSent is nil when the request turned the
-	// messages off.
-	NewSubscriptionMessagesSent *bool
-}
-
-// ErrDefaultChannelPrivate answers a request for a private default channel.
-var (
-	ErrDefaultChannelPrivate = &Error{Code: CodeBadRequest, Msg: "A default channel cannot be private."}
-	ErrWebPublicDisabled     = &Error{Code: CodeBadRequest, Msg: "Web-public channels are not enabled."}
-	ErrInvalidFolderID       = &Error{Code: CodeBadRequest, Msg: "Invalid channel folder ID"}
-	ErrInvalidChannelID      = &Error{Code: CodeBadRequest, Msg: "Invalid channel ID"}
-)
-
-// channelGroupSettings lists the channel permission settings with the
-// system groups they accept and their defaults.
-var channelGroupSettings = []struct {
-	name          string
-	allowEveryone bool
-	def           string // system group; "" means the creator alone
-	field         func(*Channel) *GroupSetting
-	req           func(*SubscribeRequest) *GroupSetting
-}{
-	{"can_add_subscribers_group", false, GroupNobody,
-		func(c *Channel) *GroupSetting { return &c.CanAddSubscribersGroup },
-		func(r *SubscribeRequest) *GroupSetting { return r.CanAddSubscribersGroup }},
-	{"can_administer_channel_group", false, "",
-		func(c *Channel) *GroupSetting { return &c.CanAdministerChannelGroup },
-		func(r *SubscribeRequest) *GroupSetting { return r.CanAdministerChannelGroup }},
-	{"can_delete_any_message_group", false, GroupNobody,
-		func(c *Channel) *GroupSetting { return &c.CanDeleteAnyMessageGroup },
-		func(r *SubscribeRequest) *GroupSetting { return r.CanDeleteAnyMessageGroup }},
-	{"can_delete_own_message_group", true, GroupEveryone,
-		func(c *Channel) *GroupSetting { return &c.CanDeleteOwnMessageGroup },
-		func(r *SubscribeRequest) *GroupSetting { return r.CanDeleteOwnMessageGroup }},
-	{"can_remove_subscribers_group", true, GroupAdministrators,
-		func(c *Channel) *GroupSetting { return &c.CanRemoveSubscribersGroup },
-		func(r *SubscribeRequest) *GroupSetting { return r.CanRemoveSubscribersGroup }},
-	{"can_send_message_group", true, GroupEveryone,
-		func(c *Channel) *GroupSetting { return &c.CanSendMessageGroup },
-		func(r *SubscribeRequest) *GroupSetting { return r.CanSendMessageGroup }},
-	{"can_subscribe_group", false, GroupNobody,
-		func(c *Channel) *GroupSetting { return &c.CanSubscribeGroup },
-		func(r *SubscribeRequest) *GroupSetting { return r.CanSubscribeGroup }},
-}
-
-// channelTemplate validates the creation settings of req and returns the
-// channel every created channel starts from.
-func (s *Service) channelTemplate(tx Tx, g *groups, actor *UserRecord, realm Realm, req *SubscribeRequest) (Channel, error) {
-	c := Channel{RealmID: realm.ID, DateCreated: s.now(), CreatorID: actor.ID, InviteOnly: req.InviteOnly,
-		IsWebPublic: req.IsWebPublic, IsDefault: req.IsDefaultStream, TopicsPolicy: TopicsInherit}
-	if req.IsWebPublic {
-		// The server's setting and the organization's spectator access.
-		if !s.cfg.WebPublicChannels || !realm.EnableSpectatorAccess {
-			return c, ErrWebPublicDisabled
-		}
-		if actor.Role != RoleOwner {
-			return c, ErrInsufficientPermission
-		}
-		c.InviteOnly = false
-	}
-	if req.IsDefaultStream {
-		if !actor.Role.IsAdmin() {
-			return c, ErrInsufficientPermission
-		}
-		if c.InviteOnly {
-			return c, ErrDefaultChannelPrivate
-		}
-	}
-	if req.MessageRetentionDays != nil {
-		if actor.Role != RoleOwner {
-			return c, ErrMustBeOwner
-		}
-		c.MessageRetentionDays = req.MessageRetentionDays.Days
-	}
-	c.HistoryPublicToSubscribers = !c.InviteOnly
-	if req.HistoryPublicToSubscribers != nil && c.InviteOnly {
-		c.HistoryPublicToSubscribers = *req.HistoryPublicToSubscribers
-	}
-	if req.TopicsPolicy != nil {
-		if !req.TopicsPolicy.Valid() {
-			return c, errorf("Invalid topics_policy")
-		}
-		c.TopicsPolicy = *req.TopicsPolicy
-	}
-	if req.FolderID != nil {
-		f, err := tx.ChannelFolder(*req.FolderID)
-		if errors.Is(err, ErrNotFound) || (err == nil && (f.RealmID != realm.ID || f.IsArchived)) {
-			return c, ErrInvalidFolderID
-		}
-		if err != nil {
-			return c, err
-		}
-		c.FolderID = f.ID
-	}
-	for _, set := range channelGroupSettings {
-		var v GroupSetting
-		if given := set.req(req); given != nil {
-			checked, err := checkGroupSetting(tx, g, realm.ID, set.name, *given, groupSettingRule{allowEveryone: set.allowEveryone})
-			if err != nil {
-				return c, err
-			}
-			v = checked
-		} else if set.def == "" {
-			v = GroupSetting{Members: []int64{actor.ID}, Subgroups: []int64{}}
-		} else {
-			v = GroupSettingOf(g.id(set.def))
-		}
-		*set.field(&c) = v
-	}
-	return c, nil
-}
-
-// resolvePrincipals reads the users named by p, all or nothing.
-func resolvePrincipals(tx Tx, realmID int64, p *Principals) ([]UserRecord, error) {
-	var out []UserRecord
-	if p.Emails != nil {
-		for _, email := range p.Emails {
-			u, err := tx.UserByEmail(realmID, email)
-			if errors.Is(err, ErrNotFound) {
-				if id, ok := placeholderIDAny(email); ok {
-					u, err = targetUser(tx, realmID, id)
-				} else {
-					err = ErrNoSuchUser
-				}
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, u)
-		}
-	} else {
-		users, err := tx.Users(realmID, p.IDs)
-		if err != nil {
-			return nil, err
-		}
-		byID := make(map[int64]int, len(users))
-		for i := range users {
-			byID[users[i].ID] = i
-		}
-		for _, id := range p.IDs {
-			i, ok := byID[id]
-			if !ok {
-				return nil, ErrNoSuchUser
-			}
-			out = append(out, users[i])
-		}
-	}
-	seen := make(map[int64]bool, len(out))
-	uniq := out[:0]
-	for _, u := range out {
-		if !u.IsActive {
-			return nil, ErrUserDeactivated
-		}
-		if !seen[u.ID] {
-			seen[u.ID] = true
-			uniq = append(uniq, u)
-		}
-	}
-	return uniq, nil
-}
-
-// placeholderIDAny extracts the ID of a placeholder address user{id}@...
-func placeholderIDAny(email string) (int64, bool) {
-	local, _, ok := strings.Cut(email, "@")
-	if !ok {
-		return 0, false
-	}
-	digits, ok := strings.CutPrefix(local, "user")
-	if !ok || digits == "" || !allDigits(digits) {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(digits, 10, 64)
-	return id, err == nil
-}
-
-// policyName is how the channel-created message describes a channel.
-func policyName(c *Channel) string {
-	switch {
-	case c.IsWebPublic:
-		return "Web-public"
-	case !c.InviteOnly:
-		return "Public"
-	case c.HistoryPublicToSubscribers:
-		return "Private, shared history"
-	}
-	return "Private, protected history"
-}
 
 // Subscribe subscribes the principals (default: the actor) to the named
 // channels, creating those that do not exist (matched without regard to
@@ -350,9 +24,9 @@ func policyName(c *Channel) string {
 // settings); "Unable to access channel (name)." when authorization errors
 // are fatal; ErrInsufficientPermission for subscribing others without the
 // right; ErrNoSuchUser and ErrUserDeactivated for principals.
-func (s *Service) Subscribe(ctx context.Context, actor int64, req SubscribeRequest) (SubscribeResult, error) {
+func (s *Service) Subscribe(ctx context.Context, actor Actor, req SubscribeRequest) (SubscribeResult, error) {
 	var out SubscribeResult
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		var err error
 		out, err = s.subscribe(tx, emit, actor, &req)
 		return err
@@ -360,228 +34,318 @@ func (s *Service) Subscribe(ctx context.Context, actor int64, req SubscribeReque
 	return out, err
 }
 
-func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *SubscribeRequest) (SubscribeResult, error) {
-	var out SubscribeResult
-	actor, realm, err := s.actor(tx, actorID)
+// subscribeRun is one subscribe request being carried out in its
+// transaction, phase by phase.
+type subscribeRun struct {
+	s     *Service
+	tx    storage.Tx
+	req   *SubscribeRequest
+	actor storage.UserRecord
+	realm Realm
+	g     *groups
+	out   SubscribeResult
+
+	// specs are the requested channels, in request order, without
+	// duplicates; byKey holds those that exist, by name key.
+	specs       []wantedChannel
+	existing    []storage.Channel
+	existingIDs []int64
+	byKey       map[string]*storage.Channel
+	// toCreate are the channels to create, in request order.
+	toCreate []*storage.Channel
+	// actorSubs are the actor's subscriptions; authorized the existing
+	// channels the actor may subscribe to.
+	actorSubs  map[int64]storage.Subscription
+	authorized map[int64]bool
+	// users are the users to subscribe.
+	users []storage.UserRecord
+	// targets are the channels to subscribe to, in request order; created
+	// says which of them this request creates.
+	targets []*storage.Channel
+	created map[int64]bool
+	// subscribers are the subscribers of the existing targets before the
+	// request; the new subscriptions are also listed by channel and user.
+	subscribers  map[int64][]int64
+	newSubs      []storage.Subscription
+	newByChannel map[int64][]int64
+	newByUser    map[int64][]*storage.Channel
+}
+
+// wantedChannel is a requested channel: its name, name key and
+// description.
+type wantedChannel struct {
+	name, key, description string
+}
+
+func (s *Service) subscribe(tx storage.Tx, emit func(Event), actorRef Actor, req *SubscribeRequest) (SubscribeResult, error) {
+	actor, realm, err := s.admit(tx, actorRef, OpSubscribe)
 	if err != nil {
-		return out, err
+		return SubscribeResult{}, err
 	}
-	if actor.Role == RoleGuest {
-		return out, ErrNotAllowedForGuests
+	r := &subscribeRun{s: s, tx: tx, req: req, actor: actor, realm: realm}
+	for _, phase := range []func() error{r.readSpecs, r.planCreation, r.authorize, r.resolveUsers, r.createChannels, r.subscribeUsers} {
+		if err := phase(); err != nil {
+			return SubscribeResult{}, err
+		}
 	}
-	// Names and descriptions, in request order, without duplicates.
-	type wanted struct {
-		name, key, description string
+	bot, channelsByID, err := r.botMessages()
+	if err != nil {
+		return SubscribeResult{}, err
 	}
-	var specs []wanted
+	// The messages' events follow the channel events, so that clients
+	// know the channels of the messages they get. The targets'
+	// subscribers are known: those read before and the new ones.
+	after := make(map[int64][]int64, len(r.targets))
+	for _, c := range r.targets {
+		ids := append(slices.Clone(r.subscribers[c.ID]), r.newByChannel[c.ID]...)
+		slices.Sort(ids)
+		after[c.ID] = ids
+	}
+	var messageEvents []Event
+	if err := s.sendBotMessages(tx, func(e Event) { messageEvents = append(messageEvents, e) }, bot, channelsByID, after); err != nil {
+		return SubscribeResult{}, err
+	}
+	if err := s.subscribeEvents(tx, emit, realm, r.g, r.toCreate, r.targets, r.subscribers, r.newByChannel, r.newSubs); err != nil {
+		return SubscribeResult{}, err
+	}
+	for _, e := range messageEvents {
+		emit(e)
+	}
+	return r.out, nil
+}
+
+// readSpecs checks the requested names and descriptions and reads the
+// channels that exist.
+func (r *subscribeRun) readSpecs() error {
 	seenKeys := map[string]bool{}
-	for i, spec := range req.Subscriptions {
+	for i, spec := range r.req.Subscriptions {
 		name, err := checkChannelName(spec.Name)
 		if err != nil {
-			return out, err
+			return err
 		}
 		desc := strings.ReplaceAll(spec.Description, "\n", " ")
 		if utf8.RuneCountInString(desc) > MaxChannelDescriptionLength {
-			return out, errorf(`subscriptions[%d]["description"] is too long (limit: %d characters)`, i, MaxChannelDescriptionLength)
+			return errorf(`subscriptions[%d]["description"] is too long (limit: %d characters)`, i, MaxChannelDescriptionLength)
 		}
-		key := ChannelNameKey(name)
+		key := storage.ChannelNameKey(name)
 		if !seenKeys[key] {
 			seenKeys[key] = true
-			specs = append(specs, wanted{name, key, desc})
+			r.specs = append(r.specs, wantedChannel{name, key, desc})
 		}
 	}
-	keys := make([]string, len(specs))
-	for i := range specs {
-		keys[i] = specs[i].key
+	keys := make([]string, len(r.specs))
+	for i := range r.specs {
+		keys[i] = r.specs[i].key
 	}
-	existing, err := tx.ChannelsByName(realm.ID, keys)
-	if err != nil {
-		return out, err
+	var err error
+	if r.existing, err = storage.ChannelsByName(r.tx, r.realm.ID, keys); err != nil {
+		return err
 	}
-	byKey := make(map[string]*Channel, len(existing))
-	existingIDs := make([]int64, len(existing))
-	for i := range existing {
-		byKey[ChannelNameKey(existing[i].Name)] = &existing[i]
-		existingIDs[i] = existing[i].ID
+	r.byKey = make(map[string]*storage.Channel, len(r.existing))
+	r.existingIDs = make([]int64, len(r.existing))
+	for i := range r.existing {
+		r.byKey[storage.ChannelNameKey(r.existing[i].Name)] = &r.existing[i]
+		r.existingIDs[i] = r.existing[i].ID
 	}
-	g, err := loadGroups(tx, realm.ID)
-	if err != nil {
-		return out, err
-	}
-	var toCreate []*Channel
-	var template Channel
-	for _, w := range specs {
-		if byKey[w.key] != nil {
+	r.g, err = loadGroups(r.tx, r.realm.ID)
+	return err
+}
+
+// planCreation makes the channels that do not exist yet from the
+// request's settings (checked once, for the first of them).
+func (r *subscribeRun) planCreation() error {
+	var template storage.Channel
+	for _, w := range r.specs {
+		if r.byKey[w.key] != nil {
 			continue
 		}
-		if toCreate == nil {
-			if template, err = s.channelTemplate(tx, g, &actor, realm, req); err != nil {
-				return out, err
+		if r.toCreate == nil {
+			var err error
+			if template, err = r.s.channelTemplate(r.tx, r.g, &r.actor, r.realm, r.req); err != nil {
+				return err
 			}
 		}
 		c := template.Clone()
 		c.Name, c.Description = w.name, w.description
 		c.RenderedDescription = renderMarkdown(w.description)
-		toCreate = append(toCreate, &c)
+		r.toCreate = append(r.toCreate, &c)
 	}
+	return nil
+}
 
-	// Existing channels the actor cannot access.
-	actorSubs, err := subscribedSet(tx, actor.ID)
-	if err != nil {
-		return out, err
+// authorize decides which existing channels the actor may subscribe to,
+// and whether the actor may subscribe others to them.
+func (r *subscribeRun) authorize() error {
+	var err error
+	if r.actorSubs, err = subscribedSet(r.tx, r.actor.ID); err != nil {
+		return err
 	}
-	fatal := req.AuthorizationErrorsFatal == nil || *req.AuthorizationErrorsFatal
+	fatal := r.req.AuthorizationErrorsFatal == nil || *r.req.AuthorizationErrorsFatal
 	if !fatal {
-		out.Unauthorized = []string{}
+		r.out.Unauthorized = []string{}
 	}
-	authorized := map[int64]bool{}
-	for _, w := range specs {
-		c := byKey[w.key]
+	r.authorized = map[int64]bool{}
+	for _, w := range r.specs {
+		c := r.byKey[w.key]
 		if c == nil {
 			continue
 		}
-		_, sub := actorSubs[c.ID]
-		a := channelAccess{user: &actor, g: g, subscribed: sub}
-		if sub || c.IsWebPublic || (actor.Role != RoleGuest && (!c.InviteOnly || a.addSubscribers(c) || a.content(c))) {
-			authorized[c.ID] = true
+		_, sub := r.actorSubs[c.ID]
+		a := channelAccess{user: &r.actor, g: r.g, subscribed: sub}
+		if sub || c.IsWebPublic || (r.actor.Role != RoleGuest && (!c.InviteOnly || a.addSubscribers(c) || a.content(c))) {
+			r.authorized[c.ID] = true
 			continue
 		}
 		if fatal {
-			return out, errorf("Unable to access channel (%s).", c.Name)
+			return errorf("Unable to access channel (%s).", c.Name)
 		}
-		out.Unauthorized = append(out.Unauthorized, c.Name)
+		r.out.Unauthorized = append(r.out.Unauthorized, c.Name)
 	}
-
 	// Subscribing others needs the right to add subscribers.
-	principals := req.Principals
-	self := principals == nil || principals.empty() ||
-		(len(principals.IDs) == 1 && principals.IDs[0] == actor.ID)
-	if !self {
-		for _, c := range existing {
-			if !authorized[c.ID] {
-				continue
-			}
-			_, sub := actorSubs[c.ID]
-			if !(channelAccess{user: &actor, g: g, subscribed: sub}).addSubscribers(&c) {
-				return out, ErrInsufficientPermission
-			}
+	p := r.req.Principals
+	if p == nil || p.empty() || (len(p.IDs) == 1 && p.IDs[0] == r.actor.ID) {
+		return nil
+	}
+	for _, c := range r.existing {
+		if !r.authorized[c.ID] {
+			continue
+		}
+		_, sub := r.actorSubs[c.ID]
+		if !(channelAccess{user: &r.actor, g: r.g, subscribed: sub}).addSubscribers(&c) {
+			return ErrInsufficientPermission
 		}
 	}
-	users := []UserRecord{actor}
-	if !(principals == nil || principals.empty()) {
-		if users, err = resolvePrincipals(tx, realm.ID, principals); err != nil {
-			return out, err
-		}
-	}
+	return nil
+}
 
-	if len(toCreate) > 0 {
-		if err := tx.CreateChannels(toCreate); errors.Is(err, ErrExists) {
-			return out, errorf("Channel name already in use.")
+// resolveUsers reads the users to subscribe: the principals, or the actor.
+func (r *subscribeRun) resolveUsers() error {
+	r.users = []storage.UserRecord{r.actor}
+	if p := r.req.Principals; !(p == nil || p.empty()) {
+		var err error
+		r.users, err = resolvePrincipals(r.tx, r.realm.ID, &r.actor, p)
+		return err
+	}
+	return nil
+}
+
+// createChannels stores the new channels and lists the targets in request
+// order.
+func (r *subscribeRun) createChannels() error {
+	if len(r.toCreate) > 0 {
+		if err := r.tx.CreateChannels(r.toCreate); errors.Is(err, storage.ErrExists) {
+			return errorf("Channel name already in use.")
 		} else if err != nil {
-			return out, err
+			return err
 		}
 	}
-	// The channels to subscribe to, in request order.
-	targets := make([]*Channel, 0, len(specs))
-	created := make(map[int64]bool, len(toCreate))
+	r.targets = make([]*storage.Channel, 0, len(r.specs))
+	r.created = make(map[int64]bool, len(r.toCreate))
 	ci := 0
-	for _, w := range specs {
-		if c := byKey[w.key]; c != nil {
-			if authorized[c.ID] {
-				targets = append(targets, c)
+	for _, w := range r.specs {
+		if c := r.byKey[w.key]; c != nil {
+			if r.authorized[c.ID] {
+				r.targets = append(r.targets, c)
 			}
 			continue
 		}
-		c := toCreate[ci]
+		c := r.toCreate[ci]
 		ci++
-		created[c.ID] = true
-		targets = append(targets, c)
+		r.created[c.ID] = true
+		r.targets = append(r.targets, c)
 	}
+	return nil
+}
 
-	// Current subscriptions of the existing targets, and the colours the
-	// principals use.
-	var current []Subscription
-	if len(existingIDs) > 0 {
-		if current, err = tx.ChannelSubscriptions(existingIDs); err != nil {
-			return out, err
+// subscribeUsers stores the subscriptions that do not exist yet, each
+// with a colour its user does not use yet, and fills the answer.
+func (r *subscribeRun) subscribeUsers() error {
+	var current []storage.Subscription
+	if len(r.existingIDs) > 0 {
+		var err error
+		if current, err = r.tx.ChannelSubscriptions(r.existingIDs); err != nil {
+			return err
 		}
 	}
-	subscribers := subscriberIDs(current)
-	userIDs := make([]int64, len(users))
-	for i := range users {
-		userIDs[i] = users[i].ID
+	r.subscribers = subscriberIDs(current)
+	userIDs := make([]int64, len(r.users))
+	for i := range r.users {
+		userIDs[i] = r.users[i].ID
 	}
-	colors, err := tx.SubscriptionColors(userIDs)
+	colors, err := storage.SubscriptionColors(r.tx, userIDs)
 	if err != nil {
-		return out, err
+		return err
 	}
-	used := make(map[int64]map[string]bool, len(users))
+	used := make(map[int64]map[string]bool, len(r.users))
 	for id, list := range colors {
 		used[id] = make(map[string]bool, len(list))
 		for _, c := range list {
 			used[id][c] = true
 		}
 	}
-
-	out.Subscribed = map[string][]string{}
-	out.AlreadySubscribed = map[string][]string{}
-	var newSubs []Subscription
-	newByChannel := map[int64][]int64{}
-	newByUser := map[int64][]*Channel{}
-	for ui := range users {
-		u := &users[ui]
+	r.out.Subscribed = map[string][]string{}
+	r.out.AlreadySubscribed = map[string][]string{}
+	r.newByChannel = map[int64][]int64{}
+	r.newByUser = map[int64][]*storage.Channel{}
+	for ui := range r.users {
+		u := &r.users[ui]
 		key := strconv.FormatInt(u.ID, 10)
-		for _, c := range targets {
-			if _, found := slices.BinarySearch(subscribers[c.ID], u.ID); found {
-				out.AlreadySubscribed[key] = append(out.AlreadySubscribed[key], c.Name)
+		for _, c := range r.targets {
+			if _, found := slices.BinarySearch(r.subscribers[c.ID], u.ID); found {
+				r.out.AlreadySubscribed[key] = append(r.out.AlreadySubscribed[key], c.Name)
 				continue
 			}
 			if used[u.ID] == nil {
 				used[u.ID] = map[string]bool{}
 			}
-			newSubs = append(newSubs, Subscription{UserID: u.ID, ChannelID: c.ID, Color: pickColor(used[u.ID], c.ID)})
-			out.Subscribed[key] = append(out.Subscribed[key], c.Name)
-			newByChannel[c.ID] = append(newByChannel[c.ID], u.ID)
-			newByUser[u.ID] = append(newByUser[u.ID], c)
+			r.newSubs = append(r.newSubs, storage.Subscription{UserID: u.ID, ChannelID: c.ID, Color: pickColor(used[u.ID], c.ID)})
+			r.out.Subscribed[key] = append(r.out.Subscribed[key], c.Name)
+			r.newByChannel[c.ID] = append(r.newByChannel[c.ID], u.ID)
+			r.newByUser[u.ID] = append(r.newByUser[u.ID], c)
 		}
 	}
-	if len(newSubs) > 0 {
-		if err := tx.CreateSubscriptions(newSubs); err != nil {
-			return out, err
-		}
+	if len(r.newSubs) > 0 {
+		return r.tx.CreateSubscriptions(r.newSubs)
 	}
+	return nil
+}
 
-	// The notification bot's messages.
-	bot := &botMessages{realmID: realm.ID, now: s.now()}
-	channelsByID := make(map[int64]*Channel, len(targets))
-	for _, c := range targets {
+// botMessages composes the notification bot's messages of the request:
+// one per created channel, the announcement of new channels, and the
+// direct messages to users subscribed by someone else. It returns them
+// with the channels they go to, by ID.
+func (r *subscribeRun) botMessages() (*botMessages, map[int64]*storage.Channel, error) {
+	actor := &r.actor
+	bot := &botMessages{realmID: r.realm.ID, now: r.s.now()}
+	channelsByID := make(map[int64]*storage.Channel, len(r.targets))
+	for _, c := range r.targets {
 		channelsByID[c.ID] = c
 	}
 	var createdNames []string
-	for _, c := range toCreate {
+	for _, c := range r.toCreate {
 		createdNames = append(createdNames, c.Name)
 		desc := c.Description
 		if desc == "" {
 			desc = "*No description.*"
 		}
-		bot.toChannel(c, "channel events", "**"+policyName(c)+"** channel created by "+mention(&actor, true)+
+		bot.toChannel(c, "channel events", "**"+policyName(c)+"** channel created by "+mention(actor, true)+
 			". **Description:**\n```` quote\n"+desc+"\n````")
 	}
-	if req.Announce && len(toCreate) > 0 && realm.NewStreamAnnouncementsStreamID != 0 {
-		ann, err := tx.Channel(realm.NewStreamAnnouncementsStreamID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return out, err
+	if r.req.Announce && len(r.toCreate) > 0 && r.realm.NewStreamAnnouncementsStreamID != 0 {
+		ann, err := r.tx.Channel(r.realm.NewStreamAnnouncementsStreamID)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, nil, err
 		}
 		if err == nil {
 			var content string
 			if len(createdNames) == 1 {
-				content = mention(&actor, true) + " created a new channel " + channelLink(createdNames[0]) + "."
+				content = mention(actor, true) + " created a new channel " + channelLink(createdNames[0]) + "."
 			} else {
 				links := make([]string, len(createdNames))
 				for i, n := range createdNames {
 					links[i] = channelLink(n)
 				}
-				content = mention(&actor, true) + " created the following channels: " + strings.Join(links, ", ") + "."
+				content = mention(actor, true) + " created the following channels: " + strings.Join(links, ", ") + "."
 			}
 			if channelsByID[ann.ID] == nil {
 				channelsByID[ann.ID] = &ann
@@ -589,63 +353,49 @@ func (s *Service) subscribe(tx Tx, emit func(Event), actorID int64, req *Subscri
 			bot.toChannel(&ann, "new channels", content)
 		}
 	}
-	if req.SendNewSubscriptionMessages == nil || *req.SendNewSubscriptionMessages {
-		sent := len(newByUser) <= maxBulkNewSubscriptionMessages
-		out.NewSubscriptionMessagesSent = &sent
+	if r.req.SendNewSubscriptionMessages == nil || *r.req.SendNewSubscriptionMessages {
+		sent := len(r.newByUser) <= maxBulkNewSubscriptionMessages
+		r.out.NewSubscriptionMessagesSent = &sent
 		if sent {
-			for ui := range users {
-				u := &users[ui]
-				if u.ID == actor.ID || u.IsBot() {
-					continue
-				}
-				var names []string
-				for _, c := range newByUser[u.ID] {
-					if !created[c.ID] {
-						names = append(names, c.Name)
-					}
-				}
-				switch len(names) {
-				case 0:
-				case 1:
-					bot.direct(u.ID, mention(&actor, false)+" subscribed you to the channel "+channelLink(names[0])+".")
-				default:
-					var b strings.Builder
-					b.WriteString(mention(&actor, false) + " subscribed you to the following channels:\n")
-					for _, n := range sortedNames(names) {
-						b.WriteString("\n* " + channelLink(n))
-					}
-					bot.direct(u.ID, b.String())
-				}
-			}
+			r.subscribedYouMessages(bot)
 		}
 	}
-	// The messages' events follow the channel events, so that clients
-	// know the channels of the messages they get.
-	// The targets' subscribers are known: those read above and the new
-	// ones.
-	after := make(map[int64][]int64, len(targets))
-	for _, c := range targets {
-		ids := append(slices.Clone(subscribers[c.ID]), newByChannel[c.ID]...)
-		slices.Sort(ids)
-		after[c.ID] = ids
+	return bot, channelsByID, nil
+}
+
+// subscribedYouMessages tells each human user subscribed by the actor to
+// existing channels which ones.
+func (r *subscribeRun) subscribedYouMessages(bot *botMessages) {
+	for ui := range r.users {
+		u := &r.users[ui]
+		if u.ID == r.actor.ID || u.IsBot() {
+			continue
+		}
+		var names []string
+		for _, c := range r.newByUser[u.ID] {
+			if !r.created[c.ID] {
+				names = append(names, c.Name)
+			}
+		}
+		switch len(names) {
+		case 0:
+		case 1:
+			bot.direct(u.ID, mention(&r.actor, false)+" subscribed you to the channel "+channelLink(names[0])+".")
+		default:
+			var b strings.Builder
+			b.WriteString(mention(&r.actor, false) + " subscribed you to the following channels:\n")
+			for _, n := range sortedNames(names) {
+				b.WriteString("\n* " + channelLink(n))
+			}
+			bot.direct(u.ID, b.String())
+		}
 	}
-	var messageEvents []Event
-	if err := s.sendBotMessages(tx, func(e Event) { messageEvents = append(messageEvents, e) }, bot, channelsByID, after); err != nil {
-		return out, err
-	}
-	if err := s.subscribeEvents(tx, emit, realm, g, toCreate, targets, subscribers, newByChannel, newSubs); err != nil {
-		return out, err
-	}
-	for _, e := range messageEvents {
-		emit(e)
-	}
-	return out, nil
 }
 
 // subscribeEvents emits the stream creation, subscription add and
 // peer_add events of a subscribe request.
-func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *groups, created, targets []*Channel,
-	before map[int64][]int64, added map[int64][]int64, newSubs []Subscription) error {
+func (s *Service) subscribeEvents(tx storage.Tx, emit func(Event), realm Realm, g *groups, created, targets []*storage.Channel,
+	before map[int64][]int64, added map[int64][]int64, newSubs []storage.Subscription) error {
 	all, err := tx.Users(realm.ID, nil)
 	if err != nil {
 		return err
@@ -659,7 +409,7 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 	// Who can see a channel: everyone but guests for public channels,
 	// subscribers and administrators for private ones.
 	// exclude is sorted.
-	viewers := func(c *Channel, exclude []int64) []int64 {
+	viewers := func(c *storage.Channel, exclude []int64) []int64 {
 		var ids []int64
 		for i := range all {
 			u := &all[i]
@@ -684,7 +434,7 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 	// objects and subscriber lists are built once per channel.
 	views := make(map[int64]*SubscriptionView, len(targets))
 	for _, c := range targets {
-		v := viewSubscription(c, &Subscription{}, after[c.ID], true)
+		v := viewSubscription(c, &storage.Subscription{}, after[c.ID], true)
 		views[c.ID] = &v
 	}
 	subViews := make([]SubscriptionView, len(newSubs))
@@ -713,35 +463,4 @@ func (s *Service) subscribeEvents(tx Tx, emit func(Event), realm Realm, g *group
 		}
 	}
 	return nil
-}
-
-// DecodeChannelSpecs decodes the subscriptions parameter of a subscribe
-// request: an array of {"name", "description"?, "color"?} objects (other
-// keys are tolerated), with the reference server's texts.
-func DecodeChannelSpecs(data []byte) ([]ChannelSpec, error) {
-	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, errorf("subscriptions is not a list of dicts")
-	}
-	out := make([]ChannelSpec, len(raw))
-	for i, obj := range raw {
-		where := "subscriptions[" + strconv.Itoa(i) + "]"
-		name, ok := obj["name"]
-		if !ok {
-			return nil, errorf(`%s["name"] field is missing: Field required`, where)
-		}
-		if json.Unmarshal(name, &out[i].Name) != nil {
-			return nil, errorf(`%s["name"] is not a string`, where)
-		}
-		if d, ok := obj["description"]; ok && json.Unmarshal(d, &out[i].Description) != nil {
-			return nil, errorf(`%s["description"] is not a string`, where)
-		}
-		if c, ok := obj["color"]; ok {
-			var color string
-			if json.Unmarshal(c, &color) != nil || !validColor(color) {
-				return nil, errorf("Invalid %s: Value error, add.color is not a valid hex color code", where)
-			}
-		}
-	}
-	return out, nil
 }

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
 func TestSubscribeScenario(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		res, err := f.svc.Subscribe(ctx, f.member.ID, chat.SubscribeRequest{
+		res, err := f.svc.Subscribe(ctx, chat.AsUser(f.member.ID), chat.SubscribeRequest{
 			Subscriptions: []chat.ChannelSpec{{Name: "Straße"}, {Name: "general", Description: "All of us"}},
 			Principals:    &chat.Principals{IDs: []int64{f.member.ID, f.visEveryone.ID}},
 		})
@@ -22,49 +23,49 @@ func TestSubscribeScenario(t *testing.T) {
 		diff(t, "subscribed", res.Subscribed, map[string][]string{
 			itoa(f.member.ID): {"Straße", "general"}, itoa(f.visEveryone.ID): {"Straße", "general"}})
 		// Unicode case folding matches STRASSE with Straße.
-		res, err = f.svc.Subscribe(ctx, f.admin.ID, chat.SubscribeRequest{
+		res, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
 			Subscriptions: []chat.ChannelSpec{{Name: "STRASSE"}},
 			Principals:    &chat.Principals{Emails: []string{"member@example.com", "admins@example.com"}},
 		})
 		wantNoErr(t, "Subscribe again", err)
 		diff(t, "already", res.AlreadySubscribed, map[string][]string{itoa(f.member.ID): {"Straße"}})
 		diff(t, "new", res.Subscribed, map[string][]string{itoa(f.visAdmins.ID): {"Straße"}})
-		subs, err := f.svc.Subscriptions(ctx, f.visAdmins.ID, true)
+		subs, err := f.svc.Subscriptions(ctx, chat.AsUser(f.visAdmins.ID), true)
 		wantNoErr(t, "Subscriptions", err)
 		if len(subs) != 1 || subs[0].SubscriberCount != 3 || len(*subs[0].Subscribers) != 3 {
 			t.Errorf("subscriptions: %+v", subs)
 		}
 		// The failed request of another realm's user changes nothing.
-		_, err = f.svc.Subscribe(ctx, f.member.ID, chat.SubscribeRequest{
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.member.ID), chat.SubscribeRequest{
 			Subscriptions: []chat.ChannelSpec{{Name: "brand new"}},
 			Principals:    &chat.Principals{IDs: []int64{f.member.ID, f.only2.ID}},
 		})
 		wantErr(t, "foreign principal", err, chat.ErrNoSuchUser)
-		chans, err := f.svc.Channels(ctx, f.member.ID, chat.DefaultChannelQuery)
+		chans, err := f.svc.Channels(ctx, chat.AsUser(f.member.ID), chat.DefaultChannelQuery)
 		wantNoErr(t, "Channels", err)
 		if len(chans) != 2 {
 			t.Errorf("%d channels, want 2", len(chans))
 		}
 		// Properties, mute and unsubscribe.
 		id := subs[0].StreamID
-		wantNoErr(t, "props", f.svc.UpdateSubscriptionProperties(ctx, f.visAdmins.ID, []chat.PropertyChange{
+		wantNoErr(t, "props", f.svc.UpdateSubscriptionProperties(ctx, chat.AsUser(f.visAdmins.ID), []chat.PropertyChange{
 			{StreamID: id, Property: "is_muted", Value: chat.BoolValue(true)},
 			{StreamID: id, Property: "color", Value: chat.StringValue("#123456")}}))
-		wantNoErr(t, "mute", f.svc.MuteTopic(ctx, f.visAdmins.ID, chat.MuteTopicRequest{StreamID: &id, Topic: "x", Op: "add"}))
-		un, err := f.svc.Unsubscribe(ctx, f.visAdmins.ID, []string{"straße"}, nil)
+		wantNoErr(t, "mute", f.svc.MuteTopic(ctx, chat.AsUser(f.visAdmins.ID), chat.MuteTopicRequest{StreamID: &id, Topic: "x", Op: "add"}))
+		un, err := f.svc.Unsubscribe(ctx, chat.AsUser(f.visAdmins.ID), []string{"straße"}, nil)
 		wantNoErr(t, "Unsubscribe", err)
 		diff(t, "removed", un, chat.UnsubscribeResult{Removed: []string{"Straße"}, NotRemoved: []string{}})
 	})
 }
 
 func TestSubscribeEvents(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		rec := &recorder{}
 		svc := chat.New(newStore(t), chat.Config{Events: rec})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Ev", OwnerEmail: "o@example.com", OwnerName: "Owen Owner"})
 		wantNoErr(t, "CreateOrg", err)
 		rec.take()
-		_, err = svc.Subscribe(t.Context(), org.UserID, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "c"}}})
+		_, err = svc.Subscribe(t.Context(), chat.AsUser(org.UserID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "c"}}})
 		wantNoErr(t, "Subscribe", err)
 		events := rec.take()
 		var kinds []string
@@ -79,7 +80,7 @@ func TestSubscribeEvents(t *testing.T) {
 		// channel events.
 		diff(t, "events", kinds, []string{"stream/create", "subscription/add", "message"})
 		id := events[0].Payload["streams"].([]chat.ChannelView)[0].StreamID
-		wantNoErr(t, "mute", svc.UpdateSubscriptionProperties(t.Context(), org.UserID, []chat.PropertyChange{
+		wantNoErr(t, "mute", svc.UpdateSubscriptionProperties(t.Context(), chat.AsUser(org.UserID), []chat.PropertyChange{
 			{StreamID: id, Property: "in_home_view", Value: chat.BoolValue(false)}}))
 		events = rec.take()
 		if len(events) != 2 || events[0].Payload["property"] != "in_home_view" || events[0].Payload["value"] != false ||
@@ -90,29 +91,29 @@ func TestSubscribeEvents(t *testing.T) {
 }
 
 func TestDeleteTopicScenario(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		_, err := f.svc.Subscribe(ctx, f.admin.ID, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "d"}}})
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "d"}}})
 		wantNoErr(t, "Subscribe", err)
-		chans, _ := f.svc.Channels(ctx, f.admin.ID, chat.DefaultChannelQuery)
+		chans, _ := f.svc.Channels(ctx, chat.AsUser(f.admin.ID), chat.DefaultChannelQuery)
 		id := chans[0].StreamID
 		for i := range 250 {
 			topic := "Gone"
 			if i%2 == 0 {
 				topic = "kept"
 			}
-			_, err := f.svc.PostChannelMessage(ctx, f.admin.ID, id, topic, "m")
+			_, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.admin.ID), id, topic, "m")
 			wantNoErr(t, "post", err)
 		}
-		_, err = f.svc.DeleteTopic(ctx, f.member.ID, id, "gone")
+		_, err = f.svc.DeleteTopic(ctx, chat.AsUser(f.member.ID), id, "gone")
 		wantErr(t, "member", err, chat.ErrMustBeAdmin)
-		done, err := f.svc.DeleteTopic(ctx, f.admin.ID, id, "GONE")
+		done, err := f.svc.DeleteTopic(ctx, chat.AsUser(f.admin.ID), id, "GONE")
 		wantNoErr(t, "DeleteTopic", err)
 		if !done {
 			t.Errorf("complete = false")
 		}
-		done, err = f.svc.DeleteTopic(ctx, f.admin.ID, id, chat.EmptyTopicDisplayName)
+		done, err = f.svc.DeleteTopic(ctx, chat.AsUser(f.admin.ID), id, chat.EmptyTopicDisplayName)
 		if err != nil || !done {
 			t.Errorf("empty topic: %v %v", done, err)
 		}
@@ -132,16 +133,16 @@ func TestDeleteTopicTimeBudget(t *testing.T) {
 	ctx := t.Context()
 	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Big", OwnerEmail: "o@example.com", OwnerName: "Owen Owner"})
 	wantNoErr(t, "CreateOrg", err)
-	_, err = svc.Subscribe(ctx, org.UserID, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "big"}}})
+	_, err = svc.Subscribe(ctx, chat.AsUser(org.UserID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "big"}}})
 	wantNoErr(t, "Subscribe", err)
-	chans, _ := svc.Channels(ctx, org.UserID, chat.DefaultChannelQuery)
+	chans, _ := svc.Channels(ctx, chat.AsUser(org.UserID), chat.DefaultChannelQuery)
 	id := chans[0].StreamID
 	var kept []int64
 	for i := range 10000 {
-		_, err := svc.PostChannelMessage(ctx, org.UserID, id, "huge", "m")
+		_, err := svc.PostChannelMessage(ctx, chat.AsUser(org.UserID), id, "huge", "m")
 		wantNoErr(t, "post", err)
 		if i%1000 == 0 {
-			m, err := svc.PostChannelMessage(ctx, org.UserID, id, "other", "keep")
+			m, err := svc.PostChannelMessage(ctx, chat.AsUser(org.UserID), id, "other", "keep")
 			wantNoErr(t, "post", err)
 			kept = append(kept, m)
 		}
@@ -149,7 +150,7 @@ func TestDeleteTopicTimeBudget(t *testing.T) {
 	calls := 0
 	for {
 		calls++
-		done, err := svc.DeleteTopic(ctx, org.UserID, id, "HUGE")
+		done, err := svc.DeleteTopic(ctx, chat.AsUser(org.UserID), id, "HUGE")
 		wantNoErr(t, "DeleteTopic", err)
 		if done {
 			break
@@ -161,7 +162,7 @@ func TestDeleteTopicTimeBudget(t *testing.T) {
 	if calls < 3 {
 		t.Errorf("finished in %d calls; the budget did not stop it", calls)
 	}
-	got, err := svc.ChannelByID(ctx, org.UserID, id)
+	got, err := svc.ChannelByID(ctx, chat.AsUser(org.UserID), id)
 	wantNoErr(t, "ChannelByID", err)
 	// The channel-created message (ID 1) is still the first one.
 	if got.FirstMessageID == nil || *got.FirstMessageID != 1 {

@@ -1,6 +1,8 @@
 package chat
 
-// ChannelView is a channel object as clients see it (PROTOCOL.md C7.3).
+import "github.com/teamchat/chat/storage"
+
+// ChannelView is a channel object as clients see it.
 type ChannelView struct {
 	StreamID                   int64        `json:"stream_id"`
 	Name                       string       `json:"name"`
@@ -35,7 +37,7 @@ type ChannelView struct {
 }
 
 // SubscriptionView is a subscription object: the channel's fields and the
-// user's settings (PROTOCOL.md C7.3).
+// user's settings.
 type SubscriptionView struct {
 	ChannelView
 	Color                  string `json:"color"`
@@ -58,7 +60,7 @@ func nonZero(v int64) *int64 {
 }
 
 // viewChannel builds the channel object of c with its subscriber count.
-func viewChannel(c *Channel, subscribers int) ChannelView {
+func viewChannel(c *storage.Channel, subscribers int) ChannelView {
 	v := ChannelView{
 		StreamID:                   c.ID,
 		Name:                       c.Name,
@@ -84,7 +86,7 @@ func viewChannel(c *Channel, subscribers int) ChannelView {
 		TopicsPolicy:               c.TopicsPolicy,
 		SubscriberCount:            subscribers,
 	}
-	if c.MessageRetentionDays != retentionRealmDefault {
+	if c.MessageRetentionDays != storage.RetentionRealmDefault {
 		days := c.MessageRetentionDays
 		v.MessageRetentionDays = &days
 	}
@@ -92,7 +94,7 @@ func viewChannel(c *Channel, subscribers int) ChannelView {
 }
 
 // viewSubscription builds the subscription object of sub to c.
-func viewSubscription(c *Channel, sub *Subscription, subscribers []int64, withSubscribers bool) SubscriptionView {
+func viewSubscription(c *storage.Channel, sub *storage.Subscription, subscribers []int64, withSubscribers bool) SubscriptionView {
 	v := SubscriptionView{ChannelView: viewChannel(c, len(subscribers))}
 	v.setSettings(sub)
 	if withSubscribers {
@@ -105,7 +107,7 @@ func viewSubscription(c *Channel, sub *Subscription, subscribers []int64, withSu
 }
 
 // setSettings sets the fields of v that hold the settings of sub.
-func (v *SubscriptionView) setSettings(sub *Subscription) {
+func (v *SubscriptionView) setSettings(sub *storage.Subscription) {
 	v.Color, v.IsMuted, v.InHomeView, v.PinToTop = sub.Color, sub.IsMuted, !sub.IsMuted, sub.PinToTop
 	v.DesktopNotifications, v.AudibleNotifications = sub.DesktopNotifications, sub.AudibleNotifications
 	v.PushNotifications, v.EmailNotifications = sub.PushNotifications, sub.EmailNotifications

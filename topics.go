@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"slices"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // deleteTopicBatch is the number of messages deleted per transaction.
@@ -19,24 +21,21 @@ const deleteTopicBatch = 100
 //
 // Errors: ErrMustBeAdmin, ErrInvalidChannelID (unknown channel, or one the
 // administrator has no content access to).
-func (s *Service) DeleteTopic(ctx context.Context, actor, channelID int64, topic string) (bool, error) {
+func (s *Service) DeleteTopic(ctx context.Context, actor Actor, channelID int64, topic string) (bool, error) {
 	if topic == EmptyTopicDisplayName {
 		topic = ""
 	}
-	key := TopicKey(topic)
+	key := storage.TopicKey(topic)
 	start := s.cfg.Now()
 	for {
 		if s.cfg.Now().Sub(start) >= s.cfg.DeleteTopicTimeBudget {
 			return false, nil
 		}
 		done := false
-		err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-			cc, err := s.channelContext(tx, actor)
+		err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+			cc, err := s.channelContextFor(tx, actor, OpDeleteTopic)
 			if err != nil {
 				return err
-			}
-			if !cc.actor.Role.IsAdmin() {
-				return ErrMustBeAdmin
 			}
 			c, err := cc.channel(tx, channelID, true)
 			if err != nil {
@@ -73,7 +72,7 @@ func (s *Service) DeleteTopic(ctx context.Context, actor, channelID int64, topic
 
 // deleteChannelMessages deletes messages of one topic of c, keeps the
 // channel's first_message_id and emits the events.
-func (s *Service) deleteChannelMessages(tx Tx, emit func(Event), cc *channelContext, c *Channel, topic string, ids []int64) error {
+func (s *Service) deleteChannelMessages(tx storage.Tx, emit func(Event), cc *channelContext, c *storage.Channel, topic string, ids []int64) error {
 	if err := tx.DeleteMessages(ids); err != nil {
 		return err
 	}

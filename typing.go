@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // TypingRequest describes a typing notification (POST /typing).
@@ -22,7 +25,7 @@ type TypingRequest struct {
 	Topic    *string
 }
 
-// Typing texts (PROTOCOL.md C4.2).
+// Typing texts.
 var (
 	ErrInvalidTypingType = &Error{Code: CodeBadRequest, Msg: "Invalid type"}
 	ErrInvalidTypingOp   = &Error{Code: CodeBadRequest, Msg: "Invalid op"}
@@ -34,7 +37,7 @@ var (
 )
 
 // setChannelTyping is SetTyping for a channel topic.
-func (s *Service) setChannelTyping(ctx context.Context, actor int64, req TypingRequest) error {
+func (s *Service) setChannelTyping(ctx context.Context, actor Actor, req TypingRequest) error {
 	if req.StreamID == nil {
 		return ErrTypingMissingStreamID
 	}
@@ -42,7 +45,7 @@ func (s *Service) setChannelTyping(ctx context.Context, actor int64, req TypingR
 		return ErrMissingTopic
 	}
 	var events []Event
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -52,7 +55,7 @@ func (s *Service) setChannelTyping(ctx context.Context, actor int64, req TypingR
 			return err
 		}
 		to := &MessageTo{IDs: []int64{c.ID}}
-		m := &MessageRecord{}
+		m := &storage.MessageRecord{}
 		if err := s.channelRecipient(tx, cc, &SendMessageRequest{To: to, Topic: req.Topic}, m); err != nil {
 			return err
 		}
@@ -121,7 +124,7 @@ func (e *channelTypingEvent) ForQueue(q QueueInfo) []json.RawMessage {
 // that is not a user of the organization; for channel messages
 // ErrTypingMissingStreamID, ErrMissingTopic, ErrInvalidChannelID and the
 // posting permission errors of SendMessage; and those of Users.
-func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest) error {
+func (s *Service) SetTyping(ctx context.Context, actor Actor, req TypingRequest) error {
 	switch req.Type {
 	case "", "direct":
 	case "stream", "channel":
@@ -136,7 +139,7 @@ func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest)
 		return ErrInvalidTypingOp
 	}
 	var event Event
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{})
 		if err != nil {
 			return err
@@ -148,8 +151,8 @@ func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest)
 			return ErrTypingEmptyTo
 		}
 		ids := req.To
-		if !containsID(ids, actor) {
-			ids = append([]int64{actor}, ids...)
+		if !slices.Contains(ids, actor.UserID()) {
+			ids = append([]int64{actor.UserID()}, ids...)
 		}
 		users, err := tx.Users(v.realm.ID, ids)
 		if err != nil {
@@ -183,15 +186,6 @@ func (s *Service) SetTyping(ctx context.Context, actor int64, req TypingRequest)
 	}
 	s.cfg.Events.Publish(ctx, []Event{event})
 	return nil
-}
-
-func containsID(ids []int64, id int64) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // uniqueIDs returns ids without repetitions, in their first order.

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/storage"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -61,47 +62,7 @@ type Blob interface {
 	ModTime() time.Time
 }
 
-// Attachment is an uploaded file as stored.
-type Attachment struct {
-	ID      int64
-	RealmID int64
-	// OwnerID is the user who uploaded the file.
-	OwnerID int64
-	// PathID is the file's key, unique in the server:
-	// "{realm_id}/{2 hex}/{24 url-safe random}/{sanitised name}". Its URL is
-	// "/user_uploads/" + PathID.
-	PathID string
-	// Name is the file name the client sent, unsanitised (URL-unquoted).
-	Name        string
-	Size        int64
-	ContentType string
-	CreateTime  time.Time
-}
-
-// URL is the relative URL that links the file in message content.
-func (a *Attachment) URL() string { return "/user_uploads/" + a.PathID }
-
-// AttachmentTx stores attachment records. The bytes live in a BlobStore.
-type AttachmentTx interface {
-	// CreateAttachment stores a under a new ID and sets a.ID. It returns
-	// ErrExists when another attachment has the same PathID.
-	CreateAttachment(a *Attachment) error
-	// AttachmentByPath returns the attachment of the realm whose PathID is
-	// pathID, or ErrNotFound (also for another realm's attachment).
-	AttachmentByPath(realmID int64, pathID string) (Attachment, error)
-	// UploadSpaceUsed returns the sum of the sizes of the realm's
-	// attachments; 0 for a realm without any.
-	UploadSpaceUsed(realmID int64) (int64, error)
-	// LinkAttachment records that the message with messageID links the
-	// attachment; linking twice is no error. It returns ErrNotFound for an
-	// unknown attachmentID.
-	LinkAttachment(attachmentID, messageID int64) error
-	// AttachmentMessages returns the IDs of the messages that link the
-	// attachment, in increasing order; none for an unknown attachment.
-	AttachmentMessages(attachmentID int64) ([]int64, error)
-}
-
-// UploadResult is the answer of an upload (SPEC.md "Upload result").
+// UploadResult is the answer of an upload.
 type UploadResult struct {
 	// URL is the relative URL of the file, "/user_uploads/{path_id}".
 	URL string `json:"url"`
@@ -123,13 +84,13 @@ type Upload struct {
 	Body io.Reader
 }
 
-// MessageReadChecker reports whether user may read the message with
+// messageReadChecker reports whether user may read the message with
 // messageID, inside the transaction tx. The messages code of this package
 // provides it (Service.readMessage); it decides who, besides the uploader,
 // may download a file that a message links.
-type MessageReadChecker func(tx Tx, user *UserRecord, messageID int64) (bool, error)
+type messageReadChecker func(tx storage.Tx, user *storage.UserRecord, messageID int64) (bool, error)
 
-// Upload errors (PROTOCOL.md B2.23, C13).
+// Upload errors.
 var (
 	ErrNoFileToUpload     = &Error{Code: CodeBadRequest, Msg: "You must specify a file to upload"}
 	ErrOneFileAtATime     = &Error{Code: CodeBadRequest, Msg: "You may only upload one file at a time"}
@@ -158,7 +119,7 @@ func (s *Service) maxUploadBytes() int64 { return int64(s.cfg.MaxUploadMiB) << 2
 // second file after the first was streamed to storage.
 type StagedUpload struct {
 	s           *Service
-	actor       int64
+	actor       Actor
 	realmID     int64
 	pathID      string
 	name        string
@@ -173,9 +134,9 @@ type StagedUpload struct {
 // Errors: the actor errors (ErrNotLoggedIn, ErrAccountDeactivated,
 // ErrRealmDeactivated); FileTooLargeError when the body is longer than the
 // configured limit (nothing is kept then); internal errors of the store.
-func (s *Service) StageUpload(ctx context.Context, actor int64, up Upload) (*StagedUpload, error) {
+func (s *Service) StageUpload(ctx context.Context, actor Actor, up Upload) (*StagedUpload, error) {
 	var realmID int64
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		u, _, err := s.actor(tx, actor)
 		realmID = u.RealmID
 		return err
@@ -198,9 +159,10 @@ func (s *Service) StageUpload(ctx context.Context, actor int64, up Upload) (*Sta
 	return st, nil
 }
 
-// newStaged chooses the path of a new upload: PROTOCOL.md B2.23's layout
-// with the sanitised name (strict ASCII for tus).
-func (s *Service) newStaged(actor, realmID int64, filename, contentType string, strict bool) (*StagedUpload, error) {
+// newStaged chooses the path of a new upload: the reference server's layout
+// ({realm}/{two hex digits}/{random}/{name}) with the sanitised name
+// (strict ASCII for tus).
+func (s *Service) newStaged(actor Actor, realmID int64, filename, contentType string, strict bool) (*StagedUpload, error) {
 	var random [19]byte // 1 byte for the hex directory, 18 for 24 base64 characters
 	if _, err := io.ReadFull(s.cfg.Rand, random[:]); err != nil {
 		return nil, internal(fmt.Errorf("reading randomness: %w", err))
@@ -239,10 +201,10 @@ func (u *StagedUpload) Commit(ctx context.Context) (UploadResult, error) {
 	u.done = true
 	s := u.s
 	a := Attachment{
-		RealmID: u.realmID, OwnerID: u.actor, PathID: u.pathID, Name: u.name,
+		RealmID: u.realmID, OwnerID: u.actor.UserID(), PathID: u.pathID, Name: u.name,
 		Size: u.size, ContentType: u.contentType, CreateTime: s.now(),
 	}
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, u.actor, func(tx storage.Tx, emit func(Event)) error {
 		if _, _, err := s.actor(tx, u.actor); err != nil {
 			return err
 		}
@@ -253,11 +215,11 @@ func (u *StagedUpload) Commit(ctx context.Context) (UploadResult, error) {
 		if err != nil {
 			return err
 		}
-		emit(Event{RealmID: u.realmID, UserIDs: []int64{u.actor}, Payload: map[string]any{
+		emit(Event{RealmID: u.realmID, UserIDs: []int64{u.actor.UserID()}, Payload: map[string]any{
 			"type": "attachment", "op": "add", "upload_space_used": used,
 			"attachment": map[string]any{
 				"id": a.ID, "name": a.Name, "path_id": a.PathID, "size": a.Size,
-				"create_time": a.CreateTime.UnixMilli(), "messages": []any{},
+				"create_time": secondsInMillis(a.CreateTime), "messages": []any{},
 			},
 		}})
 		return nil
@@ -289,7 +251,7 @@ func (s *Service) deleteBlob(ctx context.Context, key string) {
 
 // UploadFile stores one file for the actor and records it as their
 // attachment: StageUpload then Commit.
-func (s *Service) UploadFile(ctx context.Context, actor int64, up Upload) (UploadResult, error) {
+func (s *Service) UploadFile(ctx context.Context, actor Actor, up Upload) (UploadResult, error) {
 	st, err := s.StageUpload(ctx, actor, up)
 	if err != nil {
 		return UploadResult{}, err
@@ -297,8 +259,8 @@ func (s *Service) UploadFile(ctx context.Context, actor int64, up Upload) (Uploa
 	return st.Commit(ctx)
 }
 
-// SanitizeFilename returns the form of name used in stored paths
-// (PROTOCOL.md B2.23): Unicode NFKC; every character other than letters,
+// SanitizeFilename returns the form of name used in stored paths: Unicode
+// NFKC; every character other than letters,
 // digits, "_", whitespace, "." and "-" dropped (in strict mode, everything
 // but ASCII letters, digits, "_", " ", "." and "-"); surrounding whitespace
 // trimmed; runs of whitespace and "-" collapsed into one "-"; and
@@ -362,7 +324,7 @@ const maxStoredNameBytes = 200
 // canReadAttachment applies the download rule: the uploader always; anyone
 // else only when they can read a message that links the file
 // (s.readMessage, the messages' own access rule).
-func (s *Service) canReadAttachment(tx Tx, user *UserRecord, a *Attachment) (bool, error) {
+func (s *Service) canReadAttachment(tx storage.Tx, user *storage.UserRecord, a *Attachment) (bool, error) {
 	if a.OwnerID == user.ID {
 		return true, nil
 	}
@@ -384,7 +346,7 @@ func (s *Service) canReadAttachment(tx Tx, user *UserRecord, a *Attachment) (boo
 
 // readableAttachment returns the attachment at "{realmID}/{rest}" when the
 // actor may read it.
-func (s *Service) readableAttachment(tx Tx, actor int64, realmID int64, rest string) (Attachment, error) {
+func (s *Service) readableAttachment(tx storage.Tx, actor Actor, realmID int64, rest string) (Attachment, error) {
 	u, _, err := s.actor(tx, actor)
 	if err != nil {
 		return Attachment{}, err
@@ -393,7 +355,7 @@ func (s *Service) readableAttachment(tx Tx, actor int64, realmID int64, rest str
 		return Attachment{}, ErrFileNotFound
 	}
 	a, err := tx.AttachmentByPath(u.RealmID, strconv.FormatInt(realmID, 10)+"/"+rest)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return Attachment{}, ErrFileNotFound
 	}
 	if err != nil {
@@ -404,7 +366,7 @@ func (s *Service) readableAttachment(tx Tx, actor int64, realmID int64, rest str
 		return Attachment{}, err
 	}
 	if !ok {
-		// No hint that the file exists (PROTOCOL.md A1).
+		// No hint that the file exists.
 		return Attachment{}, ErrFileNotFound
 	}
 	return a, nil
@@ -418,9 +380,9 @@ func (s *Service) readableAttachment(tx Tx, actor int64, realmID int64, rest str
 // Errors: the actor errors; ErrFileNotFound for a file that does not exist,
 // is in another organization, or that the actor may not read; internal
 // errors of the stores.
-func (s *Service) OpenAttachment(ctx context.Context, actor, realmID int64, rest string) (Attachment, Blob, error) {
+func (s *Service) OpenAttachment(ctx context.Context, actor Actor, realmID int64, rest string) (Attachment, Blob, error) {
 	var a Attachment
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		var err error
 		a, err = s.readableAttachment(tx, actor, realmID, rest)
 		return err
@@ -433,7 +395,7 @@ func (s *Service) OpenAttachment(ctx context.Context, actor, realmID int64, rest
 
 func (s *Service) openBlob(ctx context.Context, a Attachment) (Attachment, Blob, error) {
 	b, err := s.cfg.Blobs.Open(ctx, a.PathID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		s.cfg.Logger.Error("attachment without its bytes", "path_id", a.PathID)
 		return Attachment{}, nil, ErrFileNotFound
 	}
@@ -449,7 +411,7 @@ func (s *Service) openBlob(ctx context.Context, a Attachment) (Attachment, Blob,
 // "/user_uploads/{path_id}" and that sender uploaded, which makes the file
 // readable to whoever can read the message. Links to other users' files are
 // left alone: a sender cannot widen access to a file they do not own.
-func (s *Service) linkAttachments(tx Tx, sender *UserRecord, messageID int64, content string) error {
+func (s *Service) linkAttachments(tx storage.Tx, sender *storage.UserRecord, messageID int64, content string) error {
 	const marker = "/user_uploads/"
 	prefix := marker + strconv.FormatInt(sender.RealmID, 10) + "/"
 	for rest := content; ; {
@@ -467,7 +429,7 @@ func (s *Service) linkAttachments(tx Tx, sender *UserRecord, messageID int64, co
 		pathID := rest[:end]
 		rest = rest[end:]
 		a, err := tx.AttachmentByPath(sender.RealmID, pathID)
-		if errors.Is(err, ErrNotFound) || err == nil && a.OwnerID != sender.ID {
+		if errors.Is(err, storage.ErrNotFound) || err == nil && a.OwnerID != sender.ID {
 			continue
 		}
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // TemporaryURLValidity is how long a URL of TemporaryUploadURL works, as
@@ -28,9 +30,9 @@ const tokenMACSize = 16
 // the path and an HMAC-SHA256 of both under Config.UploadURLKey.
 //
 // Errors: as OpenAttachment.
-func (s *Service) TemporaryUploadURL(ctx context.Context, actor, realmID int64, rest string) (string, error) {
+func (s *Service) TemporaryUploadURL(ctx context.Context, actor Actor, realmID int64, rest string) (string, error) {
 	var a Attachment
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		var err error
 		a, err = s.readableAttachment(tx, actor, realmID, rest)
 		return err
@@ -78,10 +80,10 @@ func (s *Service) OpenTemporaryUpload(ctx context.Context, token, filename strin
 		return Attachment{}, nil, ErrInvalidFileToken
 	}
 	var a Attachment
-	err = s.view(ctx, func(tx Tx) error {
+	err = s.view(ctx, noActor, func(tx storage.Tx) error {
 		var err error
 		a, err = tx.AttachmentByPath(realmID, pathID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			return ErrFileNotFound
 		}
 		return err

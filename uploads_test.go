@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 func readAll(t *testing.T, b chat.Blob) string {
@@ -18,12 +19,12 @@ func readAll(t *testing.T, b chat.Blob) string {
 }
 
 func TestUploadAccess(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		up := func(who *account, name, body string) string {
 			t.Helper()
-			res, err := f.svc.UploadFile(ctx, who.ID, chat.Upload{Filename: name, Body: strings.NewReader(body)})
+			res, err := f.svc.UploadFile(ctx, chat.AsUser(who.ID), chat.Upload{Filename: name, Body: strings.NewReader(body)})
 			wantNoErr(t, "UploadFile", err)
 			if res.URL != res.URI || res.Filename != name || !strings.HasPrefix(res.URL, "/user_uploads/1/") {
 				t.Fatalf("UploadFile answer %+v", res)
@@ -32,7 +33,7 @@ func TestUploadAccess(t *testing.T) {
 		}
 		canRead := func(who *account, rest, want string) {
 			t.Helper()
-			a, blob, err := f.svc.OpenAttachment(ctx, who.ID, f.realm, rest)
+			a, blob, err := f.svc.OpenAttachment(ctx, chat.AsUser(who.ID), f.realm, rest)
 			if want == "" {
 				wantErr(t, who.Email+" opening "+rest, err, chat.ErrFileNotFound)
 				return
@@ -51,7 +52,7 @@ func TestUploadAccess(t *testing.T) {
 		}
 		// Another organization's user, whatever realm ID they name.
 		for _, realm := range []int64{f.realm, f.realm2} {
-			_, _, err := f.svc.OpenAttachment(ctx, f.owner2.ID, realm, mine)
+			_, _, err := f.svc.OpenAttachment(ctx, chat.AsUser(f.owner2.ID), realm, mine)
 			wantErr(t, "other organization", err, chat.ErrFileNotFound)
 		}
 
@@ -64,7 +65,7 @@ func TestUploadAccess(t *testing.T) {
 
 		// With a rule: everyone but the guest can read message 42.
 		var asked []int64
-		f.svc.SetMessageReadCheckerForTest(func(tx chat.Tx, u *chat.UserRecord, messageID int64) (bool, error) {
+		f.svc.SetMessageReadCheckerForTest(func(tx storage.Tx, u *storage.UserRecord, messageID int64) (bool, error) {
 			asked = append(asked, messageID)
 			return messageID == 42 && u.Role != chat.RoleGuest, nil
 		})
@@ -77,9 +78,9 @@ func TestUploadAccess(t *testing.T) {
 			t.Errorf("the rule was asked about messages %v, want 42 three times", asked)
 		}
 		// The temporary URL follows the same rule.
-		_, err := f.svc.TemporaryUploadURL(ctx, f.guest.ID, f.realm, mine)
+		_, err := f.svc.TemporaryUploadURL(ctx, chat.AsUser(f.guest.ID), f.realm, mine)
 		wantErr(t, "TemporaryUploadURL for the guest", err, chat.ErrFileNotFound)
-		url, err := f.svc.TemporaryUploadURL(ctx, f.admin.ID, f.realm, mine)
+		url, err := f.svc.TemporaryUploadURL(ctx, chat.AsUser(f.admin.ID), f.realm, mine)
 		wantNoErr(t, "TemporaryUploadURL", err)
 		parts := strings.Split(url, "/")
 		_, blob, err := f.svc.OpenTemporaryUpload(ctx, parts[3], parts[4])
@@ -89,23 +90,23 @@ func TestUploadAccess(t *testing.T) {
 		}
 
 		// A deactivated user reads nothing.
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.owner.ID, f.member.ID))
-		_, _, err = f.svc.OpenAttachment(ctx, f.member.ID, f.realm, mine)
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.member.ID))
+		_, _, err = f.svc.OpenAttachment(ctx, chat.AsUser(f.member.ID), f.realm, mine)
 		wantErr(t, "deactivated uploader", err, chat.ErrAccountDeactivated)
-		_, err = f.svc.UploadFile(ctx, f.member.ID, chat.Upload{Filename: "x", Body: strings.NewReader("x")})
+		_, err = f.svc.UploadFile(ctx, chat.AsUser(f.member.ID), chat.Upload{Filename: "x", Body: strings.NewReader("x")})
 		wantErr(t, "deactivated upload", err, chat.ErrAccountDeactivated)
 	})
 }
 
 func TestUploadLimit(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{MaxUploadMiB: 1})
 		org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Org", Host: host1, OwnerEmail: "o@example.com",
 			OwnerName: "Owner", OwnerPassword: "owner-password"})
 		wantNoErr(t, "CreateOrg", err)
-		_, err = svc.UploadFile(t.Context(), org.UserID, chat.Upload{Filename: "a", Body: bytes.NewReader(make([]byte, 1<<20))})
+		_, err = svc.UploadFile(t.Context(), chat.AsUser(org.UserID), chat.Upload{Filename: "a", Body: bytes.NewReader(make([]byte, 1<<20))})
 		wantNoErr(t, "1 MiB", err)
-		_, err = svc.UploadFile(t.Context(), org.UserID, chat.Upload{Filename: "a", Body: bytes.NewReader(make([]byte, 1<<20+1))})
+		_, err = svc.UploadFile(t.Context(), chat.AsUser(org.UserID), chat.Upload{Filename: "a", Body: bytes.NewReader(make([]byte, 1<<20+1))})
 		wantCodeMsg(t, "1 MiB + 1", err, chat.CodeBadRequest,
 			"File is larger than this server's configured maximum upload size (1 MiB).")
 	})

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Resumable uploads (the tus 1.0 protocol of /api/v1/tus/, with its
@@ -60,9 +62,9 @@ func tusInfoKey(id string) string { return "tus/" + id }
 //
 // Errors: the actor errors; ErrUploadSizeDeferred when the length is not
 // known (length < 0); FileTooLargeError over the limit; internal errors.
-func (s *Service) CreateResumableUpload(ctx context.Context, actor, length int64, metadata map[string]string) (ResumableUpload, error) {
+func (s *Service) CreateResumableUpload(ctx context.Context, actor Actor, length int64, metadata map[string]string) (ResumableUpload, error) {
 	var realmID int64
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		u, _, err := s.actor(tx, actor)
 		realmID = u.RealmID
 		return err
@@ -89,7 +91,7 @@ func (s *Service) CreateResumableUpload(ctx context.Context, actor, length int64
 	if filename == "" {
 		st.name = "uploaded-file"
 	}
-	info := tusInfo{OwnerID: actor, RealmID: realmID, Length: length, PathID: st.pathID,
+	info := tusInfo{OwnerID: actor.UserID(), RealmID: realmID, Length: length, PathID: st.pathID,
 		Name: st.name, ContentType: st.contentType}
 	if _, err := s.cfg.Blobs.Append(ctx, st.pathID, strings.NewReader(""), 0); err != nil {
 		return ResumableUpload{}, internal(fmt.Errorf("creating upload: %w", err))
@@ -117,13 +119,13 @@ func (s *Service) saveTusInfo(ctx context.Context, id string, info *tusInfo) err
 }
 
 // loadTusInfo reads the state of the actor's upload id.
-func (s *Service) loadTusInfo(ctx context.Context, actor int64, id string) (tusInfo, error) {
+func (s *Service) loadTusInfo(ctx context.Context, actor Actor, id string) (tusInfo, error) {
 	var info tusInfo
 	if _, err := hex.DecodeString(id); err != nil || len(id) != 32 {
 		return info, ErrUploadNotFound
 	}
 	b, err := s.cfg.Blobs.Open(ctx, tusInfoKey(id))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return info, ErrUploadNotFound
 	}
 	if err != nil {
@@ -133,7 +135,7 @@ func (s *Service) loadTusInfo(ctx context.Context, actor int64, id string) (tusI
 	if err := json.NewDecoder(io.LimitReader(b, 1<<16)).Decode(&info); err != nil {
 		return info, internal(fmt.Errorf("reading upload state %s: %w", id, err))
 	}
-	if info.OwnerID != actor {
+	if info.OwnerID != actor.UserID() {
 		return tusInfo{}, ErrUploadNotFound
 	}
 	return info, nil
@@ -144,8 +146,8 @@ func (s *Service) loadTusInfo(ctx context.Context, actor int64, id string) (tusI
 //
 // Errors: the actor errors; ErrUploadNotFound for an unknown upload or
 // another user's; internal errors.
-func (s *Service) ResumableUploadState(ctx context.Context, actor int64, id string) (ResumableUpload, error) {
-	if err := s.view(ctx, func(tx Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
+func (s *Service) ResumableUploadState(ctx context.Context, actor Actor, id string) (ResumableUpload, error) {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return ResumableUpload{}, err
 	}
 	info, err := s.loadTusInfo(ctx, actor, id)
@@ -169,8 +171,8 @@ func (s *Service) ResumableUploadState(ctx context.Context, actor int64, id stri
 // offset is not the current offset; ErrUploadTooLong when r holds more than
 // the declared length (the bytes that fit are kept); the failure of reading
 // r; internal errors.
-func (s *Service) AppendResumableUpload(ctx context.Context, actor int64, id string, offset int64, r io.Reader) (ResumableUpload, error) {
-	if err := s.view(ctx, func(tx Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
+func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id string, offset int64, r io.Reader) (ResumableUpload, error) {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return ResumableUpload{}, err
 	}
 	unlock := s.tusLocks.lock(id)
@@ -206,7 +208,7 @@ func (s *Service) AppendResumableUpload(ctx context.Context, actor int64, id str
 // finishTus makes a complete upload an attachment and remembers the result,
 // so that a client that lost the last answer finds it.
 func (s *Service) finishTus(ctx context.Context, id string, info *tusInfo) (*UploadResult, error) {
-	st := &StagedUpload{s: s, actor: info.OwnerID, realmID: info.RealmID, pathID: info.PathID,
+	st := &StagedUpload{s: s, actor: AsUser(info.OwnerID), realmID: info.RealmID, pathID: info.PathID,
 		name: info.Name, contentType: info.ContentType, size: info.Length}
 	res, err := st.Commit(ctx)
 	if err != nil {

@@ -3,8 +3,9 @@ package chat
 import (
 	"context"
 	"errors"
-	"time"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // EmptyTopicDisplayName is how clients show the empty topic
@@ -18,33 +19,6 @@ const (
 	TopicUnmuted  = 2
 	TopicFollowed = 3
 )
-
-// UserTopic is a user's visibility policy for one topic of a channel. A
-// topic without a stored row has the policy TopicInherit.
-type UserTopic struct {
-	UserID    int64
-	ChannelID int64
-	// Topic is the name as the user last set it; rows are keyed by
-	// TopicKey(Topic).
-	Topic            string
-	VisibilityPolicy int
-	LastUpdated      time.Time
-}
-
-// UserTopicTx stores users' topic visibility policies.
-type UserTopicTx interface {
-	// SetUserTopic stores ut, replacing the row of the same user, channel
-	// and TopicKey; a TopicInherit policy removes the row instead.
-	SetUserTopic(ut UserTopic) error
-	// UserTopic returns the user's row for the topic, or ErrNotFound.
-	UserTopic(userID, channelID int64, topicKey string) (UserTopic, error)
-	// UserTopics returns the user's rows ordered by channel ID then
-	// TopicKey.
-	UserTopics(userID int64) ([]UserTopic, error)
-	// DeleteTopicUserTopics removes every user's row for the channel's
-	// topic and returns the removed rows ordered by user ID.
-	DeleteTopicUserTopics(channelID int64, topicKey string) ([]UserTopic, error)
-}
 
 // ErrTopicNotMuted answers a request to unmute a topic of a channel that
 // does not exist.
@@ -65,7 +39,7 @@ func checkTopicLength(topic string) error {
 // Errors: "Invalid visibility_policy: ...", "topic is too long ...",
 // ErrInvalidChannelID (policies 1-3 need access to the channel, 0 only
 // that it exists in the organization).
-func (s *Service) SetUserTopic(ctx context.Context, actor, channelID int64, topic string, policy int) error {
+func (s *Service) SetUserTopic(ctx context.Context, actor Actor, channelID int64, topic string, policy int) error {
 	if policy < TopicInherit || policy > TopicFollowed {
 		return errorf("Invalid visibility_policy: Value error, Not in the list of possible values")
 	}
@@ -75,15 +49,15 @@ func (s *Service) SetUserTopic(ctx context.Context, actor, channelID int64, topi
 	if topic == EmptyTopicDisplayName {
 		topic = ""
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
 		}
-		var c Channel
+		var c storage.Channel
 		if policy == TopicInherit {
 			c, err = tx.Channel(channelID)
-			if errors.Is(err, ErrNotFound) || (err == nil && c.RealmID != cc.realm.ID) {
+			if errors.Is(err, storage.ErrNotFound) || (err == nil && c.RealmID != cc.realm.ID) {
 				return ErrInvalidChannelID
 			}
 		} else {
@@ -97,18 +71,18 @@ func (s *Service) SetUserTopic(ctx context.Context, actor, channelID int64, topi
 }
 
 // setUserTopic stores the policy and emits the events when it changed.
-func (s *Service) setUserTopic(tx Tx, emit func(Event), cc *channelContext, c *Channel, topic string, policy int) error {
+func (s *Service) setUserTopic(tx storage.Tx, emit func(Event), cc *channelContext, c *storage.Channel, topic string, policy int) error {
 	current := TopicInherit
-	old, err := tx.UserTopic(cc.actor.ID, c.ID, TopicKey(topic))
+	old, err := tx.UserTopic(cc.actor.ID, c.ID, storage.TopicKey(topic))
 	if err == nil {
 		current = old.VisibilityPolicy
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
 	if current == policy {
 		return nil
 	}
-	ut := UserTopic{UserID: cc.actor.ID, ChannelID: c.ID, Topic: topic, VisibilityPolicy: policy, LastUpdated: s.now()}
+	ut := storage.UserTopic{UserID: cc.actor.ID, ChannelID: c.ID, Topic: topic, VisibilityPolicy: policy, LastUpdated: s.now()}
 	if err := tx.SetUserTopic(ut); err != nil {
 		return err
 	}
@@ -117,7 +91,7 @@ func (s *Service) setUserTopic(tx Tx, emit func(Event), cc *channelContext, c *C
 
 // emitUserTopic emits the legacy muted_topics list and the user_topic event
 // of a changed row.
-func (s *Service) emitUserTopic(tx Tx, emit func(Event), realmID int64, ut UserTopic) error {
+func (s *Service) emitUserTopic(tx storage.Tx, emit func(Event), realmID int64, ut storage.UserTopic) error {
 	rows, err := tx.UserTopics(ut.UserID)
 	if err != nil {
 		return err
@@ -164,7 +138,7 @@ type MuteTopicRequest struct {
 // "Invalid op", "topic is too long ...", ErrInvalidChannelID or "Invalid
 // channel name 'x'" for add, ErrTopicNotMuted for removing from a channel
 // that does not exist.
-func (s *Service) MuteTopic(ctx context.Context, actor int64, req MuteTopicRequest) error {
+func (s *Service) MuteTopic(ctx context.Context, actor Actor, req MuteTopicRequest) error {
 	switch {
 	case req.StreamID == nil && req.Stream == nil:
 		return errorf("Missing 'stream_id' argument")
@@ -176,27 +150,27 @@ func (s *Service) MuteTopic(ctx context.Context, actor int64, req MuteTopicReque
 	if err := checkTopicLength(req.Topic); err != nil {
 		return err
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
 		}
-		var c Channel
+		var c storage.Channel
 		if req.StreamID != nil {
 			c, err = tx.Channel(*req.StreamID)
 			if err == nil && c.RealmID != cc.realm.ID {
-				err = ErrNotFound
+				err = storage.ErrNotFound
 			}
 		} else {
-			var found []Channel
-			found, err = tx.ChannelsByName(cc.realm.ID, []string{ChannelNameKey(*req.Stream)})
+			var found []storage.Channel
+			found, err = storage.ChannelsByName(tx, cc.realm.ID, []string{storage.ChannelNameKey(*req.Stream)})
 			if err == nil && len(found) == 0 {
-				err = ErrNotFound
+				err = storage.ErrNotFound
 			} else if err == nil {
 				c = found[0]
 			}
 		}
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			switch {
 			case req.Op == "remove":
 				return ErrTopicNotMuted
@@ -209,8 +183,8 @@ func (s *Service) MuteTopic(ctx context.Context, actor int64, req MuteTopicReque
 			return err
 		}
 		if req.Op == "remove" {
-			old, err := tx.UserTopic(cc.actor.ID, c.ID, TopicKey(req.Topic))
-			if errors.Is(err, ErrNotFound) || (err == nil && old.VisibilityPolicy != TopicMuted) {
+			old, err := tx.UserTopic(cc.actor.ID, c.ID, storage.TopicKey(req.Topic))
+			if errors.Is(err, storage.ErrNotFound) || (err == nil && old.VisibilityPolicy != TopicMuted) {
 				return nil
 			}
 			if err != nil {

@@ -8,69 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teamchat/chat/storage"
 )
-
-// Role is a user's role in an organization. Lower numbers carry more rights.
-type Role int
-
-// The roles of SPEC.md.
-const (
-	RoleOwner     Role = 100
-	RoleAdmin     Role = 200
-	RoleModerator Role = 300
-	RoleMember    Role = 400
-	RoleGuest     Role = 600
-)
-
-// Valid reports whether r is one of the five roles.
-func (r Role) Valid() bool {
-	switch r {
-	case RoleOwner, RoleAdmin, RoleModerator, RoleMember, RoleGuest:
-		return true
-	}
-	return false
-}
-
-// IsAdmin reports whether the role administers the organization (owners
-// included).
-func (r Role) IsAdmin() bool { return r == RoleOwner || r == RoleAdmin }
-
-// IsModerator reports whether the role moderates (administrators and owners
-// included).
-func (r Role) IsModerator() bool { return r.IsAdmin() || r == RoleModerator }
-
-// BotType says what kind of bot an account is; zero means a human.
-type BotType int
-
-// The bot types of SPEC.md.
-const (
-	BotNone            BotType = 0
-	BotGeneric         BotType = 1
-	BotIncomingWebhook BotType = 2
-	BotOutgoingWebhook BotType = 3
-	BotEmbedded        BotType = 4
-)
-
-// Valid reports whether t is a human (zero) or one of the four bot types.
-func (t BotType) Valid() bool { return t >= BotNone && t <= BotEmbedded }
-
-// EmailVisibility is a user's setting for who may see their real email
-// address.
-type EmailVisibility int
-
-// The values of the email_address_visibility setting.
-const (
-	EmailVisibleEveryone   EmailVisibility = 1
-	EmailVisibleMembers    EmailVisibility = 2
-	EmailVisibleAdmins     EmailVisibility = 3
-	EmailVisibleNobody     EmailVisibility = 4
-	EmailVisibleModerators EmailVisibility = 5
-)
-
-// Valid reports whether v is one of the five settings.
-func (v EmailVisibility) Valid() bool {
-	return v >= EmailVisibleEveryone && v <= EmailVisibleModerators
-}
 
 // Avatar sources.
 const (
@@ -79,63 +19,7 @@ const (
 	AvatarGravatar = "G"
 )
 
-// UserRecord is a user account as stored. It carries secrets (API key,
-// password hash) and is never shown to clients as it is: User is the view.
-type UserRecord struct {
-	ID      int64
-	RealmID int64
-	// Email is the real (delivery) address, unique per realm under EmailKey.
-	Email    string
-	FullName string
-	Role     Role
-	IsActive bool
-	BotType  BotType
-	// BotOwnerID is the owner of a bot; zero for humans and legacy bots.
-	BotOwnerID int64
-	// DateJoined is the creation time until the first login, then the time
-	// of the first login.
-	DateJoined time.Time
-	// LastLogin is the time of the latest login; zero before the first.
-	LastLogin      time.Time
-	IsImportedStub bool
-	Timezone       string
-	AvatarSource   string
-	AvatarVersion  int
-	APIKey         string
-	// PasswordHash is a bcrypt hash, or empty when the account has no
-	// usable password.
-	PasswordHash    string
-	EmailVisibility EmailVisibility
-	// CanChangeUserEmails is the special permission, given by the server's
-	// operator, that lets an owner change other users' addresses.
-	CanChangeUserEmails bool
-	// PresenceEnabled is the user's presence setting; the deprecated status
-	// flag "away" is its negation.
-	PresenceEnabled bool
-	// Status is the user's status message and emoji.
-	Status UserStatus
-}
-
-// UserStatus is a user's status as stored and as the Go API returns it.
-// All fields empty means no status.
-type UserStatus struct {
-	// Text has at most 60 code points.
-	Text      string
-	EmojiName string
-	EmojiCode string
-	// ReactionType is the namespace of EmojiCode; empty when there is no
-	// emoji.
-	ReactionType ReactionType
-}
-
-// IsBot reports whether the account is a bot.
-func (u *UserRecord) IsBot() bool { return u.BotType != BotNone }
-
-// EmailKey is the form under which email addresses are compared and indexed:
-// addresses that differ only in case are the same address.
-func EmailKey(email string) string { return strings.ToLower(email) }
-
-// User is a user object as SPEC.md describes it, filled for the user who
+// User is a user object as the API describes it, filled for the user who
 // asked: DeliveryEmail is nil when the requester may not see the address,
 // AvatarURL is nil when the client computes it, ProfileData is nil unless
 // custom profile fields were requested. Its JSON form is exactly the wire
@@ -283,7 +167,7 @@ type UserQuery struct {
 
 // viewer is what view-dependent fields of a user object depend on.
 type viewer struct {
-	user  UserRecord
+	user  storage.UserRecord
 	realm Realm
 	// emailDomain is the domain of placeholder addresses in the realm.
 	emailDomain string
@@ -294,11 +178,17 @@ type viewer struct {
 }
 
 // canSeeEmail reports whether the viewer may see target's real address.
-func (v *viewer) canSeeEmail(target *UserRecord) bool {
-	if target.ID == v.user.ID || target.IsBot() {
+func (v *viewer) canSeeEmail(target *storage.UserRecord) bool { return emailVisibleTo(&v.user, target) }
+
+// emailVisibleTo reports whether target's email visibility lets viewer see
+// their real address. Addresses hidden from the viewer do not name anyone
+// for them, anywhere: a real address the viewer may not see finds nobody,
+// as an unknown one does, so that nothing confirms it.
+func emailVisibleTo(viewer, target *storage.UserRecord) bool {
+	if target.ID == viewer.ID || target.IsBot() {
 		return true
 	}
-	role := v.user.Role
+	role := viewer.Role
 	switch target.EmailVisibility {
 	case EmailVisibleEveryone:
 		return true
@@ -314,7 +204,7 @@ func (v *viewer) canSeeEmail(target *UserRecord) bool {
 
 // apiEmail returns the address by which the API names target: the real one
 // when the target lets everyone see it, otherwise the placeholder address.
-func apiEmail(target *UserRecord, domain string) string {
+func apiEmail(target *storage.UserRecord, domain string) string {
 	if target.EmailVisibility == EmailVisibleEveryone || target.IsBot() {
 		return target.Email
 	}
@@ -333,7 +223,7 @@ func gravatarURL(email string, version int) string {
 }
 
 // view builds the user object of target as v sees it.
-func (v *viewer) view(target *UserRecord) User {
+func (v *viewer) view(target *storage.UserRecord) User {
 	seeEmail := v.canSeeEmail(target)
 	u := User{
 		UserID:         target.ID,
@@ -373,7 +263,7 @@ func (v *viewer) view(target *UserRecord) User {
 // loadProfiles reads, in one query, the custom profile field values of the
 // users (every user of the realm when ids is nil) when the query asks for
 // them.
-func (v *viewer) loadProfiles(tx Tx, ids []int64) error {
+func (v *viewer) loadProfiles(tx storage.Tx, ids []int64) error {
 	if !v.query.IncludeCustomProfileFields {
 		return nil
 	}
@@ -394,7 +284,7 @@ func (v *viewer) loadProfiles(tx Tx, ids []int64) error {
 }
 
 // newViewer reads the acting user and the realm for a read operation.
-func (s *Service) newViewer(tx Tx, actor int64, q UserQuery) (*viewer, error) {
+func (s *Service) newViewer(tx storage.Tx, actor Actor, q UserQuery) (*viewer, error) {
 	user, realm, err := s.actor(tx, actor)
 	if err != nil {
 		return nil, err
@@ -404,38 +294,41 @@ func (s *Service) newViewer(tx Tx, actor int64, q UserQuery) (*viewer, error) {
 
 // actor reads the acting user and its realm inside a transaction and checks
 // that both are active.
-func (s *Service) actor(tx Tx, id int64) (UserRecord, Realm, error) {
-	if at, ok := tx.(*authTx); ok && !at.p.done.Load() && at.p.userID == id {
+func (s *Service) actor(tx storage.Tx, actor Actor) (storage.UserRecord, Realm, error) {
+	if p := actor.pending; p != nil && !p.done.Load() {
 		// The request's credentials are checked here, against the
 		// records the operation reads anyway.
-		return s.verifyPending(tx, at.p)
+		return s.verifyPending(tx, p)
 	}
-	u, err := tx.User(id)
-	if errors.Is(err, ErrNotFound) {
-		return UserRecord{}, Realm{}, ErrNotLoggedIn
+	if actor.id == 0 {
+		return storage.UserRecord{}, Realm{}, ErrNotLoggedIn
+	}
+	u, err := tx.User(actor.id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return storage.UserRecord{}, Realm{}, ErrNotLoggedIn
 	}
 	if err != nil {
-		return UserRecord{}, Realm{}, err
+		return storage.UserRecord{}, Realm{}, err
 	}
 	if !u.IsActive {
-		return UserRecord{}, Realm{}, ErrAccountDeactivated
+		return storage.UserRecord{}, Realm{}, ErrAccountDeactivated
 	}
 	r, err := tx.Realm(u.RealmID)
 	if err != nil {
-		return UserRecord{}, Realm{}, err
+		return storage.UserRecord{}, Realm{}, err
 	}
 	if r.Deactivated {
-		return UserRecord{}, Realm{}, ErrRealmDeactivated
+		return storage.UserRecord{}, Realm{}, ErrRealmDeactivated
 	}
 	return u, r, nil
 }
 
 // targetUser reads a user of the actor's realm; users of other realms do
 // not exist as far as the actor can tell.
-func targetUser(tx Tx, realmID, id int64) (UserRecord, error) {
+func targetUser(tx storage.Tx, realmID, id int64) (storage.UserRecord, error) {
 	u, err := tx.User(id)
-	if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realmID) {
-		return UserRecord{}, ErrNoSuchUser
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && u.RealmID != realmID) {
+		return storage.UserRecord{}, ErrNoSuchUser
 	}
 	return u, err
 }
@@ -443,9 +336,9 @@ func targetUser(tx Tx, realmID, id int64) (UserRecord, error) {
 // Users returns the user objects of the actor's organization, bots and
 // deactivated users included, ordered by ID. Any active user may call it.
 // Errors: ErrNotLoggedIn, ErrAccountDeactivated, ErrRealmDeactivated.
-func (s *Service) Users(ctx context.Context, actor int64, q UserQuery) (Users, error) {
+func (s *Service) Users(ctx context.Context, actor Actor, q UserQuery) (Users, error) {
 	var out Users
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, q)
 		if err != nil {
 			return err
@@ -468,9 +361,9 @@ func (s *Service) Users(ctx context.Context, actor int64, q UserQuery) (Users, e
 
 // User returns the user object of the user with the ID, in the actor's
 // organization. Errors: ErrNoSuchUser, and those of Users.
-func (s *Service) User(ctx context.Context, actor, id int64, q UserQuery) (User, error) {
+func (s *Service) User(ctx context.Context, actor Actor, id int64, q UserQuery) (User, error) {
 	var out User
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, q)
 		if err != nil {
 			return err
@@ -492,19 +385,19 @@ func (s *Service) User(ctx context.Context, actor, id int64, q UserQuery) (User,
 // either the placeholder address user{id}@{realm domain} (any user) or a real
 // address that the target lets the actor see (compared without regard to
 // case). Errors: ErrNoSuchUser, and those of Users.
-func (s *Service) UserByEmail(ctx context.Context, actor int64, email string, q UserQuery) (User, error) {
+func (s *Service) UserByEmail(ctx context.Context, actor Actor, email string, q UserQuery) (User, error) {
 	var out User
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, q)
 		if err != nil {
 			return err
 		}
-		var target UserRecord
+		var target storage.UserRecord
 		if id, ok := placeholderID(email, v.emailDomain); ok {
 			target, err = targetUser(tx, v.realm.ID, id)
 		} else {
 			target, err = tx.UserByEmail(v.realm.ID, email)
-			if errors.Is(err, ErrNotFound) || (err == nil && !v.canSeeEmail(&target)) {
+			if errors.Is(err, storage.ErrNotFound) || (err == nil && !v.canSeeEmail(&target)) {
 				err = ErrNoSuchUser
 			}
 		}
@@ -540,9 +433,9 @@ func placeholderID(email, domain string) (int64, bool) {
 
 // Me returns the acting user's own object, with avatar_url always set and
 // profile_data for humans. Errors: those of Users.
-func (s *Service) Me(ctx context.Context, actor int64) (User, error) {
+func (s *Service) Me(ctx context.Context, actor Actor) (User, error) {
 	var out User
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		v, err := s.newViewer(tx, actor, UserQuery{IncludeCustomProfileFields: true})
 		if err != nil {
 			return err

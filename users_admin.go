@@ -6,12 +6,13 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	_ "time/tzdata" // time zone names validate the same on every machine
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// Full-name limits (PROTOCOL.md B1.8).
+// Full-name limits.
 const (
 	minFullNameLength = 2
 	maxFullNameLength = 100
@@ -131,49 +132,49 @@ type NewUserResult struct {
 // of the reference server (name, address, the organization's address rules,
 // uniqueness, password).
 // With passwordRequired, an empty password is too weak rather than absent.
-func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequired bool) (UserRecord, error) {
+func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwordRequired bool) (storage.UserRecord, error) {
 	name, err := checkFullName(req.FullName)
 	if err != nil {
-		return UserRecord{}, err
+		return storage.UserRecord{}, err
 	}
 	if !validEmail(req.Email) {
-		return UserRecord{}, ErrBadEmail
+		return storage.UserRecord{}, ErrBadEmail
 	}
 	// Bots' addresses are the service's own, not the people's.
 	if req.BotType == BotNone {
 		if err := s.checkEmailAllowed(tx, realm, req.Email); err != nil {
-			return UserRecord{}, err
+			return storage.UserRecord{}, err
 		}
 	}
 	if req.Role == 0 {
 		req.Role = RoleMember
 	}
 	if !req.Role.Valid() {
-		return UserRecord{}, errorf("Invalid role: Value error, Not in the list of possible values")
+		return storage.UserRecord{}, errorf("Invalid role: Value error, Not in the list of possible values")
 	}
 	if req.EmailVisibility == 0 {
 		req.EmailVisibility = realm.DefaultEmailVisibility
 	}
 	if !req.EmailVisibility.Valid() {
-		return UserRecord{}, errorf("Invalid email_address_visibility")
+		return storage.UserRecord{}, errorf("Invalid email_address_visibility")
 	}
 	if req.Timezone != "" && !validTimezone(req.Timezone) {
-		return UserRecord{}, errorf("Invalid timezone")
+		return storage.UserRecord{}, errorf("Invalid timezone")
 	}
 	if !req.BotType.Valid() {
-		return UserRecord{}, errorf("Invalid bot type")
+		return storage.UserRecord{}, errorf("Invalid bot type")
 	}
 	if req.BotOwnerID != 0 {
 		if _, err := targetUser(tx, realm.ID, req.BotOwnerID); err != nil {
-			return UserRecord{}, err
+			return storage.UserRecord{}, err
 		}
 	}
 	if _, err := tx.UserByEmail(realm.ID, req.Email); err == nil {
-		return UserRecord{}, ErrEmailInUse
-	} else if !errors.Is(err, ErrNotFound) {
-		return UserRecord{}, err
+		return storage.UserRecord{}, ErrEmailInUse
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return storage.UserRecord{}, err
 	}
-	u := UserRecord{
+	u := storage.UserRecord{
 		RealmID:         realm.ID,
 		Email:           req.Email,
 		FullName:        name,
@@ -195,19 +196,19 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 	}
 	if req.Password != "" || passwordRequired {
 		if utf8.RuneCountInString(req.Password) < minPasswordLength {
-			return UserRecord{}, ErrPasswordTooWeak
+			return storage.UserRecord{}, ErrPasswordTooWeak
 		}
 		if u.PasswordHash, err = s.hashPassword(req.Password); err != nil {
-			return UserRecord{}, err
+			return storage.UserRecord{}, err
 		}
 	}
 	if u.APIKey, err = s.newAPIKey(); err != nil {
-		return UserRecord{}, err
+		return storage.UserRecord{}, err
 	}
-	if err := tx.CreateUser(&u); errors.Is(err, ErrExists) {
-		return UserRecord{}, ErrEmailInUse
+	if err := tx.CreateUser(&u); errors.Is(err, storage.ErrExists) {
+		return storage.UserRecord{}, ErrEmailInUse
 	} else if err != nil {
-		return UserRecord{}, err
+		return storage.UserRecord{}, err
 	}
 	return u, nil
 }
@@ -219,9 +220,9 @@ func (s *Service) provisionUser(tx Tx, realm Realm, req NewUser, passwordRequire
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
 func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser) (NewUserResult, error) {
 	var out NewUserResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		realm, err := tx.Realm(realmID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, storage.ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
 		}
 		if err != nil {
@@ -237,36 +238,6 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 	return out, err
 }
 
-// RequireAdmin checks that the actor is an active administrator or owner.
-// The HTTP adapter calls it before reading the parameters of
-// administrator-only routes, so that other users learn nothing from
-// parameter errors. Errors: ErrMustBeAdmin, and those of Users.
-func (s *Service) RequireAdmin(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
-		u, _, err := s.actor(tx, actor)
-		if err == nil && !u.Role.IsAdmin() {
-			err = ErrMustBeAdmin
-		}
-		return err
-	})
-}
-
-// RequireNonGuest returns nil when actor is an active user who is not a
-// guest, which endpoints that refuse guests check before reading their
-// parameters (PROTOCOL.md B2.1). Bots pass. Any user may call it.
-//
-// Errors: ErrNotAllowedForGuests, or the errors of an unknown or deactivated
-// actor.
-func (s *Service) RequireNonGuest(ctx context.Context, actor int64) error {
-	return s.view(ctx, func(tx Tx) error {
-		u, _, err := s.actor(tx, actor)
-		if err == nil && u.Role == RoleGuest {
-			err = ErrNotAllowedForGuests
-		}
-		return err
-	})
-}
-
 // CreateUser creates a member account with a password, as POST /users does.
 // Administrators and owners may call it.
 //
@@ -275,15 +246,12 @@ func (s *Service) RequireNonGuest(ctx context.Context, actor int64) error {
 // with domains restricted ErrEmailContainsPlus and "Email '{email}' not
 // allowed in this organization", otherwise ErrDisposableEmail;
 // ErrEmailInUse; ErrPasswordTooWeak.
-func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, fullName string) (int64, error) {
+func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, fullName string) (int64, error) {
 	var id int64
-	err := s.update(ctx, func(tx Tx) error {
-		admin, realm, err := s.actor(tx, actor)
+	err := s.update(ctx, actor, func(tx storage.Tx) error {
+		_, realm, err := s.admit(tx, actor, OpCreateUser)
 		if err != nil {
 			return err
-		}
-		if !admin.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		u, err := s.provisionUser(tx, realm, NewUser{Email: email, FullName: fullName, Password: password}, true)
 		if err != nil {
@@ -298,12 +266,12 @@ func (s *Service) CreateUser(ctx context.Context, actor int64, email, password, 
 // DeactivateUser deactivates a human account and the bots it owns.
 // Administrators may call it; deactivating an owner takes an owner.
 //
-// Errors, in the order they are checked (PROTOCOL.md C6.3): ErrNoSuchUser
+// Errors, in the order they are checked: ErrNoSuchUser
 // (unknown user, another organization's, or a bot); ErrUserDeactivated;
 // ErrInsufficientPermission; ErrMustBeOwner; ErrCannotDeactivateOwner.
-func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error {
+func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64) error {
 	var dropped []int64
-	err := s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		dropped = dropped[:0]
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
@@ -352,7 +320,7 @@ func (s *Service) DeactivateUser(ctx context.Context, actor, target int64) error
 
 // emitActiveChange emits the realm_user update event of an account that was
 // deactivated or reactivated, to every active user of the realm.
-func emitActiveChange(_ Tx, emit func(Event), realmID, userID int64, active bool) error {
+func emitActiveChange(_ storage.Tx, emit func(Event), realmID, userID int64, active bool) error {
 	emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{"user_id": userID, "is_active": active},
@@ -361,8 +329,8 @@ func emitActiveChange(_ Tx, emit func(Event), realmID, userID int64, active bool
 }
 
 // onlyActiveOwner reports whether id is the realm's only active human owner.
-func onlyActiveOwner(tx Tx, realmID, id int64) (bool, error) {
-	owners, err := tx.UsersByRole(realmID, RoleOwner)
+func onlyActiveOwner(tx storage.Tx, realmID, id int64) (bool, error) {
+	owners, err := storage.UsersByRole(tx, realmID, RoleOwner)
 	if err != nil {
 		return false, err
 	}
@@ -376,8 +344,8 @@ func onlyActiveOwner(tx Tx, realmID, id int64) (bool, error) {
 
 // deactivateOwnedBots deactivates the active bots owned by ownerID.
 // It returns their IDs.
-func deactivateOwnedBots(tx Tx, ownerID int64) ([]int64, error) {
-	bots, err := tx.BotsOwnedBy(ownerID)
+func deactivateOwnedBots(tx storage.Tx, ownerID int64) ([]int64, error) {
+	bots, err := storage.BotsOwnedBy(tx, ownerID)
 	if err != nil {
 		return nil, err
 	}
@@ -397,9 +365,9 @@ func deactivateOwnedBots(tx Tx, ownerID int64) ([]int64, error) {
 // ReactivateUser reactivates an account; an active one is accepted as it is.
 // Administrators may call it, and the owner of a bot for that bot.
 //
-// Errors (PROTOCOL.md C6.5): ErrNoSuchUser; ErrInsufficientPermission.
-func (s *Service) ReactivateUser(ctx context.Context, actor, target int64) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+// Errors: ErrNoSuchUser; ErrInsufficientPermission.
+func (s *Service) ReactivateUser(ctx context.Context, actor Actor, target int64) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -422,7 +390,9 @@ func (s *Service) ReactivateUser(ctx context.Context, actor, target int64) error
 	})
 }
 
-// validTimezone reports whether tz names an IANA time zone.
+// validTimezone reports whether tz names an IANA time zone known to the
+// program: its embedded database when it imports time/tzdata (as chatd
+// does), else the system's.
 func validTimezone(tz string) bool {
 	if tz == "Local" {
 		return false

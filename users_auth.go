@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/teamchat/chat/storage"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -82,7 +83,7 @@ func passwordMatches(hash, password string) bool {
 // user to act as. The email is compared, without regard to case, with the
 // user's real address. Both values are trimmed of surrounding white space.
 //
-// Errors (PROTOCOL.md B1.4), in the order they are checked:
+// Errors, in the order they are checked:
 // ErrMalformedAPIKey, ErrInvalidAPIKey, ErrWrongSubdomain,
 // ErrRealmDeactivated, ErrAccountDeactivated, ErrWebhookBotNotAllowed.
 func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) (int64, error) {
@@ -91,7 +92,7 @@ func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) 
 		return 0, ErrMalformedAPIKey
 	}
 	var id int64
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, noActor, func(tx storage.Tx) error {
 		u, _, err := s.authenticateIn(tx, host, email, apiKey)
 		id = u.ID
 		return err
@@ -103,40 +104,40 @@ func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) 
 // Authenticate does, and returns the user and whether the host named the
 // user's organization exactly (rather than by the fallbacks of
 // realmForHost).
-func (s *Service) authenticateIn(tx Tx, host, email, apiKey string) (UserRecord, bool, error) {
+func (s *Service) authenticateIn(tx storage.Tx, host, email, apiKey string) (storage.UserRecord, bool, error) {
 	realm, err := s.realmForHost(tx, host)
 	if err != nil && !errors.Is(err, ErrInvalidSubdomain) {
-		return UserRecord{}, false, err
+		return storage.UserRecord{}, false, err
 	}
-	var u UserRecord
+	var u storage.UserRecord
 	found := false
 	if err == nil {
 		u, err = tx.UserByEmail(realm.ID, email)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return UserRecord{}, false, err
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return storage.UserRecord{}, false, err
 		}
 		found = err == nil && subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(apiKey)) == 1
 	}
 	if !found {
 		// The key may belong to this address in another organization.
 		other, err := tx.UserByAPIKey(apiKey)
-		if errors.Is(err, ErrNotFound) || (err == nil && EmailKey(other.Email) != EmailKey(email)) {
-			return UserRecord{}, false, ErrInvalidAPIKey
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && storage.EmailKey(other.Email) != storage.EmailKey(email)) {
+			return storage.UserRecord{}, false, ErrInvalidAPIKey
 		}
 		if err != nil {
-			return UserRecord{}, false, err
+			return storage.UserRecord{}, false, err
 		}
-		return UserRecord{}, false, ErrWrongSubdomain
+		return storage.UserRecord{}, false, ErrWrongSubdomain
 	}
 	if err := credentialsUsable(&u, &realm); err != nil {
-		return UserRecord{}, false, err
+		return storage.UserRecord{}, false, err
 	}
 	return u, realm.Host == strings.ToLower(host), nil
 }
 
 // credentialsUsable checks, in the order of Authenticate's errors, that
 // the user whose key matched may act.
-func credentialsUsable(u *UserRecord, realm *Realm) error {
+func credentialsUsable(u *storage.UserRecord, realm *Realm) error {
 	if realm.Deactivated {
 		return ErrRealmDeactivated
 	}
@@ -162,14 +163,14 @@ type APIKeyResult struct {
 // first login of an account sets its date_joined to the time of the login
 // and clears is_imported_stub. Anyone may call it.
 //
-// Errors (PROTOCOL.md C6.6): ErrInvalidSubdomain, ErrPasswordAuthDisabled
+// Errors: ErrInvalidSubdomain, ErrPasswordAuthDisabled
 // (password login is not among Config.AuthenticationMethods),
 // ErrEnterValidEmail,
 // ErrAuthenticationFailed, ErrLoginUserDeactivated,
 // ErrLoginRealmDeactivated.
 func (s *Service) FetchAPIKey(ctx context.Context, host, username, password string) (APIKeyResult, error) {
 	var out APIKeyResult
-	err := s.update(ctx, func(tx Tx) error {
+	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		realm, err := s.realmForHost(tx, host)
 		if err != nil {
 			return err
@@ -181,7 +182,7 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 			return ErrEnterValidEmail
 		}
 		u, err := tx.UserByEmail(realm.ID, username)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 		// The password is checked before the account's state, so that
@@ -205,8 +206,8 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 }
 
 // recordLogin notes a successful login; the first one turns an imported or
-// API-created account into a regular one (SPEC.md, date_joined).
-func (s *Service) recordLogin(tx Tx, u *UserRecord) error {
+// API-created account into a regular one.
+func (s *Service) recordLogin(tx storage.Tx, u *storage.UserRecord) error {
 	now := s.now()
 	if u.LastLogin.IsZero() {
 		u.DateJoined = now

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // A server authenticates every request before running its operation, and
@@ -64,47 +66,61 @@ type pendingAuth struct {
 	done   atomic.Bool
 }
 
-type pendingAuthKey struct{}
-
-func pendingAuthOf(ctx context.Context) *pendingAuth {
-	p, _ := ctx.Value(pendingAuthKey{}).(*pendingAuth)
-	if p == nil || p.done.Load() {
-		return nil
-	}
-	return p
+// Actor is the party an operation acts for. Every operation that acts for
+// a user takes one and resolves it inside its own transaction, where it
+// re-reads the user and their organization and checks that both are
+// active. AsUser names a user the caller has authenticated itself (a Go
+// program acting for its users); AuthenticateRequest turns the credentials
+// of a request into an Actor, whose check may be deferred into the
+// operation's transaction. The zero Actor is nobody: operations refuse it
+// with ErrNotLoggedIn.
+type Actor struct {
+	id int64
+	// pending is the deferred credential check of a request, or nil.
+	pending *pendingAuth
 }
 
+// AsUser returns the Actor for the user with the given ID.
+func AsUser(id int64) Actor { return Actor{id: id} }
+
+// UserID returns the ID of the user the actor acts as.
+func (a Actor) UserID() int64 { return a.id }
+
+// noActor is passed by operations that act for nobody, such as
+// provisioning and the checks of credentials themselves.
+var noActor Actor
+
 // AuthenticateRequest is Authenticate for a server that runs the request's
-// operation with the context it returns. Credentials it accepted before
-// are not checked again here: the returned context makes the request's
-// first transaction check them, and fail with Authenticate's error if they
-// no longer hold, before the operation's result counts. The server must
-// call VerifyRequest before answering. Anyone may call it.
+// operation as the Actor it returns. Credentials it accepted before are
+// not checked again here: the operation checks them in its first
+// transaction, and fails with Authenticate's error if they no longer
+// hold, before its result counts. The server must call VerifyRequest
+// before answering. Anyone may call it.
 //
 // Errors: those of Authenticate.
-func (s *Service) AuthenticateRequest(ctx context.Context, host, email, apiKey string) (context.Context, int64, error) {
+func (s *Service) AuthenticateRequest(ctx context.Context, host, email, apiKey string) (Actor, error) {
 	c := credentials{host: host, email: strings.TrimSpace(email), apiKey: strings.TrimSpace(apiKey)}
 	if !wellFormedAPIKey(c.apiKey) {
-		return ctx, 0, ErrMalformedAPIKey
+		return noActor, ErrMalformedAPIKey
 	}
 	if id, ok := s.accepted.get(c); ok {
-		return context.WithValue(ctx, pendingAuthKey{}, &pendingAuth{creds: c, userID: id}), id, nil
+		return Actor{id: id, pending: &pendingAuth{creds: c, userID: id}}, nil
 	}
-	var u UserRecord
+	var u storage.UserRecord
 	var exact bool
-	err := s.view(ctx, func(tx Tx) (err error) {
+	err := s.view(ctx, noActor, func(tx storage.Tx) (err error) {
 		u, exact, err = s.authenticateIn(tx, c.host, c.email, c.apiKey)
 		return err
 	})
 	if err != nil {
-		return ctx, 0, err
+		return noActor, err
 	}
 	// Only an exact host can be checked against the organization alone;
 	// the fallbacks of realmForHost depend on the other organizations.
 	if exact {
 		s.accepted.put(c, u.ID)
 	}
-	return ctx, u.ID, nil
+	return AsUser(u.ID), nil
 }
 
 // VerifyRequest finishes the credential check that AuthenticateRequest
@@ -113,31 +129,24 @@ func (s *Service) AuthenticateRequest(ctx context.Context, host, email, apiKey s
 // never deferred. Anyone may call it.
 //
 // Errors: those of Authenticate.
-func (s *Service) VerifyRequest(ctx context.Context) error {
-	if pendingAuthOf(ctx) == nil {
+func (s *Service) VerifyRequest(ctx context.Context, actor Actor) error {
+	if p := actor.pending; p == nil || p.done.Load() {
 		return nil
 	}
-	return s.view(ctx, func(tx Tx) error { return nil })
+	return s.view(ctx, actor, func(tx storage.Tx) error { return nil })
 }
 
-// authTx is a transaction of a request whose credential check is
-// deferred; actor does the check when it reads the user.
-type authTx struct {
-	Tx
-	p *pendingAuth
-}
-
-// withPendingAuth wraps fn so that a deferred credential check happens in
-// its transaction: in actor if fn reads the actor, else after fn. A failed
-// check replaces fn's result, so that a request with revoked credentials
-// learns nothing else.
-func (s *Service) withPendingAuth(ctx context.Context, fn func(Tx) error) func(Tx) error {
-	p := pendingAuthOf(ctx)
-	if p == nil {
+// withPendingAuth wraps fn so that the actor's deferred credential check,
+// if any, happens in its transaction: in Service.actor if fn reads the
+// actor, else after fn. A failed check replaces fn's result, so that a
+// request with revoked credentials learns nothing else.
+func (s *Service) withPendingAuth(actor Actor, fn func(storage.Tx) error) func(storage.Tx) error {
+	p := actor.pending
+	if p == nil || p.done.Load() {
 		return fn
 	}
-	return func(tx Tx) error {
-		err := fn(&authTx{Tx: tx, p: p})
+	return func(tx storage.Tx) error {
+		err := fn(tx)
 		if p.done.Load() {
 			return err
 		}
@@ -154,20 +163,20 @@ func (s *Service) withPendingAuth(ctx context.Context, fn func(Tx) error) func(T
 
 // verifyPending reads p's user and their organization in tx and checks
 // p's credentials against them (checkPending); it returns the records.
-func (s *Service) verifyPending(tx Tx, p *pendingAuth) (UserRecord, Realm, error) {
+func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth) (storage.UserRecord, Realm, error) {
 	u, err := tx.User(p.userID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return UserRecord{}, Realm{}, err
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return storage.UserRecord{}, Realm{}, err
 	}
 	var r Realm
 	found := err == nil
 	if found {
 		if r, err = tx.Realm(u.RealmID); err != nil {
-			return UserRecord{}, Realm{}, err
+			return storage.UserRecord{}, Realm{}, err
 		}
 	}
 	if err := s.checkPending(tx, p, &u, &r, found); err != nil {
-		return UserRecord{}, Realm{}, err
+		return storage.UserRecord{}, Realm{}, err
 	}
 	return u, r, nil
 }
@@ -176,9 +185,9 @@ func (s *Service) verifyPending(tx Tx, p *pendingAuth) (UserRecord, Realm, error
 // tx with p's credentials, marks p done when they hold, and otherwise
 // forgets them and returns Authenticate's error for them, checked afresh
 // in tx.
-func (s *Service) checkPending(tx Tx, p *pendingAuth, u *UserRecord, r *Realm, found bool) error {
+func (s *Service) checkPending(tx storage.Tx, p *pendingAuth, u *storage.UserRecord, r *Realm, found bool) error {
 	c := p.creds
-	if found && r.Host == strings.ToLower(c.host) && EmailKey(u.Email) == EmailKey(c.email) &&
+	if found && r.Host == strings.ToLower(c.host) && storage.EmailKey(u.Email) == storage.EmailKey(c.email) &&
 		subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(c.apiKey)) == 1 {
 		if err := credentialsUsable(u, r); err != nil {
 			s.accepted.drop(c)

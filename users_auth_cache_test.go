@@ -8,6 +8,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestAuthenticateRequestDefers checks the Go side of deferred credential
@@ -16,7 +17,7 @@ import (
 // service's back is seen there, and credentials that reached the
 // organization through a host fallback are checked afresh every time.
 func TestAuthenticateRequestDefers(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		ctx := context.Background()
 		st := newStore(t)
 		svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost})
@@ -27,7 +28,7 @@ func TestAuthenticateRequestDefers(t *testing.T) {
 		}
 		replaceKey := func(key string) {
 			t.Helper()
-			err := st.Update(ctx, func(tx chat.Tx) error {
+			err := st.Update(ctx, func(tx storage.Tx) error {
 				u, err := tx.User(org.UserID)
 				if err != nil {
 					return err
@@ -39,17 +40,17 @@ func TestAuthenticateRequestDefers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		authenticate := func(host, key string) (context.Context, error) {
+		authenticate := func(host, key string) (chat.Actor, error) {
 			t.Helper()
-			rctx, id, err := svc.AuthenticateRequest(ctx, host, " "+org.Email+" ", key)
-			if err == nil && id != org.UserID {
-				t.Fatalf("AuthenticateRequest = user %d, want %d", id, org.UserID)
+			actor, err := svc.AuthenticateRequest(ctx, host, " "+org.Email+" ", key)
+			if err == nil && actor.UserID() != org.UserID {
+				t.Fatalf("AuthenticateRequest = user %d, want %d", actor.UserID(), org.UserID)
 			}
-			return rctx, err
+			return actor, err
 		}
-		status := func(rctx context.Context) error {
+		status := func(actor chat.Actor) error {
 			text := "here"
-			return svc.UpdateStatus(rctx, org.UserID, chat.StatusUpdate{StatusText: &text})
+			return svc.UpdateStatus(ctx, actor, chat.StatusUpdate{StatusText: &text})
 		}
 
 		// Exact host: the second request is deferred.
@@ -62,7 +63,7 @@ func TestAuthenticateRequestDefers(t *testing.T) {
 		}
 		other, _ := authenticate("Chat.Example.com", org.APIKey)
 		replaceKey("ReplacedKeyReplacedKeyReplaced00")
-		if err := svc.VerifyRequest(deferred); !errors.Is(err, chat.ErrInvalidAPIKey) {
+		if err := svc.VerifyRequest(ctx, deferred); !errors.Is(err, chat.ErrInvalidAPIKey) {
 			t.Errorf("VerifyRequest after the key changed = %v, want ErrInvalidAPIKey", err)
 		}
 		if err := status(other); !errors.Is(err, chat.ErrInvalidAPIKey) {
@@ -78,7 +79,7 @@ func TestAuthenticateRequestDefers(t *testing.T) {
 		if err := status(ok); err != nil {
 			t.Fatalf("UpdateStatus with the accepted key: %v", err)
 		}
-		if err := svc.VerifyRequest(ok); err != nil {
+		if err := svc.VerifyRequest(ctx, ok); err != nil {
 			t.Errorf("VerifyRequest after the operation checked the key: %v", err)
 		}
 

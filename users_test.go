@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // hiddenFrom lists, per viewer of the fixture, whose real addresses the
@@ -36,7 +37,7 @@ func hiddenFrom(f *fixture) map[string]struct {
 }
 
 func TestUsersVisibilityMatrix(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		queries := []chat.UserQuery{
 			{},
@@ -55,16 +56,16 @@ func TestUsersVisibilityMatrix(t *testing.T) {
 					for _, a := range f.all() {
 						want = append(want, a.want(!hidden[a.ID], "localhost", q))
 					}
-					got, err := f.svc.Users(t.Context(), c.viewer.ID, q)
+					got, err := f.svc.Users(t.Context(), chat.AsUser(c.viewer.ID), q)
 					wantNoErr(t, "Users", err)
 					diff(t, "Users", got, want)
 
 					// User and UserByEmail (placeholder form) agree.
 					for _, a := range f.all() {
-						u, err := f.svc.User(t.Context(), c.viewer.ID, a.ID, q)
+						u, err := f.svc.User(t.Context(), chat.AsUser(c.viewer.ID), a.ID, q)
 						wantNoErr(t, "User", err)
 						diff(t, fmt.Sprintf("User(%d)", a.ID), u, a.want(!hidden[a.ID], "localhost", q))
-						u, err = f.svc.UserByEmail(t.Context(), c.viewer.ID, placeholder(a.ID, "localhost"), q)
+						u, err = f.svc.UserByEmail(t.Context(), chat.AsUser(c.viewer.ID), placeholder(a.ID, "localhost"), q)
 						wantNoErr(t, "UserByEmail", err)
 						diff(t, fmt.Sprintf("UserByEmail(placeholder %d)", a.ID), u, a.want(!hidden[a.ID], "localhost", q))
 					}
@@ -76,9 +77,9 @@ func TestUsersVisibilityMatrix(t *testing.T) {
 
 func TestUsersSpotChecks(t *testing.T) {
 	// Literal expectations, independent of the fixture's helper.
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
-		users, err := f.svc.Users(t.Context(), f.guest.ID, chat.UserQuery{ClientGravatar: true})
+		users, err := f.svc.Users(t.Context(), chat.AsUser(f.guest.ID), chat.UserQuery{ClientGravatar: true})
 		wantNoErr(t, "Users", err)
 		byID := map[int64]chat.User{}
 		for _, u := range users {
@@ -154,10 +155,10 @@ func TestGravatarHelper(t *testing.T) {
 }
 
 func TestUsersOrderingAndScope(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.visEveryone.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.visEveryone.ID))
 
 		ids := func(us chat.Users) []int64 {
 			out := []int64{}
@@ -170,7 +171,7 @@ func TestUsersOrderingAndScope(t *testing.T) {
 		for _, a := range f.all() {
 			all = append(all, a.ID)
 		}
-		got, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{})
+		got, err := f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		diff(t, "user IDs", ids(got), all)
 		for _, u := range got {
@@ -180,7 +181,7 @@ func TestUsersOrderingAndScope(t *testing.T) {
 		}
 
 		// The other organization sees only its own users.
-		got, err = f.svc.Users(ctx, f.only2.ID, chat.UserQuery{})
+		got, err = f.svc.Users(ctx, chat.AsUser(f.only2.ID), chat.UserQuery{})
 		wantNoErr(t, "Users(org 2)", err)
 		diff(t, "org 2 user IDs", ids(got), []int64{f.owner2.ID, f.member2.ID, f.only2.ID})
 		want2 := []chat.User{
@@ -204,30 +205,33 @@ func TestUsersOrderingAndScope(t *testing.T) {
 			{"only unknown", []int64{424242}, []int64{}},
 			{"empty", []int64{}, []int64{}},
 		} {
-			got, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: c.ids})
+			got, err := f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: c.ids})
 			wantNoErr(t, c.name, err)
 			diff(t, c.name, ids(got), c.want)
 		}
-		got, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{f.visAdmins.ID}, ClientGravatar: true})
+		got, err = f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: []int64{f.visAdmins.ID}, ClientGravatar: true})
 		wantNoErr(t, "Users(admins-only)", err)
 		diff(t, "filtered user", []chat.User(got), []chat.User{f.visAdmins.want(false, "localhost", chat.UserQuery{ClientGravatar: true})})
 	})
 }
 
 func TestReadsRequireActiveActor(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		read := map[string]func(actor int64) error{
-			"Users": func(a int64) error { _, err := f.svc.Users(ctx, a, chat.UserQuery{}); return err },
-			"User":  func(a int64) error { _, err := f.svc.User(ctx, a, f.owner.ID, chat.UserQuery{}); return err },
-			"UserByEmail": func(a int64) error {
-				_, err := f.svc.UserByEmail(ctx, a, "owner@example.com", chat.UserQuery{})
+			"Users": func(a int64) error { _, err := f.svc.Users(ctx, chat.AsUser(a), chat.UserQuery{}); return err },
+			"User": func(a int64) error {
+				_, err := f.svc.User(ctx, chat.AsUser(a), f.owner.ID, chat.UserQuery{})
 				return err
 			},
-			"Me": func(a int64) error { _, err := f.svc.Me(ctx, a); return err },
+			"UserByEmail": func(a int64) error {
+				_, err := f.svc.UserByEmail(ctx, chat.AsUser(a), "owner@example.com", chat.UserQuery{})
+				return err
+			},
+			"Me": func(a int64) error { _, err := f.svc.Me(ctx, chat.AsUser(a)); return err },
 		}
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.admin.ID, f.visEveryone.ID))
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.visEveryone.ID))
 		for name, fn := range read {
 			wantErr(t, name+" unknown actor", fn(987654), chat.ErrNotLoggedIn)
 			wantErr(t, name+" deactivated actor", fn(f.visEveryone.ID), chat.ErrAccountDeactivated)
@@ -238,30 +242,30 @@ func TestReadsRequireActiveActor(t *testing.T) {
 			wantErr(t, name+" deactivated org", fn(f.member.ID), chat.ErrRealmDeactivated)
 		}
 		// The other organization is unaffected.
-		_, err := f.svc.Users(ctx, f.owner2.ID, chat.UserQuery{})
+		_, err := f.svc.Users(ctx, chat.AsUser(f.owner2.ID), chat.UserQuery{})
 		wantNoErr(t, "Users in org 2", err)
 	})
 }
 
 func TestUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		_, err := f.svc.User(ctx, f.member.ID, 999999, chat.UserQuery{})
+		_, err := f.svc.User(ctx, chat.AsUser(f.member.ID), 999999, chat.UserQuery{})
 		wantErr(t, "unknown ID", err, chat.ErrNoSuchUser)
-		_, err = f.svc.User(ctx, f.member.ID, f.only2.ID, chat.UserQuery{})
+		_, err = f.svc.User(ctx, chat.AsUser(f.member.ID), f.only2.ID, chat.UserQuery{})
 		wantErr(t, "other organization's ID", err, chat.ErrNoSuchUser)
-		_, err = f.svc.User(ctx, f.owner2.ID, f.owner.ID, chat.UserQuery{})
+		_, err = f.svc.User(ctx, chat.AsUser(f.owner2.ID), f.owner.ID, chat.UserQuery{})
 		wantErr(t, "other organization's ID, reversed", err, chat.ErrNoSuchUser)
 
 		// Deactivated users and bots are returned.
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.owner.ID, f.member.ID))
-		got, err := f.svc.User(ctx, f.guest.ID, f.member.ID, chat.UserQuery{})
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.member.ID))
+		got, err := f.svc.User(ctx, chat.AsUser(f.guest.ID), f.member.ID, chat.UserQuery{})
 		wantNoErr(t, "User(deactivated)", err)
 		want := f.member.want(true, "localhost", chat.UserQuery{})
 		want.IsActive = false
 		diff(t, "deactivated user", got, want)
-		got, err = f.svc.User(ctx, f.guest.ID, f.bot.ID, chat.UserQuery{})
+		got, err = f.svc.User(ctx, chat.AsUser(f.guest.ID), f.bot.ID, chat.UserQuery{})
 		wantNoErr(t, "User(bot)", err)
 		want = f.bot.want(true, "localhost", chat.UserQuery{})
 		want.IsActive = false // deactivated with its owner
@@ -270,7 +274,7 @@ func TestUser(t *testing.T) {
 }
 
 func TestUserByEmail(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		q := chat.UserQuery{}
@@ -302,7 +306,7 @@ func TestUserByEmail(t *testing.T) {
 			{"placeholder, other organization's user", f.owner, placeholder(f.only2.ID, "localhost"), nil},
 			{"placeholder, wrong domain", f.owner, placeholder(f.visNobody.ID, "example.net"), nil},
 		} {
-			got, err := f.svc.UserByEmail(ctx, c.viewer.ID, c.email, q)
+			got, err := f.svc.UserByEmail(ctx, chat.AsUser(c.viewer.ID), c.email, q)
 			if c.want == nil {
 				wantErr(t, c.name, err, chat.ErrNoSuchUser)
 				continue
@@ -323,12 +327,12 @@ func TestUserByEmail(t *testing.T) {
 		}
 
 		// The second organization's placeholder domain is its host name.
-		got, err := f.svc.UserByEmail(ctx, f.only2.ID, placeholder(f.member2.ID, host2), q)
+		got, err := f.svc.UserByEmail(ctx, chat.AsUser(f.only2.ID), placeholder(f.member2.ID, host2), q)
 		wantNoErr(t, "org 2 placeholder", err)
 		diff(t, "org 2 placeholder", got, f.member2.want(false, host2, q))
-		_, err = f.svc.UserByEmail(ctx, f.only2.ID, "member@example.com", q)
+		_, err = f.svc.UserByEmail(ctx, chat.AsUser(f.only2.ID), "member@example.com", q)
 		wantErr(t, "org 2 hidden address", err, chat.ErrNoSuchUser)
-		got, err = f.svc.UserByEmail(ctx, f.owner2.ID, "ONLY2@example.com", q)
+		got, err = f.svc.UserByEmail(ctx, chat.AsUser(f.owner2.ID), "ONLY2@example.com", q)
 		wantNoErr(t, "org 2 visible address", err)
 		diff(t, "org 2 visible address", got, f.only2.want(true, host2, q))
 	})
@@ -346,7 +350,7 @@ func TestPlaceholderDomain(t *testing.T) {
 		{"valid host ignores fallback", "chat.example.com", "fake.example.org", "chat.example.com"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+			forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 				svc, _ := newService(t, newStore, chat.Config{FakeEmailDomain: c.fake})
 				ctx := t.Context()
 				org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: c.host, OwnerEmail: "boss@example.com", OwnerName: "Boss"})
@@ -355,10 +359,10 @@ func TestPlaceholderDomain(t *testing.T) {
 					EmailVisibility: chat.EmailVisibleAdmins})
 				wantNoErr(t, "ProvisionUser", err)
 				hidden := &account{ID: res.UserID, Email: "hidden@example.com", Name: "Hidden", Role: chat.RoleMember, Vis: chat.EmailVisibleAdmins}
-				u, err := svc.User(ctx, org.UserID, res.UserID, chat.UserQuery{})
+				u, err := svc.User(ctx, chat.AsUser(org.UserID), res.UserID, chat.UserQuery{})
 				wantNoErr(t, "User", err)
 				diff(t, "User", u, hidden.want(true, c.domain, chat.UserQuery{}))
-				u, err = svc.UserByEmail(ctx, org.UserID, placeholder(res.UserID, c.domain), chat.UserQuery{})
+				u, err = svc.UserByEmail(ctx, chat.AsUser(org.UserID), placeholder(res.UserID, c.domain), chat.UserQuery{})
 				wantNoErr(t, "UserByEmail(placeholder)", err)
 				if u.UserID != res.UserID {
 					t.Errorf("UserByEmail(placeholder) = user %d, want %d", u.UserID, res.UserID)
@@ -369,10 +373,10 @@ func TestPlaceholderDomain(t *testing.T) {
 }
 
 func TestMe(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		for _, a := range []*account{f.owner, f.member, f.guest, f.visNobody, f.bot} {
-			got, err := f.svc.Me(t.Context(), a.ID)
+			got, err := f.svc.Me(t.Context(), chat.AsUser(a.ID))
 			wantNoErr(t, "Me", err)
 			want := a.want(true, "localhost", chat.UserQuery{IncludeCustomProfileFields: true})
 			if want.AvatarURL == nil {
@@ -399,10 +403,10 @@ func userJSON(t *testing.T, v any) any {
 }
 
 func TestUsersJSON(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		users, err := f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{f.member.ID, f.bot.ID, f.webhook.ID, f.visNobody.ID}})
+		users, err := f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: []int64{f.member.ID, f.bot.ID, f.webhook.ID, f.visNobody.ID}})
 		wantNoErr(t, "Users", err)
 		human := func(a *account, delivery any, email string, avatar any) map[string]any {
 			return map[string]any{
@@ -454,7 +458,7 @@ func TestUsersJSON(t *testing.T) {
 		}
 
 		// profile_data appears for humans only, as an empty object.
-		users, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{IncludeCustomProfileFields: true, ClientGravatar: true,
+		users, err = f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{IncludeCustomProfileFields: true, ClientGravatar: true,
 			UserIDs: []int64{f.member.ID, f.bot.ID}})
 		wantNoErr(t, "Users", err)
 		got := userJSON(t, users).([]any)
@@ -468,7 +472,7 @@ func TestUsersJSON(t *testing.T) {
 		}
 
 		// An empty list is an empty array.
-		users, err = f.svc.Users(ctx, f.member.ID, chat.UserQuery{UserIDs: []int64{}})
+		users, err = f.svc.Users(ctx, chat.AsUser(f.member.ID), chat.UserQuery{UserIDs: []int64{}})
 		wantNoErr(t, "Users", err)
 		b, err = json.Marshal(users)
 		wantNoErr(t, "Marshal", err)
@@ -479,15 +483,15 @@ func TestUsersJSON(t *testing.T) {
 }
 
 func TestCreateUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot} {
-			_, err := f.svc.CreateUser(ctx, a.ID, "new@example.com", "new-password", "New User")
+			_, err := f.svc.CreateUser(ctx, chat.AsUser(a.ID), "new@example.com", "new-password", "New User")
 			wantErr(t, fmt.Sprintf("CreateUser by role %d", a.Role), err, chat.ErrMustBeAdmin)
 		}
 		// Not even a parameter error reaches a non-administrator.
-		_, err := f.svc.CreateUser(ctx, f.member.ID, "bad", "", "")
+		_, err := f.svc.CreateUser(ctx, chat.AsUser(f.member.ID), "bad", "", "")
 		wantErr(t, "CreateUser by member, bad params", err, chat.ErrMustBeAdmin)
 
 		long := strings.Repeat("é", 101)
@@ -526,11 +530,11 @@ func TestCreateUser(t *testing.T) {
 			{"five characters", "ann@example.com", "abcde", "Ann", chat.ErrPasswordTooWeak},
 			{"five code points", "ann@example.com", "ééééé", "Ann", chat.ErrPasswordTooWeak},
 		} {
-			_, err := f.svc.CreateUser(ctx, f.admin.ID, c.email, c.password, c.fullName)
+			_, err := f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), c.email, c.password, c.fullName)
 			wantErr(t, c.name, err, c.want)
 		}
 		// Nothing was created by the failures.
-		users, err := f.svc.Users(ctx, f.owner.ID, chat.UserQuery{})
+		users, err := f.svc.Users(ctx, chat.AsUser(f.owner.ID), chat.UserQuery{})
 		wantNoErr(t, "Users", err)
 		if len(users) != len(f.all()) {
 			t.Errorf("%d users after failed creations, want %d", len(users), len(f.all()))
@@ -551,9 +555,9 @@ func TestCreateUser(t *testing.T) {
 			{f.owner, "only2@example.com", "long-password", name100, name100},
 			{f.admin, "pipe@example.com", "123456", "Name|12a", "Name|12a"},
 		} {
-			id, err := f.svc.CreateUser(ctx, c.actor.ID, c.email, c.password, c.name)
+			id, err := f.svc.CreateUser(ctx, chat.AsUser(c.actor.ID), c.email, c.password, c.name)
 			wantNoErr(t, "CreateUser "+c.email, err)
-			got, err := f.svc.User(ctx, c.actor.ID, id, chat.UserQuery{})
+			got, err := f.svc.User(ctx, chat.AsUser(c.actor.ID), id, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			want := (&account{ID: id, Email: c.email, Name: c.wantName, Role: chat.RoleMember,
 				Vis: chat.EmailVisibleEveryone}).want(true, "localhost", chat.UserQuery{})
@@ -572,13 +576,13 @@ func TestCreateUser(t *testing.T) {
 				t.Errorf("Authenticate = %d, want %d", uid, id)
 			}
 		}
-		_, err = f.svc.CreateUser(ctx, f.admin.ID, "Ann@Example.com", "abcdef", "Ann Again")
+		_, err = f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "Ann@Example.com", "abcdef", "Ann Again")
 		wantErr(t, "second Ann", err, chat.ErrEmailInUse)
 	})
 }
 
 func TestConcurrentCreateUserSameEmail(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		const n = 8
 		var wg sync.WaitGroup
@@ -591,7 +595,7 @@ func TestConcurrentCreateUserSameEmail(t *testing.T) {
 				if i%2 == 1 {
 					email = "RACE@example.com"
 				}
-				_, errs[i] = f.svc.CreateUser(t.Context(), f.admin.ID, email, "race-password", fmt.Sprintf("Racer %d", i))
+				_, errs[i] = f.svc.CreateUser(t.Context(), chat.AsUser(f.admin.ID), email, "race-password", fmt.Sprintf("Racer %d", i))
 			}()
 		}
 		wg.Wait()
@@ -610,16 +614,16 @@ func TestConcurrentCreateUserSameEmail(t *testing.T) {
 }
 
 func TestDeactivateUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		d := func(actor, target *account) error { return f.svc.DeactivateUser(ctx, actor.ID, target.ID) }
+		d := func(actor, target *account) error { return f.svc.DeactivateUser(ctx, chat.AsUser(actor.ID), target.ID) }
 
-		wantErr(t, "unknown", f.svc.DeactivateUser(ctx, f.admin.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "unknown", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), 999999), chat.ErrNoSuchUser)
 		wantErr(t, "other organization", d(f.admin, f.only2), chat.ErrNoSuchUser)
 		wantErr(t, "bot", d(f.admin, f.bot), chat.ErrNoSuchUser)
 		wantErr(t, "bot, by non-admin (bot check first)", d(f.moderator, f.webhook), chat.ErrNoSuchUser)
-		wantErr(t, "unknown, by non-admin", f.svc.DeactivateUser(ctx, f.guest.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "unknown, by non-admin", f.svc.DeactivateUser(ctx, chat.AsUser(f.guest.ID), 999999), chat.ErrNoSuchUser)
 		wantErr(t, "moderator", d(f.moderator, f.visEveryone), chat.ErrInsufficientPermission)
 		wantErr(t, "member", d(f.member, f.visEveryone), chat.ErrInsufficientPermission)
 		wantErr(t, "guest", d(f.guest, f.visEveryone), chat.ErrInsufficientPermission)
@@ -645,11 +649,11 @@ func TestDeactivateUser(t *testing.T) {
 		wantErr(t, "admin on second owner", d(f.admin, ownerB), chat.ErrMustBeOwner)
 		wantNoErr(t, "owner deactivates second owner", d(f.owner, ownerB))
 		wantErr(t, "only owner again", d(f.owner, f.owner), chat.ErrCannotDeactivateOwner)
-		wantNoErr(t, "admin reactivates second owner", f.svc.ReactivateUser(ctx, f.admin.ID, ownerB.ID))
+		wantNoErr(t, "admin reactivates second owner", f.svc.ReactivateUser(ctx, chat.AsUser(f.admin.ID), ownerB.ID))
 		wantNoErr(t, "owner deactivates self", d(f.owner, f.owner))
 		wantErr(t, "deactivated owner acts", d(f.owner, f.member), chat.ErrAccountDeactivated)
 		// Bots of the deactivated owner went with them.
-		ob, err := f.svc.UserByEmail(ctx, f.admin.ID, "owner-bot@example.com", chat.UserQuery{})
+		ob, err := f.svc.UserByEmail(ctx, chat.AsUser(f.admin.ID), "owner-bot@example.com", chat.UserQuery{})
 		wantNoErr(t, "UserByEmail(owner bot)", err)
 		if ob.IsActive {
 			t.Error("owner's bot still active after the owner was deactivated")
@@ -662,7 +666,7 @@ func TestDeactivateUser(t *testing.T) {
 			a      *account
 			active bool
 		}{{f.member, false}, {f.bot, false}, {f.webhook, true}, {f.guest, true}} {
-			u, err := f.svc.User(ctx, f.admin.ID, c.a.ID, chat.UserQuery{})
+			u, err := f.svc.User(ctx, chat.AsUser(f.admin.ID), c.a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			if u.IsActive != c.active {
 				t.Errorf("%s is_active = %v, want %v", c.a.Email, u.IsActive, c.active)
@@ -679,7 +683,7 @@ func TestDeactivateUser(t *testing.T) {
 		wantErr(t, "FetchAPIKey(deactivated member)", err, chat.ErrLoginUserDeactivated)
 
 		// The other organization's users were untouched.
-		u, err := f.svc.User(ctx, f.owner2.ID, f.member2.ID, chat.UserQuery{})
+		u, err := f.svc.User(ctx, chat.AsUser(f.owner2.ID), f.member2.ID, chat.UserQuery{})
 		wantNoErr(t, "User(org 2)", err)
 		if !u.IsActive {
 			t.Error("same-address user of the other organization was deactivated")
@@ -688,18 +692,18 @@ func TestDeactivateUser(t *testing.T) {
 }
 
 func TestReactivateUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		r := func(actor, target *account) error { return f.svc.ReactivateUser(ctx, actor.ID, target.ID) }
+		r := func(actor, target *account) error { return f.svc.ReactivateUser(ctx, chat.AsUser(actor.ID), target.ID) }
 		active := func(a *account) bool {
 			t.Helper()
-			u, err := f.svc.User(ctx, f.owner.ID, a.ID, chat.UserQuery{})
+			u, err := f.svc.User(ctx, chat.AsUser(f.owner.ID), a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			return u.IsActive
 		}
 
-		wantErr(t, "unknown", f.svc.ReactivateUser(ctx, f.admin.ID, 999999), chat.ErrNoSuchUser)
+		wantErr(t, "unknown", f.svc.ReactivateUser(ctx, chat.AsUser(f.admin.ID), 999999), chat.ErrNoSuchUser)
 		wantErr(t, "other organization", r(f.admin, f.only2), chat.ErrNoSuchUser)
 		wantNoErr(t, "already active, by admin", r(f.admin, f.visEveryone))
 		wantNoErr(t, "already active bot, by its owner", r(f.member, f.bot))
@@ -708,8 +712,8 @@ func TestReactivateUser(t *testing.T) {
 		wantErr(t, "active user, by moderator", r(f.moderator, f.visEveryone), chat.ErrInsufficientPermission)
 
 		// The member and with them their bot are deactivated.
-		wantNoErr(t, "deactivate member", f.svc.DeactivateUser(ctx, f.admin.ID, f.member.ID))
-		wantNoErr(t, "deactivate guest", f.svc.DeactivateUser(ctx, f.admin.ID, f.guest.ID))
+		wantNoErr(t, "deactivate member", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.member.ID))
+		wantNoErr(t, "deactivate guest", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.guest.ID))
 		if active(f.member) || active(f.bot) {
 			t.Fatal("member or their bot still active")
 		}
@@ -744,7 +748,7 @@ func TestReactivateUser(t *testing.T) {
 }
 
 func TestProvisionUser(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		_, err := f.svc.ProvisionUser(ctx, 424242, chat.NewUser{Email: "x@example.com", FullName: "X Y"})
@@ -772,7 +776,7 @@ func TestProvisionUser(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		seen := map[string]int64{}
 		for _, a := range append(f.all(), f.owner2, f.member2, f.only2) {
@@ -801,14 +805,14 @@ func TestAPIKeys(t *testing.T) {
 func TestNonASCIIEmailCase(t *testing.T) {
 	// Addresses are compared under Unicode case folding (chat.EmailKey),
 	// the same on every backend.
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		id, err := f.svc.CreateUser(ctx, f.admin.ID, "Änne@example.com", "änne-password", "Änne Ö")
+		id, err := f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "Änne@example.com", "änne-password", "Änne Ö")
 		wantNoErr(t, "CreateUser", err)
-		_, err = f.svc.CreateUser(ctx, f.admin.ID, "äNNE@EXAMPLE.com", "other-password", "Other Änne")
+		_, err = f.svc.CreateUser(ctx, chat.AsUser(f.admin.ID), "äNNE@EXAMPLE.com", "other-password", "Other Änne")
 		wantErr(t, "same address, other case", err, chat.ErrEmailInUse)
-		u, err := f.svc.UserByEmail(ctx, f.guest.ID, "ÄNNE@example.com", chat.UserQuery{})
+		u, err := f.svc.UserByEmail(ctx, chat.AsUser(f.guest.ID), "ÄNNE@example.com", chat.UserQuery{})
 		wantNoErr(t, "UserByEmail", err)
 		want := (&account{ID: id, Email: "Änne@example.com", Name: "Änne Ö", Role: chat.RoleMember,
 			Vis: chat.EmailVisibleEveryone}).want(true, "localhost", chat.UserQuery{})
@@ -828,7 +832,7 @@ func TestNonASCIIEmailCase(t *testing.T) {
 func TestConcurrentOwnerDeactivation(t *testing.T) {
 	// Two owners deactivating each other at once: updates are serialised,
 	// so one of them always remains.
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		ctx := t.Context()
 		for round := range 5 {
@@ -844,7 +848,7 @@ func TestConcurrentOwnerDeactivation(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					errs[i] = svc.DeactivateUser(ctx, p[0], p[1])
+					errs[i] = svc.DeactivateUser(ctx, chat.AsUser(p[0]), p[1])
 				}()
 			}
 			wg.Wait()
@@ -865,25 +869,8 @@ func TestConcurrentOwnerDeactivation(t *testing.T) {
 	})
 }
 
-func TestRequireAdmin(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
-		f := newFixture(t, newStore)
-		ctx := t.Context()
-		wantNoErr(t, "owner", f.svc.RequireAdmin(ctx, f.owner.ID))
-		wantNoErr(t, "admin", f.svc.RequireAdmin(ctx, f.admin.ID))
-		for _, a := range []*account{f.moderator, f.member, f.guest, f.bot, f.webhook} {
-			wantErr(t, a.Email, f.svc.RequireAdmin(ctx, a.ID), chat.ErrMustBeAdmin)
-		}
-		wantErr(t, "unknown", f.svc.RequireAdmin(ctx, 999999), chat.ErrNotLoggedIn)
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, f.owner.ID, f.admin.ID))
-		wantErr(t, "deactivated admin", f.svc.RequireAdmin(ctx, f.admin.ID), chat.ErrAccountDeactivated)
-		wantNoErr(t, "DeactivateOrg", f.svc.DeactivateOrg(ctx, f.realm))
-		wantErr(t, "deactivated organization", f.svc.RequireAdmin(ctx, f.owner.ID), chat.ErrRealmDeactivated)
-	})
-}
-
 func TestProvisionUserOptions(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		bad := func(u chat.NewUser) error {
@@ -919,7 +906,7 @@ func TestProvisionUserOptions(t *testing.T) {
 				BotType: a.BotType, BotOwnerID: a.BotOwner, Timezone: a.Timezone})
 			wantNoErr(t, "ProvisionUser", err)
 			a.ID = res.UserID
-			got, err := f.svc.User(ctx, f.member.ID, a.ID, chat.UserQuery{})
+			got, err := f.svc.User(ctx, chat.AsUser(f.member.ID), a.ID, chat.UserQuery{})
 			wantNoErr(t, "User", err)
 			diff(t, a.Email, got, a.want(true, "localhost", chat.UserQuery{}))
 		}
@@ -927,12 +914,12 @@ func TestProvisionUserOptions(t *testing.T) {
 }
 
 func TestClosedStore(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		wantNoErr(t, "Close", f.svc.Close())
 		_, err := f.svc.Orgs(t.Context())
 		wantCodeMsg(t, "Orgs after Close", err, chat.CodeInternalServerError, "Internal server error")
-		_, err = f.svc.CreateUser(t.Context(), f.admin.ID, "late@example.com", "late-password", "Late User")
+		_, err = f.svc.CreateUser(t.Context(), chat.AsUser(f.admin.ID), "late@example.com", "late-password", "Late User")
 		wantCodeMsg(t, "CreateUser after Close", err, chat.CodeInternalServerError, "Internal server error")
 	})
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/teamchat/chat/storage"
 )
 
-// Errors of PATCH /users/{user_id} (SPEC.md, PROTOCOL.md A1 and B2.8).
+// Errors of PATCH /users/{user_id}.
 var (
 	ErrGuestCannotBeAdmin      = &Error{Code: CodeBadRequest, Msg: "Guests cannot be organization administrators"}
 	ErrLastOwner               = &Error{Code: CodeBadRequest, Msg: "The owner permission cannot be removed from the only organization owner."}
@@ -22,7 +24,7 @@ var (
 )
 
 // maxStatusTextLength is the limit of status_text in code points, counted
-// after trimming (PROTOCOL.md B1.8).
+// after trimming.
 const maxStatusTextLength = 60
 
 // UserUpdate is a change to another user's account; nil fields are left as
@@ -48,11 +50,11 @@ type UserUpdate struct {
 // full-name errors of CreateUser; the errors of UpdateProfileData (except
 // that administrators may change any field); ErrInvalidNewEmail and
 // "New email value error: Email is already in use.".
-func (s *Service) UpdateUser(ctx context.Context, actor, target int64, req UserUpdate) error {
+func (s *Service) UpdateUser(ctx context.Context, actor Actor, target int64, req UserUpdate) error {
 	if req.Role != nil && !req.Role.Valid() {
 		return ErrInvalidRole
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		admin, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -115,13 +117,13 @@ func (s *Service) UpdateUser(ctx context.Context, actor, target int64, req UserU
 			}
 			if other, err := tx.UserByEmail(realm.ID, email); err == nil && other.ID != u.ID {
 				return errNewEmailInUse
-			} else if err != nil && !errors.Is(err, ErrNotFound) {
+			} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
 			emailChanged = email != u.Email
 			u.Email = email
 		}
-		if err := tx.UpdateUser(u); errors.Is(err, ErrExists) {
+		if err := tx.UpdateUser(u); errors.Is(err, storage.ErrExists) {
 			return errNewEmailInUse
 		} else if err != nil {
 			return err
@@ -159,7 +161,7 @@ func (s *Service) UpdateUser(ctx context.Context, actor, target int64, req UserU
 	})
 }
 
-// StatusUpdate is a change of the actor's status (SPEC.md operation 9); nil
+// StatusUpdate is a change of the actor's status; nil
 // fields are not passed.
 type StatusUpdate struct {
 	StatusText   *string
@@ -176,19 +178,16 @@ type StatusUpdate struct {
 // its negation. Humans may call it. The user's status change is published
 // as a user_status event with the changed keys.
 //
-// Errors, in SPEC.md's order: ErrBotsNotAllowed; ErrStatusTextTooLong;
+// Errors, in the order they are checked: ErrBotsNotAllowed; ErrStatusTextTooLong;
 // ErrStatusEmojiNameRequired; ErrNoNewStatusValues; "Emoji '{name}' does
 // not exist", ErrInvalidEmojiCode, ErrInvalidEmojiName, ErrInvalidEmojiType,
 // ErrInvalidCustomEmoji, ErrInvalidCustomEmojiName,
 // ErrCustomEmojiDeactivated.
-func (s *Service) UpdateStatus(ctx context.Context, actor int64, req StatusUpdate) error {
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.actor(tx, actor)
+func (s *Service) UpdateStatus(ctx context.Context, actor Actor, req StatusUpdate) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		u, realm, err := s.admit(tx, actor, OpUpdateStatus)
 		if err != nil {
 			return err
-		}
-		if u.IsBot() {
-			return ErrBotsNotAllowed
 		}
 		var text string
 		if req.StatusText != nil {
@@ -255,9 +254,9 @@ type StatusView struct {
 
 // UserStatus returns the status of a user of the actor's organization. Any
 // active user may call it. Errors: ErrNoSuchUser, and those of Users.
-func (s *Service) UserStatus(ctx context.Context, actor, id int64) (StatusView, error) {
+func (s *Service) UserStatus(ctx context.Context, actor Actor, id int64) (StatusView, error) {
 	var out StatusView
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -285,17 +284,14 @@ type SettingsUpdate struct {
 // address also emits a realm_user update with new_email.
 //
 // Errors: ErrInvalidEmailVisibility; ErrBotsNotAllowed.
-func (s *Service) UpdateSettings(ctx context.Context, actor int64, req SettingsUpdate) error {
+func (s *Service) UpdateSettings(ctx context.Context, actor Actor, req SettingsUpdate) error {
 	if req.EmailAddressVisibility != nil && !req.EmailAddressVisibility.Valid() {
 		return ErrInvalidEmailVisibility
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		u, realm, err := s.actor(tx, actor)
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		u, realm, err := s.admit(tx, actor, OpUpdateSettings)
 		if err != nil {
 			return err
-		}
-		if u.IsBot() {
-			return ErrBotsNotAllowed
 		}
 		setting := func(property string, value any) {
 			emit(Event{RealmID: realm.ID, UserIDs: []int64{u.ID}, Payload: map[string]any{
@@ -331,17 +327,14 @@ func (s *Service) UpdateSettings(ctx context.Context, actor int64, req SettingsU
 // users get a realm_user_settings_defaults update event when it changes.
 //
 // Errors: ErrInvalidEmailVisibility; ErrMustBeAdmin.
-func (s *Service) UpdateUserSettingsDefaults(ctx context.Context, actor int64, visibility *EmailVisibility) error {
+func (s *Service) UpdateUserSettingsDefaults(ctx context.Context, actor Actor, visibility *EmailVisibility) error {
 	if visibility != nil && !visibility.Valid() {
 		return ErrInvalidEmailVisibility
 	}
-	return s.updateWithEvents(ctx, func(tx Tx, emit func(Event)) error {
-		admin, realm, err := s.actor(tx, actor)
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpUpdateUserSettingsDefaults)
 		if err != nil {
 			return err
-		}
-		if !admin.Role.IsAdmin() {
-			return ErrMustBeAdmin
 		}
 		if visibility == nil || *visibility == realm.DefaultEmailVisibility {
 			return nil

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // VideoCallProvider creates video-call URLs for POST /calls/videocall/create.
@@ -44,7 +46,7 @@ const (
 // Video-call errors.
 var (
 	// ErrVideoCallsNotConfigured answers a call request on a server
-	// without a provider (PROTOCOL.md B2.22 names the provider's missing
+	// without a provider (the reference names the provider's missing
 	// credentials; this server may have no provider at all).
 	ErrVideoCallsNotConfigured = &Error{Code: CodeBadRequest, Msg: "Video call provider credentials have not been configured"}
 	// ErrVideoCallsDisabled answers a call request in an organization
@@ -126,7 +128,7 @@ func (o *OAuthVideoCalls) ID() int64 { return o.ProviderID }
 // HasToken reports whether the user has a stored token.
 func (o *OAuthVideoCalls) HasToken(ctx context.Context, userID int64) (bool, error) {
 	_, err := o.Tokens.Token(ctx, userID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
 	}
 	return err == nil, err
@@ -140,7 +142,7 @@ func (o *OAuthVideoCalls) HasToken(ctx context.Context, userID int64) (bool, err
 func (o *OAuthVideoCalls) CreateCall(ctx context.Context, req VideoCallRequest) (string, error) {
 	invalid := &Error{Code: CodeInvalidVideoCallProviderToken, Msg: "Invalid " + o.DisplayName + " access token"}
 	token, err := o.Tokens.Token(ctx, req.UserID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, storage.ErrNotFound) {
 		return "", invalid
 	}
 	if err != nil {
@@ -172,7 +174,7 @@ func (m *MemoryVideoCallTokens) Token(_ context.Context, userID int64) (string, 
 	defer m.mu.Unlock()
 	t, ok := m.tokens[userID]
 	if !ok {
-		return "", ErrNotFound
+		return "", storage.ErrNotFound
 	}
 	return t, nil
 }
@@ -202,9 +204,9 @@ func (m *MemoryVideoCallTokens) ClearToken(_ context.Context, userID int64) erro
 // Errors: ErrVideoCallsNotConfigured when the server has no provider;
 // ErrVideoCallsDisabled when the organization turned video calls off; the
 // provider's errors (INVALID_VIDEO_CALL_PROVIDER_TOKEN for OAuth providers).
-func (s *Service) CreateVideoCall(ctx context.Context, actor int64) (string, error) {
+func (s *Service) CreateVideoCall(ctx context.Context, actor Actor) (string, error) {
 	var req VideoCallRequest
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		u, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -236,8 +238,8 @@ func (s *Service) CreateVideoCall(ctx context.Context, actor int64) (string, err
 // HasVideoCallToken reports whether the actor has completed the
 // authorization of the configured video-call provider (false without one).
 // Any active user may call it. Errors: those of authentication.
-func (s *Service) HasVideoCallToken(ctx context.Context, actor int64) (bool, error) {
-	if err := s.view(ctx, func(tx Tx) error {
+func (s *Service) HasVideoCallToken(ctx context.Context, actor Actor) (bool, error) {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, _, err := s.actor(tx, actor)
 		return err
 	}); err != nil {
@@ -246,6 +248,6 @@ func (s *Service) HasVideoCallToken(ctx context.Context, actor int64) (bool, err
 	if s.cfg.VideoCalls == nil {
 		return false, nil
 	}
-	ok, err := s.cfg.VideoCalls.HasToken(ctx, actor)
+	ok, err := s.cfg.VideoCalls.HasToken(ctx, actor.UserID())
 	return ok, internal(err)
 }

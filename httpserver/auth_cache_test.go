@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -19,23 +20,23 @@ import (
 func TestAcceptedCredentialsChangedElsewhere(t *testing.T) {
 	changes := []struct {
 		name   string
-		change func(tx chat.Tx, u *chat.UserRecord, r *chat.Realm) error
+		change func(tx storage.Tx, u *storage.UserRecord, r *chat.Realm) error
 		code   chat.Code
 		msg    string
 	}{
-		{"key replaced", func(tx chat.Tx, u *chat.UserRecord, _ *chat.Realm) error {
+		{"key replaced", func(tx storage.Tx, u *storage.UserRecord, _ *chat.Realm) error {
 			u.APIKey = "ReplacedKeyReplacedKeyReplaced00"
 			return tx.UpdateUser(*u)
 		}, chat.CodeUnauthorized, "Invalid API key"},
-		{"email changed", func(tx chat.Tx, u *chat.UserRecord, _ *chat.Realm) error {
+		{"email changed", func(tx storage.Tx, u *storage.UserRecord, _ *chat.Realm) error {
 			u.Email = "renamed@example.com"
 			return tx.UpdateUser(*u)
 		}, chat.CodeUnauthorized, "Invalid API key"},
-		{"account deactivated", func(tx chat.Tx, u *chat.UserRecord, _ *chat.Realm) error {
+		{"account deactivated", func(tx storage.Tx, u *storage.UserRecord, _ *chat.Realm) error {
 			u.IsActive = false
 			return tx.UpdateUser(*u)
 		}, chat.CodeUnauthorized, "Account is deactivated"},
-		{"organization deactivated", func(tx chat.Tx, _ *chat.UserRecord, r *chat.Realm) error {
+		{"organization deactivated", func(tx storage.Tx, _ *storage.UserRecord, r *chat.Realm) error {
 			r.Deactivated = true
 			return tx.UpdateRealm(*r)
 		}, chat.CodeUnauthorized, "This organization has been deactivated"},
@@ -50,7 +51,7 @@ func TestAcceptedCredentialsChangedElsewhere(t *testing.T) {
 			}
 			e.expect(e.call(http.MethodPost, "/users/me/status", &e.member, form("status_text", "before")), http.StatusOK, success())
 
-			err := store.Update(context.Background(), func(tx chat.Tx) error {
+			err := store.Update(context.Background(), func(tx storage.Tx) error {
 				u, err := tx.User(e.member.id)
 				if err != nil {
 					return err
@@ -79,7 +80,7 @@ func TestAcceptedCredentialsChangedElsewhere(t *testing.T) {
 					t.Errorf("%s (%s %s): %d %s, want 401 %s %q", req.name, req.method, req.path, res.status, res.raw, c.code, c.msg)
 				}
 			}
-			err = store.View(context.Background(), func(tx chat.Tx) error {
+			err = store.View(context.Background(), func(tx storage.Tx) error {
 				u, err := tx.User(e.member.id)
 				if err == nil && u.Status.Text != "before" {
 					t.Errorf("status text %q after refused requests, want %q", u.Status.Text, "before")
@@ -109,7 +110,7 @@ func TestAcceptedCredentialsReplacedKeyWorks(t *testing.T) {
 	}
 	fresh := old
 	fresh.key = "FreshKeyFreshKeyFreshKeyFresh000"
-	err := store.Update(context.Background(), func(tx chat.Tx) error {
+	err := store.Update(context.Background(), func(tx storage.Tx) error {
 		u, err := tx.User(old.id)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -186,7 +187,7 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	}
 	f.target = add("target@example.com")
 	f.deactivated = add("gone@example.com")
-	must(e.svc.DeactivateUser(ctx, e.owner.id, f.deactivated.id))
+	must(e.svc.DeactivateUser(ctx, chat.AsUser(e.owner.id), f.deactivated.id))
 	other, err := e.svc.CreateOrg(ctx, chat.NewOrg{Name: "Other", Host: "other.example", URL: "http://other.example", OwnerEmail: "boss@other.example", OwnerName: "Other Boss"})
 	must(err)
 	f.otherOrg = account{other.UserID, other.Email, other.APIKey}
@@ -200,20 +201,20 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	if res.status != http.StatusOK {
 		t.Fatalf("creating the channel: %s", res.raw)
 	}
-	ch, err := e.svc.Channels(ctx, e.owner.id, chat.ChannelQuery{IncludeSubscribed: true})
+	ch, err := e.svc.Channels(ctx, chat.AsUser(e.owner.id), chat.ChannelQuery{IncludeSubscribed: true})
 	must(err)
 	for _, c := range ch {
 		if c.Name == "matrix" {
 			f.channel = c.StreamID
 		}
 	}
-	f.folder, err = e.svc.CreateChannelFolder(ctx, e.owner.id, "Folder", "")
+	f.folder, err = e.svc.CreateChannelFolder(ctx, chat.AsUser(e.owner.id), "Folder", "")
 	must(err)
-	f.linkifier, err = e.svc.AddLinkifier(ctx, e.owner.id, chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://example.org/{id}"})
+	f.linkifier, err = e.svc.AddLinkifier(ctx, chat.AsUser(e.owner.id), chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://example.org/{id}"})
 	must(err)
-	f.field, err = e.svc.CreateProfileField(ctx, e.owner.id, chat.NewProfileField{Name: "Phone", Type: chat.FieldShortText, EditableByUser: true})
+	f.field, err = e.svc.CreateProfileField(ctx, chat.AsUser(e.owner.id), chat.NewProfileField{Name: "Phone", Type: chat.FieldShortText, EditableByUser: true})
 	must(err)
-	d, err := e.svc.AddRealmDomain(ctx, e.owner.id, "example.net", false)
+	d, err := e.svc.AddRealmDomain(ctx, chat.AsUser(e.owner.id), "example.net", false)
 	must(err)
 	f.domain = d.Domain
 	// Reports go to a private channel of the administrators.
@@ -221,7 +222,7 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	if res.status != http.StatusOK {
 		t.Fatalf("creating the moderation channel: %s", res.raw)
 	}
-	ch, err = e.svc.Channels(ctx, e.owner.id, chat.ChannelQuery{IncludeSubscribed: true})
+	ch, err = e.svc.Channels(ctx, chat.AsUser(e.owner.id), chat.ChannelQuery{IncludeSubscribed: true})
 	must(err)
 	for _, c := range ch {
 		if c.Name == "moderation" {
@@ -237,7 +238,7 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	f.message = int64(res.body["id"].(float64))
 	realm, rest, _ := strings.Cut(f.upload(&e.member), "/")
 	realmID, _ := strconv.ParseInt(realm, 10, 64)
-	f.temporary, err = e.svc.TemporaryUploadURL(ctx, e.member.id, realmID, rest)
+	f.temporary, err = e.svc.TemporaryUploadURL(ctx, chat.AsUser(e.member.id), realmID, rest)
 	must(err)
 	return f
 }
@@ -257,7 +258,7 @@ func (f *matrixFixture) device(a *account) string {
 		return itoa(id)
 	}
 	ctx := context.Background()
-	id, err := f.svc.RegisterClientDevice(ctx, a.id)
+	id, err := f.svc.RegisterClientDevice(ctx, chat.AsUser(a.id))
 	if err != nil {
 		return "999" // deactivated and foreign callers never get this far
 	}
@@ -266,7 +267,7 @@ func (f *matrixFixture) device(a *account) string {
 	opt := func(k string) *string { v := values.Get(k); return &v }
 	keyID := uint32(7)
 	// Bots are refused; their device stays unregistered.
-	f.svc.RegisterPushDevice(ctx, a.id, chat.PushRegistration{DeviceID: id, PushKey: opt("push_key"), PushKeyID: &keyID,
+	f.svc.RegisterPushDevice(ctx, chat.AsUser(a.id), chat.PushRegistration{DeviceID: id, PushKey: opt("push_key"), PushKeyID: &keyID,
 		TokenKind: opt("token_kind"), TokenID: opt("token_id"), BouncerPublicKey: opt("bouncer_public_key"),
 		EncryptedPushRegistration: opt("encrypted_push_registration")})
 	return itoa(id)
@@ -281,12 +282,26 @@ func (f *matrixFixture) upload(a *account) string {
 	if p, ok := f.uploads[a.id]; ok {
 		return p
 	}
-	up, err := f.svc.UploadFile(context.Background(), a.id, chat.Upload{Filename: "notes.txt", Body: strings.NewReader("some notes")})
+	up, err := f.svc.UploadFile(context.Background(), chat.AsUser(a.id), chat.Upload{Filename: "notes.txt", Body: strings.NewReader("some notes")})
 	if err != nil {
 		return "1/no/such/file.txt"
 	}
 	f.uploads[a.id] = strings.TrimPrefix(up.URL, "/user_uploads/")
 	return f.uploads[a.id]
+}
+
+// attachmentOf is the ID of an upload of a's (999999 for callers without
+// one).
+func (f *matrixFixture) attachmentOf(a *account) int64 {
+	f.upload(a)
+	if a == nil || a.id == 0 {
+		return 999999
+	}
+	res, err := f.svc.Attachments(context.Background(), chat.AsUser(a.id))
+	if err != nil || len(res.Attachments) == 0 {
+		return 999999
+	}
+	return res.Attachments[0].ID
 }
 
 // tusUpload is a resumable upload of a's, five bytes long, none sent yet.
@@ -297,7 +312,7 @@ func (f *matrixFixture) tusUpload(a *account) string {
 	if id, ok := f.tusUploads[a.id]; ok {
 		return id
 	}
-	up, err := f.svc.CreateResumableUpload(context.Background(), a.id, 5, map[string]string{"filename": "resumed.txt"})
+	up, err := f.svc.CreateResumableUpload(context.Background(), chat.AsUser(a.id), 5, map[string]string{"filename": "resumed.txt"})
 	if err != nil {
 		return "no-such-upload"
 	}
@@ -354,7 +369,7 @@ func (f *matrixFixture) queue(a *account) string {
 	if q, ok := f.queues[a.id]; ok {
 		return q
 	}
-	state, err := f.svc.Register(context.Background(), a.id, chat.RegisterRequest{})
+	state, err := f.svc.Register(context.Background(), chat.AsUser(a.id), chat.RegisterRequest{})
 	if err != nil {
 		return "no-such-queue" // deactivated and foreign callers never get this far
 	}
@@ -451,6 +466,39 @@ var matrix = map[string]matrixRow{
 	"GET /api/v1/streams": {path: fixed("/streams"), roles: roles(ok)},
 	"GET /api/v1/streams/{stream_id}": {roles: roles(ok),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
+	"POST /api/v1/messages/flags": {path: fixed("/messages/flags"), roles: roles(ok),
+		form: func(f *matrixFixture, as *account) url.Values {
+			return form("messages", "["+itoa(f.message)+"]", "op", "add", "flag", "starred")
+		}},
+	"POST /api/v1/mark_all_as_read": {path: fixed("/mark_all_as_read"), roles: roles(ok)},
+	"POST /api/v1/mark_stream_as_read": {path: fixed("/mark_stream_as_read"), roles: roles(ok),
+		form: func(f *matrixFixture, as *account) url.Values { return form("stream_id", itoa(f.channel)) }},
+	"POST /api/v1/mark_topic_as_read": {path: fixed("/mark_topic_as_read"), roles: roles(ok),
+		form: func(f *matrixFixture, as *account) url.Values {
+			return form("stream_id", itoa(f.channel), "topic_name", "files")
+		}},
+	"GET /api/v1/users/me/{stream_id}/topics": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/users/me/" + itoa(f.channel) + "/topics" }},
+	"POST /api/v1/users/me/presence": {path: fixed("/users/me/presence"), roles: roles(ok), form: params("status", "active")},
+	"GET /api/v1/realm/presence":     {path: fixed("/realm/presence"), roles: roles(ok)},
+	"GET /api/v1/users/{user}/presence": {roles: roles(outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest,
+		msg: "No presence data for target@example.com"}),
+		path: func(f *matrixFixture) string { return "/users/" + itoa(f.target.id) + "/presence" }},
+	"GET /api/v1/attachments": {path: fixed("/attachments"), roles: roles(ok)},
+	"DELETE /api/v1/attachments/{attachment_id}": {roles: roles(ok), request: func(f *matrixFixture, as *account) *http.Request {
+		return f.request(http.MethodDelete, "/attachments/"+itoa(f.attachmentOf(as)), as, nil)
+	}},
+	"GET /api/v1/bot_storage":    {path: fixed("/bot_storage"), roles: roles(ok)},
+	"PUT /api/v1/bot_storage":    {path: fixed("/bot_storage"), roles: roles(ok), form: params("storage", `{"k":"v"}`)},
+	"DELETE /api/v1/bot_storage": {path: fixed("/bot_storage"), roles: roles(ok)},
+	"GET /api/v1/get_stream_id": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/get_stream_id?stream=matrix" }},
+	"GET /api/v1/streams/{stream_id}/members": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) + "/members" }},
+	"GET /api/v1/users/{user_id}/subscriptions/{stream_id}": {roles: roles(ok),
+		path: func(f *matrixFixture) string {
+			return "/users/" + itoa(f.target.id) + "/subscriptions/" + itoa(f.channel)
+		}},
 	"POST /api/v1/streams/{stream_id}/delete_topic": {roles: roles(ok, ok, needAdmin), form: params("topic_name", "lunch"),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) + "/delete_topic" }},
 	"GET /api/v1/channel_folders":         {path: fixed("/channel_folders"), roles: roles(ok)},
@@ -508,7 +556,7 @@ var matrix = map[string]matrixRow{
 			if as != nil && as.id != 0 {
 				// The caller's own reaction to remove; refused callers fail
 				// before this matters.
-				f.svc.AddReaction(context.Background(), as.id, f.message, chat.ReactionRequest{Name: "octopus"})
+				f.svc.AddReaction(context.Background(), chat.AsUser(as.id), f.message, chat.ReactionRequest{Name: "octopus"})
 			}
 			return form("emoji_name", "octopus")
 		}},
@@ -568,14 +616,14 @@ func TestAuthorizationMatrix(t *testing.T) {
 	// The routes of a server as New builds it (test envs wrap theirs).
 	registered := httpserver.RegisteredRoutes(httpserver.New(newEnv(t).svc, httpserver.Options{}))
 	var missing []string
-	for route, access := range registered {
+	for route, op := range registered {
 		row, found := matrix[route]
 		if !found {
 			missing = append(missing, route)
 			continue
 		}
-		if row.public != (access == "public") {
-			t.Errorf("%s is registered as %s, but its row says public=%v", route, access, row.public)
+		if public := op.Access() == chat.Anyone; row.public != public {
+			t.Errorf("%s runs %s, open to %s, but its row says public=%v", route, op, op.Access(), row.public)
 		}
 	}
 	slices.Sort(missing)
@@ -646,4 +694,42 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 	})
 	t.Logf("%d routes, %d calls on %d organizations", len(registered), calls.Load(), fixtures.Load())
+}
+
+// TestRoutesFollowThePolicy ties each route to the access policy of the
+// operation it names: for every role that the policy refuses the
+// operation, the matrix row (whose outcomes TestAuthorizationMatrix checks
+// against real calls) expects exactly the refusal that chat.Service.Admit,
+// the policy the Go API consults, gives that role.
+func TestRoutesFollowThePolicy(t *testing.T) {
+	e := newEnv(t)
+	registered := httpserver.RegisteredRoutes(httpserver.New(e.svc, httpserver.Options{}))
+	ids := [asBot + 1]int64{e.owner.id, e.admin.id, e.moderator.id, e.member.id, e.guest.id, e.bot.id}
+	refused := 0
+	for _, route := range slices.Sorted(maps.Keys(registered)) {
+		op := registered[route]
+		row, found := matrix[route]
+		if !found {
+			continue // TestAuthorizationMatrix reports it
+		}
+		for c := asOwner; c <= asBot; c++ {
+			err := e.svc.Admit(t.Context(), chat.AsUser(ids[c]), op)
+			if err == nil {
+				continue
+			}
+			refused++
+			var ce *chat.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Admit(%s, %s) = %v, not a *chat.Error", callerNames[c], op, err)
+			}
+			if want := row.roles[c]; want.code != ce.Code || want.msg != ce.Msg {
+				t.Errorf("%s (%s, open to %s) as %s: matrix expects %s %q, the policy refuses with %s %q",
+					route, op, op.Access(), callerNames[c], want.code, want.msg, ce.Code, ce.Msg)
+			}
+		}
+	}
+	if refused == 0 {
+		t.Fatal("the policy refused no role any route")
+	}
+	t.Logf("%d refusals of the policy match the matrix", refused)
 }

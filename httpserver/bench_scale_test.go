@@ -16,6 +16,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/httpserver"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 	"github.com/teamchat/chat/storage/sqlite"
 )
@@ -23,13 +24,13 @@ import (
 // seedUsers adds n members to the realm in one transaction, straight
 // through the store: benchmarks need large organizations fast, and the
 // rules of ProvisionUser are not what they measure.
-func seedUsers(tb testing.TB, store chat.Store, realmID int64, n int) []int64 {
+func seedUsers(tb testing.TB, store storage.Store, realmID int64, n int) []int64 {
 	tb.Helper()
 	ids := make([]int64, 0, n)
 	now := time.Now().UTC().Round(0)
-	err := store.Update(context.Background(), func(tx chat.Tx) error {
+	err := store.Update(context.Background(), func(tx storage.Tx) error {
 		for i := range n {
-			u := chat.UserRecord{
+			u := storage.UserRecord{
 				RealmID: realmID, Email: fmt.Sprintf("seed%07d@example.com", i), FullName: fmt.Sprintf("Seeded User %d", i),
 				Role: chat.RoleMember, IsActive: true, DateJoined: now, Timezone: "Europe/Berlin",
 				AvatarSource: chat.AvatarGravatar, AvatarVersion: 1, APIKey: fmt.Sprintf("seed%028d", i),
@@ -51,10 +52,10 @@ func seedUsers(tb testing.TB, store chat.Store, realmID int64, n int) []int64 {
 // backendsForBench opens each storage backend.
 var backendsForBench = []struct {
 	name string
-	open func(tb testing.TB) chat.Store
+	open func(tb testing.TB) storage.Store
 }{
-	{"memory", func(testing.TB) chat.Store { return memory.New() }},
-	{"sqlite", func(tb testing.TB) chat.Store {
+	{"memory", func(testing.TB) storage.Store { return memory.New() }},
+	{"sqlite", func(tb testing.TB) storage.Store {
 		s, err := sqlite.Open(filepath.Join(tb.TempDir(), "chat.db"))
 		if err != nil {
 			tb.Fatal(err)
@@ -65,7 +66,7 @@ var backendsForBench = []struct {
 
 // orgOf creates an organization of n users (its owner included) on store
 // and returns a handler and the owner's credentials.
-func orgOf(tb testing.TB, store chat.Store, n int) (http.Handler, account, []int64) {
+func orgOf(tb testing.TB, store storage.Store, n int) (http.Handler, account, []int64) {
 	tb.Helper()
 	svc := chat.New(store, chat.Config{})
 	tb.Cleanup(func() { svc.Close() })
@@ -157,7 +158,7 @@ func BenchmarkStoreMemory(b *testing.B) {
 		var before, afterUsers, afterSubs runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		err := store.Update(context.Background(), func(tx chat.Tx) error {
+		err := store.Update(context.Background(), func(tx storage.Tx) error {
 			r := chat.Realm{Name: "Mem", Host: "mem.example.com", DefaultEmailVisibility: chat.EmailVisibleEveryone}
 			return tx.CreateRealm(&r)
 		})
@@ -168,18 +169,18 @@ func BenchmarkStoreMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&afterUsers)
 
-		err = store.Update(context.Background(), func(tx chat.Tx) error {
-			cs := make([]*chat.Channel, channels)
+		err = store.Update(context.Background(), func(tx storage.Tx) error {
+			cs := make([]*storage.Channel, channels)
 			for i := range cs {
-				cs[i] = &chat.Channel{RealmID: 1, Name: fmt.Sprintf("channel %d", i), TopicsPolicy: chat.TopicsInherit}
+				cs[i] = &storage.Channel{RealmID: 1, Name: fmt.Sprintf("channel %d", i), TopicsPolicy: chat.TopicsInherit}
 			}
 			if err := tx.CreateChannels(cs); err != nil {
 				return err
 			}
-			subs := make([]chat.Subscription, 0, users*channels)
+			subs := make([]storage.Subscription, 0, users*channels)
 			for _, c := range cs {
 				for _, id := range ids {
-					subs = append(subs, chat.Subscription{UserID: id, ChannelID: c.ID, Color: "#76ce90"})
+					subs = append(subs, storage.Subscription{UserID: id, ChannelID: c.ID, Color: "#76ce90"})
 				}
 			}
 			return tx.CreateSubscriptions(subs)
@@ -190,14 +191,14 @@ func BenchmarkStoreMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&afterSubs)
 
-		var sample chat.UserRecord
-		store.View(context.Background(), func(tx chat.Tx) error {
+		var sample storage.UserRecord
+		store.View(context.Background(), func(tx storage.Tx) error {
 			sample, err = tx.User(ids[len(ids)/2])
 			return err
 		})
 		rawUser := float64(unsafe.Sizeof(sample)) + float64(len(sample.Email)+len(sample.FullName)+len(sample.Timezone)+
 			len(sample.AvatarSource)+len(sample.APIKey))
-		rawSub := float64(unsafe.Sizeof(chat.Subscription{})) + float64(len("#76ce90"))
+		rawSub := float64(unsafe.Sizeof(storage.Subscription{})) + float64(len("#76ce90"))
 		perUser := float64(afterUsers.HeapAlloc-before.HeapAlloc) / users
 		perSub := float64(afterSubs.HeapAlloc-afterUsers.HeapAlloc) / (users * channels)
 		b.ReportMetric(perUser, "B/user")

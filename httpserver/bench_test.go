@@ -61,7 +61,7 @@ func BenchmarkGetUsers(b *testing.B) {
 				seedUsers(b, store, org.RealmID, n-1)
 				h := httpserver.New(svc, httpserver.Options{})
 				owner := account{org.UserID, org.Email, org.APIKey}
-				users, err := svc.Users(context.Background(), owner.id, chat.UserQuery{ClientGravatar: true})
+				users, err := svc.Users(context.Background(), chat.AsUser(owner.id), chat.UserQuery{ClientGravatar: true})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,7 +3,6 @@ package httpserver
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/teamchat/chat"
 )
@@ -12,52 +11,49 @@ import (
 // folders, user groups and the realm's channel settings.
 func (s *Server) channelRoutes() {
 	s.handle("/users/me/subscriptions", map[string]endpoint{
-		http.MethodGet:    {authenticated, s.getSubscriptions},
-		http.MethodPost:   {nonGuest, s.subscribe},
-		http.MethodDelete: {authenticated, s.unsubscribe},
+		http.MethodGet:    {chat.OpSubscriptions, s.getSubscriptions},
+		http.MethodPost:   {chat.OpSubscribe, s.subscribe},
+		http.MethodDelete: {chat.OpUnsubscribe, s.unsubscribe},
 	})
 	s.handle("/users/me/subscriptions/properties", map[string]endpoint{
-		http.MethodPost: {authenticated, s.updateSubscriptionProperties},
+		http.MethodPost: {chat.OpUpdateSubscriptionProperties, s.updateSubscriptionProperties},
 	})
 	s.handle("/users/me/subscriptions/muted_topics", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.mutedTopics},
+		http.MethodPatch: {chat.OpMuteTopic, s.mutedTopics},
 	})
-	s.handle("/users/me/subscriptions/{stream_id}", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.updateSubscriptionProperty},
-	})
+
+	s.userChannelRoutes()
 	s.handle("/user_topics", map[string]endpoint{
-		http.MethodPost: {authenticated, s.userTopic},
+		http.MethodPost: {chat.OpSetUserTopic, s.userTopic},
 	})
 	s.handle("/streams", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getStreams},
+		http.MethodGet: {chat.OpChannels, s.getStreams},
 	})
 	s.handle("/streams/{stream_id}", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getStream},
+		http.MethodGet: {chat.OpChannelByID, s.getStream},
 	})
+	s.handle("/get_stream_id", map[string]endpoint{
+		http.MethodGet: {chat.OpChannelIDByName, s.getStreamID},
+	})
+	s.handle("/streams/{stream_id}/members", map[string]endpoint{
+		http.MethodGet: {chat.OpChannelSubscribers, s.getStreamMembers},
+	})
+
 	s.handle("/streams/{stream_id}/delete_topic", map[string]endpoint{
-		http.MethodPost: {adminOnly, s.deleteTopic},
+		http.MethodPost: {chat.OpDeleteTopic, s.deleteTopic},
 	})
 	s.handle("/channel_folders", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getChannelFolders},
+		http.MethodGet: {chat.OpChannelFolders, s.getChannelFolders},
 	})
 	s.handle("/channel_folders/create", map[string]endpoint{
-		http.MethodPost: {adminOnly, s.createChannelFolder},
+		http.MethodPost: {chat.OpCreateChannelFolder, s.createChannelFolder},
 	})
 	s.handle("/channel_folders/{channel_folder_id}", map[string]endpoint{
-		http.MethodPatch: {adminOnly, s.updateChannelFolder},
+		http.MethodPatch: {chat.OpUpdateChannelFolder, s.updateChannelFolder},
 	})
 	s.handle("/user_groups", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getUserGroups},
+		http.MethodGet: {chat.OpUserGroups, s.getUserGroups},
 	})
-}
-
-// pathID reads a numeric path segment; anything else is errInvalid.
-func pathID(c *call, name string, errInvalid error) (int64, error) {
-	id, err := strconv.ParseInt(c.r.PathValue(name), 10, 64)
-	if err != nil || id < 0 {
-		return 0, errInvalid
-	}
-	return id, nil
 }
 
 // groupSetting reads a group-setting parameter into *dst when present.
@@ -179,7 +175,7 @@ func (s *Server) updateSubscriptionProperties(c *call) (fields, error) {
 // PATCH /users/me/subscriptions/{stream_id}: value is a JSON boolean, or
 // else taken as a raw string (a colour).
 func (s *Server) updateSubscriptionProperty(c *call) (fields, error) {
-	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +244,7 @@ func (s *Server) getStreams(c *call) (fields, error) {
 
 // GET /streams/{stream_id}
 func (s *Server) getStream(c *call) (fields, error) {
-	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
 	if err != nil {
 		return nil, err
 	}
@@ -259,9 +255,52 @@ func (s *Server) getStream(c *call) (fields, error) {
 	return fields{{"stream", stream}}, nil
 }
 
+// GET /get_stream_id
+func (s *Server) getStreamID(c *call) (fields, error) {
+	name := c.p.RequiredString("stream")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.svc.ChannelIDByName(c.ctx, c.actor, name)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"stream_id", id}}, nil
+}
+
+// GET /streams/{stream_id}/members
+func (s *Server) getStreamMembers(c *call) (fields, error) {
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.svc.ChannelSubscribers(c.ctx, c.actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"subscribers", ids}}, nil
+}
+
+// GET /users/{user_id}/subscriptions/{stream_id}
+func (s *Server) getSubscriptionStatus(c *call) (fields, error) {
+	userID, err := pathID(c.r, "user_id", chat.ErrNoSuchUser)
+	if err != nil {
+		return nil, err
+	}
+	channelID, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	subscribed, err := s.svc.IsSubscribed(c.ctx, c.actor, userID, channelID)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"is_subscribed", subscribed}}, nil
+}
+
 // POST /streams/{stream_id}/delete_topic
 func (s *Server) deleteTopic(c *call) (fields, error) {
-	id, err := pathID(c, "stream_id", chat.ErrInvalidChannelID)
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +344,7 @@ func (s *Server) createChannelFolder(c *call) (fields, error) {
 
 // PATCH /channel_folders/{channel_folder_id}
 func (s *Server) updateChannelFolder(c *call) (fields, error) {
-	id, err := pathID(c, "channel_folder_id", chat.ErrInvalidFolderID)
+	id, err := pathID(c.r, "channel_folder_id", chat.ErrInvalidFolderID)
 	if err != nil {
 		return nil, err
 	}
@@ -334,4 +373,56 @@ func (s *Server) getUserGroups(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"user_groups", groups}}, nil
+}
+
+// userChannelRoutes registers the routes of a user's channels whose
+// patterns Go's ServeMux cannot hold side by side, since one path can
+// match several of them (/users/me/subscriptions/5 matches
+// /users/me/{stream_id}/topics too): one mux pattern serves them, and the
+// segments pick the route, whose path values are set as its own pattern
+// names them.
+func (s *Server) userChannelRoutes() {
+	property := s.methodsHandler("/users/me/subscriptions/{stream_id}", map[string]endpoint{
+		http.MethodPatch: {chat.OpUpdateSubscriptionProperties, s.updateSubscriptionProperty},
+	})
+	topics := s.methodsHandler("/users/me/{stream_id}/topics", map[string]endpoint{
+		http.MethodGet: {chat.OpTopics, s.getTopics},
+	})
+	status := s.methodsHandler("/users/{user_id}/subscriptions/{stream_id}", map[string]endpoint{
+		http.MethodGet: {chat.OpIsSubscribed, s.getSubscriptionStatus},
+	})
+	s.mux.HandleFunc(Prefix+"/users/{user}/{second}/{third}", func(w http.ResponseWriter, r *http.Request) {
+		user, second, third := r.PathValue("user"), r.PathValue("second"), r.PathValue("third")
+		switch {
+		case user == "me" && second == "subscriptions":
+			r.SetPathValue("stream_id", third)
+			property(w, r)
+		case user == "me" && third == "topics":
+			r.SetPathValue("stream_id", second)
+			topics(w, r)
+		case second == "subscriptions":
+			r.SetPathValue("user_id", user)
+			r.SetPathValue("stream_id", third)
+			status(w, r)
+		default:
+			s.notFound(w, r)
+		}
+	})
+}
+
+// GET /users/me/{stream_id}/topics
+func (s *Server) getTopics(c *call) (fields, error) {
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	allowEmpty := c.p.Bool("allow_empty_topic_name", false)
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	topics, err := s.svc.Topics(c.ctx, c.actor, id, allowEmpty)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"topics", topics}}, nil
 }

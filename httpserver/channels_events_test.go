@@ -260,13 +260,13 @@ func TestDeleteTopicEvents(t *testing.T) {
 	// The channel-created message is the first; delete its topic.
 	var ids []any
 	for i := range 3 {
-		mid, err := e.svc.PostChannelMessage(t.Context(), e.member.id, id, "Channel Events", "m"+itoa(int64(i)))
+		mid, err := e.svc.PostChannelMessage(t.Context(), chat.AsUser(e.member.id), id, "Channel Events", "m"+itoa(int64(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, float64(mid))
 	}
-	keep, err := e.svc.PostChannelMessage(t.Context(), e.member.id, id, "other", "kept")
+	keep, err := e.svc.PostChannelMessage(t.Context(), chat.AsUser(e.member.id), id, "other", "kept")
 	if err != nil {
 		t.Fatal(err)
 	}

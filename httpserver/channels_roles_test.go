@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -276,13 +277,13 @@ func TestAdminOnlyChannelRoutesByRole(t *testing.T) {
 
 // botMessages returns the content of every stored message after the ID
 // after, as "channel/topic: content" or "dm to N: content".
-func botMessages(t *testing.T, st chat.Store, after int64) []string {
+func botMessages(t *testing.T, st storage.Store, after int64) []string {
 	t.Helper()
 	var out []string
-	err := st.View(t.Context(), func(tx chat.Tx) error {
+	err := st.View(t.Context(), func(tx storage.Tx) error {
 		for id := after + 1; ; id++ {
 			m, err := tx.Message(id)
-			if errors.Is(err, chat.ErrNotFound) {
+			if errors.Is(err, storage.ErrNotFound) {
 				return nil
 			}
 			if err != nil {

@@ -273,7 +273,7 @@ func TestDeleteTopicAndRealmChannels(t *testing.T) {
 	id := e.subscribeAs(&e.admin, "del")
 	secret := e.subscribeAs(&e.member, "hidden", "invite_only", "true")
 	for i := range 5 {
-		if _, err := e.svc.PostChannelMessage(t.Context(), e.admin.id, id, "Doomed", "m"+itoa(int64(i))); err != nil {
+		if _, err := e.svc.PostChannelMessage(t.Context(), chat.AsUser(e.admin.id), id, "Doomed", "m"+itoa(int64(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -328,4 +328,30 @@ func TestUserGroupsSystem(t *testing.T) {
 		"can_join_group": float64(1), "can_leave_group": float64(1), "can_manage_group": float64(1),
 		"can_mention_group": float64(1), "can_remove_members_group": float64(1)}
 	e.expect(response{status: 200, body: admins}, 200, want)
+}
+
+// TestChannelLookupRoutes checks the whole answers of GET /get_stream_id,
+// GET /streams/{stream_id}/members and GET
+// /users/{user_id}/subscriptions/{stream_id}, and their errors.
+func TestChannelLookupRoutes(t *testing.T) {
+	e := newEnv(t)
+	id := e.subscribeAs(&e.member, "Lookups")
+	e.expect(e.call(http.MethodGet, "/get_stream_id", &e.guest, form("stream", "Lookups")), 400,
+		map[string]any{"result": "error", "code": "BAD_REQUEST", "msg": "Invalid channel name 'Lookups'"})
+	e.expect(e.call(http.MethodGet, "/get_stream_id", &e.owner, form("stream", "lookups")), 200,
+		success("stream_id", float64(id)))
+	e.expectError(e.call(http.MethodGet, "/get_stream_id", &e.owner, nil), 400,
+		chat.CodeRequestVariableMissing, "Missing 'stream' argument", "var_name", "stream")
+
+	e.expect(e.call(http.MethodGet, "/streams/"+itoa(id)+"/members", &e.admin, nil), 200,
+		success("subscribers", []any{float64(e.member.id)}))
+	e.expectError(e.call(http.MethodGet, "/streams/"+itoa(id)+"/members", &e.guest, nil), 400,
+		chat.CodeBadRequest, "Invalid channel ID")
+
+	e.expect(e.call(http.MethodGet, "/users/"+itoa(e.member.id)+"/subscriptions/"+itoa(id), &e.owner, nil), 200,
+		success("is_subscribed", true))
+	e.expect(e.call(http.MethodGet, "/users/"+itoa(e.owner.id)+"/subscriptions/"+itoa(id), &e.member, nil), 200,
+		success("is_subscribed", false))
+	e.expectError(e.call(http.MethodGet, "/users/999999/subscriptions/"+itoa(id), &e.member, nil), 400,
+		chat.CodeBadRequest, "No such user")
 }

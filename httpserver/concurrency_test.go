@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 	"github.com/teamchat/chat/storage/sqlite"
 )
@@ -25,7 +26,7 @@ import (
 func forBothStores(t *testing.T, members int, fn func(t *testing.T, e *env, extra []account)) {
 	for _, name := range []string{"memory", "sqlite"} {
 		t.Run(name, func(t *testing.T) {
-			var store chat.Store = memory.New()
+			var store storage.Store = memory.New()
 			if name == "sqlite" {
 				s, err := sqlite.Open(filepath.Join(t.TempDir(), "chat.db"))
 				if err != nil {

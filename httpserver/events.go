@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/teamchat/chat"
@@ -10,14 +9,14 @@ import (
 
 func (s *Server) eventRoutes() {
 	s.handle("/register", map[string]endpoint{
-		http.MethodPost: {authenticated, s.register},
+		http.MethodPost: {chat.OpRegister, s.register},
 	})
 	s.handle("/events", map[string]endpoint{
-		http.MethodGet:    {authenticated, s.getEvents},
-		http.MethodDelete: {authenticated, s.deleteQueue},
+		http.MethodGet:    {chat.OpGetEvents, s.getEvents},
+		http.MethodDelete: {chat.OpDeleteQueue, s.deleteQueue},
 	})
 	s.handle("/typing", map[string]endpoint{
-		http.MethodPost: {authenticated, s.setTyping},
+		http.MethodPost: {chat.OpSetTyping, s.setTyping},
 	})
 }
 
@@ -37,6 +36,11 @@ func (s *Server) register(c *call) (fields, error) {
 		req.Narrow = append(req.Narrow, chat.NarrowTerm{Operator: pair[0], Operand: pair[1]})
 	}
 	lifespan, _ := c.p.Int("queue_lifespan_secs")
+	req.SlimPresence = c.p.Bool("slim_presence", false)
+	if days, ok := c.p.Int("presence_history_limit_days"); ok {
+		d := int(days)
+		req.PresenceHistoryLimitDays = &d
+	}
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}
@@ -86,10 +90,7 @@ func (s *Server) setTyping(c *call) (fields, error) {
 	req.Op = c.p.RequiredString("op")
 	if req.Type == "stream" || req.Type == "channel" {
 		req.StreamID = c.p.OptInt("stream_id")
-		if topic := c.p.OptString("topic"); topic != nil {
-			t := strings.TrimSpace(*topic)
-			req.Topic = &t
-		}
+		req.Topic = c.p.OptString("topic")
 	} else {
 		req.To = c.p.IntList("to")
 	}

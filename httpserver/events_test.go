@@ -164,7 +164,7 @@ func TestLongPollDeliversAnotherUsersAction(t *testing.T) {
 	done := make(chan response)
 	go func() { done <- e.events(&e.member, queue, -1, false) }()
 	time.Sleep(50 * time.Millisecond) // let the poll start waiting
-	if err := e.svc.DeactivateUser(context.Background(), e.admin.id, e.guest.id); err != nil {
+	if err := e.svc.DeactivateUser(context.Background(), chat.AsUser(e.admin.id), e.guest.id); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -203,7 +203,7 @@ func TestEventsGoOnlyToRecipients(t *testing.T) {
 	// A direct typing notification from the member to the guest.
 	res := e.call(http.MethodPost, "/typing", &e.member, form("op", "start", "to", "["+itoa(e.guest.id)+"]"))
 	e.expect(res, http.StatusOK, success())
-	if err := e.svc.DeactivateUser(context.Background(), e.admin.id, e.nobody.id); err != nil {
+	if err := e.svc.DeactivateUser(context.Background(), chat.AsUser(e.admin.id), e.nobody.id); err != nil {
 		t.Fatal(err)
 	}
 
@@ -348,7 +348,7 @@ func TestSecondPollAnswersTheHeldOne(t *testing.T) {
 func TestEventTypeFilter(t *testing.T) {
 	e, _, _ := newEventsEnv(t)
 	queue := e.register(&e.member, "event_types", `["typing"]`)
-	if err := e.svc.DeactivateUser(context.Background(), e.admin.id, e.guest.id); err != nil {
+	if err := e.svc.DeactivateUser(context.Background(), chat.AsUser(e.admin.id), e.guest.id); err != nil {
 		t.Fatal(err)
 	}
 	res := e.events(&e.member, queue, -1, true)
@@ -359,13 +359,13 @@ func TestListen(t *testing.T) {
 	e, _, _ := newEventsEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, events, err := e.svc.Listen(ctx, e.member.id, chat.RegisterRequest{EventTypes: []string{"realm_user"}})
+	_, events, err := e.svc.Listen(ctx, chat.AsUser(e.member.id), chat.RegisterRequest{EventTypes: []string{"realm_user"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() {
 		time.Sleep(50 * time.Millisecond)
-		e.svc.DeactivateUser(context.Background(), e.admin.id, e.guest.id)
+		e.svc.DeactivateUser(context.Background(), chat.AsUser(e.admin.id), e.guest.id)
 	}()
 	for ev, err := range events {
 		if err != nil {

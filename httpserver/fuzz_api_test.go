@@ -53,7 +53,7 @@ func FuzzRegisterNarrow(f *testing.F) {
 		}
 		body := fuzzServe(t, e.h, e.request(http.MethodPost, "/register", &e.member, values))
 		if q, ok := body["queue_id"].(string); ok {
-			if err := e.svc.DeleteQueue(context.Background(), e.member.id, q); err != nil {
+			if err := e.svc.DeleteQueue(context.Background(), chat.AsUser(e.member.id), q); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -89,7 +89,7 @@ func FuzzProfileDataValues(f *testing.F) {
 		{Name: "Pronouns", Type: chat.FieldPronouns},
 	} {
 		nf.EditableByUser = true
-		id, err := e.svc.CreateProfileField(ctx, e.owner.id, nf)
+		id, err := e.svc.CreateProfileField(ctx, chat.AsUser(e.owner.id), nf)
 		if err != nil {
 			f.Fatalf("creating %s: %v", nf.Name, err)
 		}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/httpserver"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -61,14 +62,14 @@ func newEnv(t testing.TB) *env {
 	return newEnvWithStore(t, memory.New())
 }
 
-func newEnvWithStore(t testing.TB, store chat.Store) *env {
+func newEnvWithStore(t testing.TB, store storage.Store) *env {
 	t.Helper()
 	return newEnvWith(t, store, nil)
 }
 
 // newEnvWith builds the env over store; configure, when not nil, changes
 // the service's Config before the service is made.
-func newEnvWith(t testing.TB, store chat.Store, configure func(*chat.Config)) *env {
+func newEnvWith(t testing.TB, store storage.Store, configure func(*chat.Config)) *env {
 	t.Helper()
 	logs := &bytes.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
@@ -295,7 +296,7 @@ func multipartBody(t *testing.T, kv ...string) (string, *bytes.Buffer) {
 }
 
 // httpserverNew returns a handler over another store that logs to e's log.
-func httpserverNew(t *testing.T, store chat.Store, e *env) http.Handler {
+func httpserverNew(t *testing.T, store storage.Store, e *env) http.Handler {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(e.log, nil))
 	svc := chat.New(store, chat.Config{Logger: logger, PasswordCost: bcrypt.MinCost})

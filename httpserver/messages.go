@@ -11,27 +11,83 @@ import (
 // reactions, reports and edit typing.
 func (s *Server) messageRoutes() {
 	s.handle("/messages", map[string]endpoint{
-		http.MethodGet:  {authenticated, s.getMessages},
-		http.MethodPost: {authenticated, s.sendMessage},
+		http.MethodGet:  {chat.OpGetMessages, s.getMessages},
+		http.MethodPost: {chat.OpSendMessage, s.sendMessage},
+	})
+	s.handle("/messages/flags", map[string]endpoint{
+		http.MethodPost: {chat.OpUpdateMessageFlags, s.updateMessageFlags},
+	})
+	s.handle("/mark_all_as_read", map[string]endpoint{
+		http.MethodPost: {chat.OpMarkAllAsRead, s.markAllAsRead},
+	})
+	s.handle("/mark_stream_as_read", map[string]endpoint{
+		http.MethodPost: {chat.OpMarkChannelAsRead, s.markStreamAsRead},
+	})
+	s.handle("/mark_topic_as_read", map[string]endpoint{
+		http.MethodPost: {chat.OpMarkTopicAsRead, s.markTopicAsRead},
 	})
 	s.handle("/messages/matches_narrow", map[string]endpoint{
-		http.MethodGet: {authenticated, s.matchesNarrow},
+		http.MethodGet: {chat.OpMatchesNarrow, s.matchesNarrow},
 	})
 	s.handle("/messages/{message_id}", map[string]endpoint{
-		http.MethodGet:    {authenticated, s.getMessage},
-		http.MethodPatch:  {authenticated, s.editMessage},
-		http.MethodDelete: {authenticated, s.deleteMessage},
+		http.MethodGet:    {chat.OpGetMessage, s.getMessage},
+		http.MethodPatch:  {chat.OpEditMessage, s.editMessage},
+		http.MethodDelete: {chat.OpDeleteMessage, s.deleteMessage},
 	})
 	s.handle("/messages/{message_id}/reactions", map[string]endpoint{
-		http.MethodPost:   {authenticated, s.addReaction},
-		http.MethodDelete: {authenticated, s.removeReaction},
+		http.MethodPost:   {chat.OpAddReaction, s.addReaction},
+		http.MethodDelete: {chat.OpRemoveReaction, s.removeReaction},
 	})
 	s.handle("/messages/{message_id}/report", map[string]endpoint{
-		http.MethodPost: {authenticated, s.reportMessage},
+		http.MethodPost: {chat.OpReportMessage, s.reportMessage},
 	})
 	s.handle("/messages/{message_id}/typing", map[string]endpoint{
-		http.MethodPost: {authenticated, s.editTyping},
+		http.MethodPost: {chat.OpEditTyping, s.editTyping},
 	})
+}
+
+// POST /messages/flags
+func (s *Server) updateMessageFlags(c *call) (fields, error) {
+	req := chat.MessageFlagsRequest{
+		Messages: c.p.RequiredIntList("messages"),
+		Op:       c.p.RequiredString("op"),
+		Flag:     c.p.RequiredString("flag"),
+	}
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.svc.UpdateMessageFlags(c.ctx, c.actor, req); err != nil {
+		return nil, err
+	}
+	return fields{{"messages", req.Messages}}, nil
+}
+
+// POST /mark_all_as_read
+func (s *Server) markAllAsRead(c *call) (fields, error) {
+	complete, err := s.svc.MarkAllAsRead(c.ctx, c.actor)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"complete", complete}}, nil
+}
+
+// POST /mark_stream_as_read
+func (s *Server) markStreamAsRead(c *call) (fields, error) {
+	id := c.p.RequiredInt("stream_id")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.MarkChannelAsRead(c.ctx, c.actor, id)
+}
+
+// POST /mark_topic_as_read
+func (s *Server) markTopicAsRead(c *call) (fields, error) {
+	id := c.p.RequiredInt("stream_id")
+	topic := c.p.RequiredString("topic_name")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.MarkTopicAsRead(c.ctx, c.actor, id, topic)
 }
 
 // clientName is the sending program's name: the User-Agent's product
@@ -48,7 +104,7 @@ func clientName(r *http.Request) string {
 
 // pathMessageID reads {message_id}; anything else names no message.
 func pathMessageID(c *call) (int64, error) {
-	return pathID(c, "message_id", chat.ErrInvalidMessage)
+	return pathID(c.r, "message_id", chat.ErrInvalidMessage)
 }
 
 // narrowParam reads a narrow parameter; nil when absent.
@@ -91,36 +147,23 @@ func (s *Server) sendMessage(c *call) (fields, error) {
 // GET /messages
 func (s *Server) getMessages(c *call) (fields, error) {
 	p := c.p
-	req := chat.GetMessagesRequest{}
-	anchor, hasAnchor := p.String("anchor")
-	req.IncludeAnchor = p.Bool("include_anchor", true)
-	before, hasBefore := p.Int("num_before")
-	after, hasAfter := p.Int("num_after")
-	req.NumBefore, req.NumAfter = before, after
-	req.Narrow = narrowParam(p, "narrow")
-	req.Format = chat.MessageFormat{
-		ClientGravatar:      p.Bool("client_gravatar", true),
-		ApplyMarkdown:       p.Bool("apply_markdown", true),
-		AllowEmptyTopicName: p.Bool("allow_empty_topic_name", false),
+	// Read in the order whose first error the reference reports.
+	req := chat.GetMessagesRequest{
+		Anchor:        p.OptString("anchor"),
+		IncludeAnchor: p.OptBool("include_anchor"),
+		NumBefore:     p.OptInt("num_before"),
+		NumAfter:      p.OptInt("num_after"),
+		Narrow:        narrowParam(p, "narrow"),
+		Format: chat.MessageFormat{
+			ClientGravatar:      p.Bool("client_gravatar", true),
+			ApplyMarkdown:       p.Bool("apply_markdown", true),
+			AllowEmptyTopicName: p.Bool("allow_empty_topic_name", false),
+		},
+		MessageIDs: p.IntList("message_ids"),
 	}
-	req.MessageIDs = p.IntList("message_ids")
-	_, hasInclude := p.peek("include_anchor")
-	firstUnread := p.OptBool("use_first_unread_anchor")
+	req.UseFirstUnreadAnchor = p.OptBool("use_first_unread_anchor")
 	if err := p.Err(); err != nil {
 		return nil, err
-	}
-	if req.MessageIDs != nil {
-		if hasAnchor || hasBefore || hasAfter || hasInclude || firstUnread != nil {
-			return nil, errorf("Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor")
-		}
-	} else {
-		switch {
-		case firstUnread != nil && *firstUnread:
-			anchor = "first_unread"
-		case !hasAnchor:
-			return nil, errorf("Missing 'anchor' argument.")
-		}
-		req.Anchor = anchor
 	}
 	res, err := s.svc.GetMessages(c.ctx, c.actor, req)
 	if err != nil {

@@ -1,6 +1,7 @@
 package httpserver_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -226,3 +227,24 @@ func equalAny(a, b []any) bool {
 }
 
 var _ = strings.TrimSpace
+
+// TestMessageFlagsRoute checks POST /messages/flags: its whole answer, the
+// flags read back, the route beside /messages/{message_id}, and its
+// parameter errors.
+func TestMessageFlagsRoute(t *testing.T) {
+	e := newEnv(t)
+	res := e.call(http.MethodPost, "/messages", &e.owner, form("type", "direct", "to", "["+itoa(e.member.id)+"]", "content", "hi"))
+	id := int64(res.body["id"].(float64))
+	e.expect(e.call(http.MethodPost, "/messages/flags", &e.member, form("messages", "["+itoa(id)+"]", "op", "add", "flag", "starred")),
+		200, success("messages", []any{float64(id)}))
+	res = e.call(http.MethodGet, "/messages/"+itoa(id), &e.member, nil)
+	if msg, _ := res.body["message"].(map[string]any); msg == nil || fmt.Sprint(msg["flags"]) != "[starred]" {
+		t.Errorf("flags after starring: %s", res.raw)
+	}
+	e.expectError(e.call(http.MethodPost, "/messages/flags", &e.member, form("op", "add", "flag", "read")), 400,
+		chat.CodeRequestVariableMissing, "Missing 'messages' argument", "var_name", "messages")
+	e.expectError(e.call(http.MethodPost, "/messages/flags", &e.member, form("messages", "[1]", "op", "add", "flag", "historical")), 400,
+		chat.CodeBadRequest, "Flag not editable: 'historical'")
+	e.expectError(e.call(http.MethodPost, "/messages/flags", &e.member, form("messages", `["x"]`, "op", "add", "flag", "read")), 400,
+		chat.CodeBadRequest, "messages[0] is not an integer")
+}

@@ -4,10 +4,12 @@ import (
 	_ "embed"
 	"net/http"
 	"strconv"
+
+	"github.com/teamchat/chat"
 )
 
 // openAPIDocument is the OpenAPI 3.1 description of the /api/v1 surface,
-// written from SPEC.md, PROTOCOL.md and the README. The HTTP tests check
+// written from the API's specification and the README. The HTTP tests check
 // every answer they get against it (openapi_test.go).
 //
 //go:embed openapi.json
@@ -25,7 +27,7 @@ func OpenAPI() []byte {
 // without the success envelope.
 func (s *Server) openAPIRoutes() {
 	s.mux.HandleFunc(Prefix+"/openapi.json", getOnly(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := s.admit(w, r, public); err != nil {
+		if _, err := s.admit(w, r, chat.OpAPIDescription); err != nil {
 			writeError(w, s.log, err)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/teamchat/chat"
 )
@@ -421,6 +421,49 @@ func (p *params) BoolObject(name string, dst any) {
 	}
 }
 
+// RequiredIntList is IntList for a parameter that must be sent; a
+// missing one is REQUEST_VARIABLE_MISSING.
+func (p *params) RequiredIntList(name string) []int64 {
+	if _, ok := p.peek(name); !ok {
+		p.RequiredString(name)
+		return nil
+	}
+	list := p.IntList(name)
+	if list == nil && p.err == nil {
+		return []int64{}
+	}
+	return list
+}
+
+// RequiredStringObject returns a JSON object of strings, such as the
+// entries of the bot storage; a missing one is REQUEST_VARIABLE_MISSING.
+// Of several values that are not strings, the first by key is reported.
+func (p *params) RequiredStringObject(name string) map[string]string {
+	if _, ok := p.peek(name); !ok {
+		p.RequiredString(name)
+		return nil
+	}
+	v, ok := p.jsonValue(name)
+	if !ok {
+		return nil
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		p.fail(errorf("%s is not a dict", name))
+		return nil
+	}
+	out := make(map[string]string, len(obj))
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		str, isString := obj[key].(string)
+		if !isString {
+			p.fail(errorf("%s[%s] is not a string", name, strconv.Quote(key)))
+			return nil
+		}
+		out[key] = str
+	}
+	return out
+}
+
 // PairList returns a JSON array of two-string arrays, such as an event
 // queue's narrow.
 func (p *params) PairList(name string) [][2]string {
@@ -507,20 +550,6 @@ func (p *params) OptInt(name string) *int64 {
 		return nil
 	}
 	return &n
-}
-
-// MaxLenString returns a plain string parameter, or def when absent,
-// checking its length in code points.
-func (p *params) MaxLenString(name, def string, limit int) string {
-	v, ok := p.String(name)
-	if !ok {
-		return def
-	}
-	if utf8.RuneCountInString(v) > limit {
-		p.fail(errorf("%s is too long (limit: %d characters)", name, limit))
-		return def
-	}
-	return v
 }
 
 // JSONObject returns the raw JSON text of a parameter that must be a JSON
@@ -625,4 +654,29 @@ func (p *params) AliasedString(name, alias string) *string {
 		return &b
 	}
 	return nil
+}
+
+// pathID reads the path segment name of r as an ID: one to nineteen ASCII
+// digits naming a positive int64, as the reference server's URL patterns
+// match them. Anything else names nothing, and errInvalid says so.
+func pathID(r *http.Request, name string, errInvalid error) (int64, error) {
+	segment := r.PathValue(name)
+	if !allDigits(segment) {
+		return 0, errInvalid
+	}
+	id, err := strconv.ParseInt(segment, 10, 64)
+	if err != nil || id == 0 {
+		return 0, errInvalid
+	}
+	return id, nil
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

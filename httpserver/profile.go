@@ -10,23 +10,23 @@ import (
 // settings, custom profile fields and JWT login.
 func (s *Server) profileRoutes() {
 	s.handle("/realm/profile_fields", map[string]endpoint{
-		http.MethodGet:  {authenticated, s.getProfileFields},
-		http.MethodPost: {adminOnly, s.createProfileField},
+		http.MethodGet:  {chat.OpProfileFields, s.getProfileFields},
+		http.MethodPost: {chat.OpCreateProfileField, s.createProfileField},
 	})
 	s.handle("/users/me/status", map[string]endpoint{
-		http.MethodPost: {authenticated, s.updateStatus},
+		http.MethodPost: {chat.OpUpdateStatus, s.updateStatus},
 	})
 	s.handle("/users/me/profile_data", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.updateProfileData},
+		http.MethodPatch: {chat.OpUpdateProfileData, s.updateProfileData},
 	})
 	s.handle("/settings", map[string]endpoint{
-		http.MethodPatch: {authenticated, s.updateSettings},
+		http.MethodPatch: {chat.OpUpdateSettings, s.updateSettings},
 	})
 	s.handle("/realm/user_settings_defaults", map[string]endpoint{
-		http.MethodPatch: {adminOnly, s.updateUserSettingsDefaults},
+		http.MethodPatch: {chat.OpUpdateUserSettingsDefaults, s.updateUserSettingsDefaults},
 	})
 	s.handle("/jwt/fetch_api_key", map[string]endpoint{
-		http.MethodPost: {public, s.fetchAPIKeyJWT},
+		http.MethodPost: {chat.OpFetchAPIKeyJWT, s.fetchAPIKeyJWT},
 	})
 }
 
@@ -41,10 +41,9 @@ func (s *Server) getProfileFields(c *call) (fields, error) {
 
 // POST /realm/profile_fields
 func (s *Server) createProfileField(c *call) (fields, error) {
-	req := chat.NewProfileField{
-		Name: c.p.MaxLenString("name", "", 40),
-		Hint: c.p.MaxLenString("hint", "", 80),
-	}
+	name, _ := c.p.String("name")
+	hint, _ := c.p.String("hint")
+	req := chat.NewProfileField{Name: name, Hint: hint}
 	req.Type = chat.FieldType(c.p.RequiredInt("field_type"))
 	req.FieldData = c.p.JSONObject("field_data")
 	req.DisplayInProfileSummary = c.p.Bool("display_in_profile_summary", false)
@@ -84,7 +83,7 @@ func (s *Server) updateUser(c *call) (fields, error) {
 // pathUser resolves the {user} segment: digits are a user ID, anything else
 // an email address the actor can name.
 func (s *Server) pathUser(c *call) (int64, error) {
-	if id, err := pathUserID(c, "user"); err == nil {
+	if id, err := pathID(c.r, "user", chat.ErrNoSuchUser); err == nil {
 		return id, nil
 	}
 	u, err := s.svc.UserByEmail(c.ctx, c.actor, c.r.PathValue("user"), chat.UserQuery{})

@@ -286,7 +286,7 @@ func TestUpdateStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := e.svc.ProvisionRealmEmoji(ctx, 1, "old", 0)
+	old, err := e.svc.ProvisionRealmEmoji(ctx, 1, "retired_custom", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,14 +311,14 @@ func TestUpdateStatus(t *testing.T) {
 		{"nothing", nil, "Client did not pass any new values."},
 		{"away not bool", []string{"away", "1"}, "away is not a boolean"},
 		{"unknown name", []string{"emoji_name", "no_such_emoji"}, "Emoji 'no_such_emoji' does not exist"},
-		{"deactivated custom by name", []string{"emoji_name", "old"}, "Emoji 'old' does not exist"},
+		{"deactivated custom by name", []string{"emoji_name", "retired_custom"}, "Emoji 'retired_custom' does not exist"},
 		{"bad code", []string{"emoji_name", "smile", "emoji_code", "zzzz", "reaction_type", "unicode_emoji"}, "Invalid emoji code"},
 		{"name mismatch", []string{"emoji_name", "smile", "emoji_code", "1f44d", "reaction_type", "unicode_emoji"}, "Invalid emoji name."},
 		{"bad type", []string{"emoji_name", "smile", "emoji_code", "1f44d", "reaction_type", "sticker"}, "Invalid emoji type."},
 		{"custom bad id", []string{"emoji_name", "party-parrot", "emoji_code", "999", "reaction_type", "realm_emoji"}, "Invalid custom emoji."},
 		{"custom not a number", []string{"emoji_name", "party-parrot", "emoji_code", "abc", "reaction_type", "realm_emoji"}, "Invalid custom emoji."},
 		{"custom name mismatch", []string{"emoji_name", "parrot", "emoji_code", itoa(party), "reaction_type", "realm_emoji"}, "Invalid custom emoji name."},
-		{"custom deactivated", []string{"emoji_name", "old", "emoji_code", itoa(old), "reaction_type", "realm_emoji"}, "This custom emoji has been deactivated."},
+		{"custom deactivated", []string{"emoji_name", "retired_custom", "emoji_code", itoa(old), "reaction_type", "realm_emoji"}, "This custom emoji has been deactivated."},
 		{"extra bad code", []string{"emoji_name", "zulip", "emoji_code", "zulipp", "reaction_type", "service_extra_emoji"}, "Invalid emoji code"},
 		{"extra bad name", []string{"emoji_name", "zuli", "emoji_code", "zulip", "reaction_type", "service_extra_emoji"}, "Invalid emoji name."},
 	} {
@@ -332,7 +332,7 @@ func TestUpdateStatus(t *testing.T) {
 
 	status := func(as account) chat.StatusView {
 		t.Helper()
-		st, err := e.svc.UserStatus(ctx, e.owner.id, as.id)
+		st, err := e.svc.UserStatus(ctx, chat.AsUser(e.owner.id), as.id)
 		if err != nil {
 			t.Fatal(err)
 		}

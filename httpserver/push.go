@@ -8,21 +8,21 @@ import (
 
 // pushRoutes registers the push-notification routes.
 func (s *Server) pushRoutes() {
-	token := map[string]endpoint{http.MethodPost: {humanOnly, s.iosDeviceToken}}
+	token := map[string]endpoint{http.MethodPost: {chat.OpRegisterIOSDeviceToken, s.iosDeviceToken}}
 	s.handle("/users/me/ios_device_token", token)
-	// The reference server's name, kept for its clients (PROTOCOL.md A1).
+	// The reference server's name, kept for its clients.
 	s.handle("/users/me/apns_device_token", token)
 	s.handle("/register_client_device", map[string]endpoint{
-		http.MethodPost: {authenticated, s.registerClientDevice},
+		http.MethodPost: {chat.OpRegisterClientDevice, s.registerClientDevice},
 	})
 	s.handle("/remove_client_device", map[string]endpoint{
-		http.MethodPost: {authenticated, s.removeClientDevice},
+		http.MethodPost: {chat.OpRemoveClientDevice, s.removeClientDevice},
 	})
 	s.handle("/mobile_push/register", map[string]endpoint{
-		http.MethodPost: {humanOnly, s.registerPushDevice},
+		http.MethodPost: {chat.OpRegisterPushDevice, s.registerPushDevice},
 	})
 	s.handle("/mobile_push/e2ee/test_notification", map[string]endpoint{
-		http.MethodPost: {humanOnly, s.testNotification},
+		http.MethodPost: {chat.OpSendTestNotification, s.testNotification},
 	})
 }
 

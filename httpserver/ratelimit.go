@@ -13,7 +13,7 @@ import (
 	"github.com/teamchat/chat"
 )
 
-// RateLimits sets the request budgets of PROTOCOL.md B1.6. A zero field
+// RateLimits sets the request budgets per user and per address. A zero field
 // turns that limit off; the zero value turns them all off.
 type RateLimits struct {
 	// PerUser is how many requests an authenticated user may make per

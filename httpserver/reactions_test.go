@@ -31,7 +31,7 @@ func TestReactions(t *testing.T) {
 		form []string
 		msg  string
 	}{
-		{[]string{"emoji_name", "nope"}, "Emoji 'nope' does not exist"},
+		{[]string{"emoji_name", "no_such_emoji"}, "Emoji 'no_such_emoji' does not exist"},
 		{[]string{"emoji_name", "octopus", "emoji_code", "zzzz", "reaction_type", "unicode_emoji"}, "Invalid emoji code"},
 		{[]string{"emoji_name", "octopus", "emoji_code", "1f600", "reaction_type", "unicode_emoji"}, "Invalid emoji name."},
 		{[]string{"emoji_name", "x", "emoji_code", "x", "reaction_type", "other"}, "Invalid emoji type."},

@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/teamchat/chat"
 )
@@ -11,30 +10,30 @@ import (
 // linkifiers, allowed domains and video calls.
 func (s *Server) realmRoutes() {
 	s.handle("/realm", map[string]endpoint{
-		http.MethodPatch: {adminOnly, s.updateRealm},
+		http.MethodPatch: {chat.OpUpdateRealm, s.updateRealm},
 	})
 	s.handle("/realm/linkifiers", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getLinkifiers},
+		http.MethodGet: {chat.OpLinkifiers, s.getLinkifiers},
 	})
 	s.handle("/realm/filters", map[string]endpoint{
-		// GET here is kept for older clients (PROTOCOL.md C0.1).
-		http.MethodGet:  {authenticated, s.getLinkifiers},
-		http.MethodPost: {adminOnly, s.addLinkifier},
+		// GET here is kept for older clients.
+		http.MethodGet:  {chat.OpLinkifiers, s.getLinkifiers},
+		http.MethodPost: {chat.OpAddLinkifier, s.addLinkifier},
 	})
 	s.handle("/realm/filters/{filter_id}", map[string]endpoint{
-		http.MethodPatch:  {adminOnly, s.updateLinkifier},
-		http.MethodDelete: {adminOnly, s.deleteLinkifier},
+		http.MethodPatch:  {chat.OpUpdateLinkifier, s.updateLinkifier},
+		http.MethodDelete: {chat.OpDeleteLinkifier, s.deleteLinkifier},
 	})
 	s.handle("/realm/domains", map[string]endpoint{
-		http.MethodGet:  {authenticated, s.getRealmDomains},
-		http.MethodPost: {ownerOnly, s.addRealmDomain},
+		http.MethodGet:  {chat.OpRealmDomains, s.getRealmDomains},
+		http.MethodPost: {chat.OpAddRealmDomain, s.addRealmDomain},
 	})
 	s.handle("/realm/domains/{domain}", map[string]endpoint{
-		http.MethodPatch:  {ownerOnly, s.updateRealmDomain},
-		http.MethodDelete: {ownerOnly, s.deleteRealmDomain},
+		http.MethodPatch:  {chat.OpUpdateRealmDomain, s.updateRealmDomain},
+		http.MethodDelete: {chat.OpDeleteRealmDomain, s.deleteRealmDomain},
 	})
 	s.handle("/calls/videocall/create", map[string]endpoint{
-		http.MethodPost: {authenticated, s.createVideoCall},
+		http.MethodPost: {chat.OpCreateVideoCall, s.createVideoCall},
 	})
 }
 
@@ -78,16 +77,6 @@ func linkifierRequest(p *params) chat.LinkifierRequest {
 	}
 }
 
-// pathLinkifierID reads {filter_id}; anything but a positive integer names
-// no linkifier.
-func pathLinkifierID(c *call) (int64, error) {
-	id, err := strconv.ParseInt(c.r.PathValue("filter_id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, chat.ErrLinkifierNotFound
-	}
-	return id, nil
-}
-
 // POST /realm/filters
 func (s *Server) addLinkifier(c *call) (fields, error) {
 	req := linkifierRequest(c.p)
@@ -103,7 +92,7 @@ func (s *Server) addLinkifier(c *call) (fields, error) {
 
 // PATCH /realm/filters/{filter_id}
 func (s *Server) updateLinkifier(c *call) (fields, error) {
-	id, err := pathLinkifierID(c)
+	id, err := pathID(c.r, "filter_id", chat.ErrLinkifierNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +105,7 @@ func (s *Server) updateLinkifier(c *call) (fields, error) {
 
 // DELETE /realm/filters/{filter_id}
 func (s *Server) deleteLinkifier(c *call) (fields, error) {
-	id, err := pathLinkifierID(c)
+	id, err := pathID(c.r, "filter_id", chat.ErrLinkifierNotFound)
 	if err != nil {
 		return nil, err
 	}

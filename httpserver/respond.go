@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/teamchat/chat"
@@ -51,7 +52,7 @@ var statusByCode = map[chat.Code]int{
 	chat.CodeNotFound:              http.StatusNotFound,
 	chat.CodeRateLimitHit:          http.StatusTooManyRequests,
 	chat.CodeInternalServerError:   http.StatusInternalServerError,
-	// Push relay failures (PROTOCOL.md B2.21).
+	// Push relay failures.
 	chat.CodeAdminActionRequired:          http.StatusForbidden,
 	chat.CodeFailedToConnectBouncer:       http.StatusBadGateway,
 	chat.CodeInternalServerErrorOnBouncer: http.StatusBadGateway,
@@ -178,22 +179,11 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 // writeMethodNotAllowed answers a method the route does not serve. Like the
 // reference server, the body has no code.
 func writeMethodNotAllowed(w http.ResponseWriter, allowed []string) {
-	w.Header().Set("Allow", joinComma(allowed))
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	b := []byte(`{"result":"error","msg":"Method Not Allowed","allowed_methods":`)
 	b, _ = appendValue(b, allowed)
 	b = append(b, "}\n"...)
 	writeJSON(w, http.StatusMethodNotAllowed, b)
-}
-
-func joinComma(s []string) string {
-	var b []byte
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, v...)
-	}
-	return string(b)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -58,19 +58,19 @@ type Server struct {
 }
 
 // registeredRoute is one method of a mux pattern (Prefix included for the
-// API's routes) and the access it admits.
+// API's routes) and the operation it runs.
 type registeredRoute struct {
 	method, pattern string
-	access          access
+	op              chat.Operation
 }
 
 // handleRaw registers h for the full mux pattern, for routes that answer
 // outside the JSON conventions of handle (streamed uploads, tus, file
 // downloads). h checks the method and calls admit itself; methods and a
 // record what it serves, so that the route is listed with the others.
-func (s *Server) handleRaw(pattern string, a access, methods []string, h http.HandlerFunc) {
+func (s *Server) handleRaw(pattern string, op chat.Operation, methods []string, h http.HandlerFunc) {
 	for _, m := range methods {
-		s.registered = append(s.registered, registeredRoute{m, pattern, a})
+		s.registered = append(s.registered, registeredRoute{m, pattern, op})
 	}
 	s.mux.HandleFunc(pattern, h)
 }
@@ -82,69 +82,53 @@ func New(svc *chat.Service, opts Options) *Server {
 		s.log = slog.Default()
 	}
 	s.routes()
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, s.log, &chat.Error{Code: chat.CodeNotFound, Msg: "Not Found"})
-	})
+	s.mux.HandleFunc("/", s.notFound)
 	return s
 }
 
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// access says who may call an endpoint.
-type access int
-
-const (
-	// public endpoints need no credentials.
-	public access = iota
-	// authenticated endpoints need a valid API key.
-	authenticated
-	// nonGuest endpoints need the API key of a user who is not a guest
-	// (bots included); the role is checked before the parameters are read.
-	nonGuest
-	// adminOnly endpoints need an administrator's API key; the role is
-	// checked before the parameters are read.
-	adminOnly
-	// ownerOnly endpoints need an owner's API key, checked likewise.
-	ownerOnly
-	// humanOnly endpoints refuse bots, before reading the parameters.
-	humanOnly
-)
-
 // call is one request being served.
 type call struct {
 	ctx   context.Context
 	r     *http.Request
 	w     http.ResponseWriter
-	actor int64
+	actor chat.Actor
 	p     *params
 }
 
 // endpoint is one method of a route.
 type endpoint struct {
-	access access
-	serve  func(*call) (fields, error)
+	op    chat.Operation
+	serve func(*call) (fields, error)
 }
 
 // handle registers the endpoints of one path (relative to Prefix), keyed by
 // method. GET endpoints also answer HEAD; other methods get a JSON 405.
 func (s *Server) handle(path string, methods map[string]endpoint) {
+	s.mux.HandleFunc(Prefix+path, s.methodsHandler(path, methods))
+}
+
+// methodsHandler registers the endpoints of one path and returns the
+// handler that picks the endpoint of a request by its method.
+func (s *Server) methodsHandler(path string, methods map[string]endpoint) http.HandlerFunc {
 	allowed := make([]string, 0, len(methods)+1)
 	for m, ep := range methods {
 		allowed = append(allowed, m)
-		s.registered = append(s.registered, registeredRoute{m, Prefix + path, ep.access})
+		s.registered = append(s.registered, registeredRoute{m, Prefix + path, ep.op})
 	}
 	if _, ok := methods[http.MethodGet]; ok {
 		allowed = append(allowed, http.MethodHead)
 	}
 	slices.Sort(allowed)
-	s.mux.HandleFunc(Prefix+path, func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
 		method := r.Method
 		if method == http.MethodHead {
 			method = http.MethodGet
 		}
 		if r.Method == http.MethodOptions {
-			w.Header().Set("Allow", joinComma(allowed))
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
@@ -154,7 +138,12 @@ func (s *Server) handle(path string, methods map[string]endpoint) {
 			return
 		}
 		s.serve(w, r, ep)
-	})
+	}
+}
+
+// notFound answers a path that names no route.
+func (s *Server) notFound(w http.ResponseWriter, _ *http.Request) {
+	writeError(w, s.log, &chat.Error{Code: chat.CodeNotFound, Msg: "Not Found"})
 }
 
 // serve authenticates the request as the endpoint requires, reads its
@@ -175,24 +164,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		}
 	}()
 	// The check of credentials accepted before may be deferred into the
-	// operation (chat.Service.AuthenticateRequest): it must run with ctx,
-	// and VerifyRequest comes before any answer.
-	ctx, actor, err := s.admitAs(w, r, ep.access, true)
+	// operation (chat.Service.AuthenticateRequest): VerifyRequest comes
+	// before any answer.
+	actor, err := s.authenticateAs(w, r, ep.op, true)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	r = r.WithContext(ctx)
+	ctx := r.Context()
 	c := &call{ctx: ctx, r: r, w: w, actor: actor}
 	// fail answers err, unless the credentials, whose check may have been
-	// deferred into the operation, turn out not to hold: then that is the
-	// answer, as it would have been before any parameter was read.
+	// deferred into the operation, turn out not to hold, or the access
+	// policy does not admit the actor to the operation: then that is the
+	// answer, as it would have been before any parameter was read. The
+	// operation checks both first itself, so a request that succeeds needs
+	// no transaction of its own for them.
 	fail := func(err error) {
-		if authErr := s.svc.VerifyRequest(ctx); authErr != nil {
+		if authErr := s.svc.VerifyRequest(ctx, actor); authErr != nil {
 			err = authErr
 			if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
 				err = limitErr
 			}
+		} else if admitErr := s.svc.Admit(context.WithoutCancel(ctx), actor, ep.op); admitErr != nil {
+			// Without the request's cancellation: a body that timed out
+			// may have cancelled it.
+			err = admitErr
 		}
 		writeError(w, s.log, err)
 	}
@@ -208,52 +204,45 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		return
 	}
 	// An operation that ran no transaction has not checked them yet.
-	if err := s.svc.VerifyRequest(ctx); err != nil {
+	if err := s.svc.VerifyRequest(ctx, actor); err != nil {
 		fail(err)
 		return
 	}
 	writeSuccess(w, s.log, data, p.Ignored())
 }
 
-// admit authenticates r as the access level requires, charges the rate
-// limits and checks the role; it returns the actor (0 for public access).
-// Every route goes through it, those with their own body handling
-// (uploads, tus) included.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, a access) (int64, error) {
-	_, actor, err := s.admitAs(w, r, a, false)
-	return actor, err
+// admit authenticates r as the access policy of op requires, charges the
+// rate limits and lets the service admit the actor to op; it returns the
+// actor (nobody for operations that anyone may run). The routes with
+// their own body handling (uploads, tus) call it first.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, op chat.Operation) (chat.Actor, error) {
+	actor, err := s.authenticateAs(w, r, op, false)
+	if err != nil {
+		return chat.Actor{}, err
+	}
+	return actor, s.svc.Admit(r.Context(), actor, op)
 }
 
-// admitAs is admit, which with deferred returns the context that carries
-// a deferred credential check (see serve).
-func (s *Server) admitAs(w http.ResponseWriter, r *http.Request, a access, deferred bool) (context.Context, int64, error) {
-	ctx := r.Context()
-	if a == public {
-		return ctx, 0, charge(s.limits.ip, clientIP(r), w)
+// authenticateAs authenticates r when op needs credentials and charges the
+// rate limits. With deferred, the actor's credential check may be deferred
+// into its operation (see serve).
+func (s *Server) authenticateAs(w http.ResponseWriter, r *http.Request, op chat.Operation, deferred bool) (chat.Actor, error) {
+	if op.Access() == chat.Anyone {
+		return chat.Actor{}, charge(s.limits.ip, clientIP(r), w)
 	}
-	ctx, actor, err := s.authenticate(r, deferred)
+	actor, err := s.authenticate(r, deferred)
 	if err != nil {
 		// Failed authentications spend the address's budget, which
 		// bounds how fast keys can be guessed.
 		if limitErr := charge(s.limits.ip, clientIP(r), w); limitErr != nil {
 			err = limitErr
 		}
-		return ctx, 0, err
+		return chat.Actor{}, err
 	}
-	if err := charge(s.limits.user, strconv.FormatInt(actor, 10), w); err != nil {
-		return ctx, 0, err
+	if err := charge(s.limits.user, strconv.FormatInt(actor.UserID(), 10), w); err != nil {
+		return chat.Actor{}, err
 	}
-	switch a {
-	case nonGuest:
-		err = s.svc.RequireNonGuest(ctx, actor)
-	case adminOnly:
-		err = s.svc.RequireAdmin(ctx, actor)
-	case ownerOnly:
-		err = s.svc.RequireOwner(ctx, actor)
-	case humanOnly:
-		err = s.svc.RequireHuman(ctx, actor)
-	}
-	return ctx, actor, err
+	return actor, nil
 }
 
 // readParams reads the parameters of r within Options.BodyTimeout. When
@@ -280,58 +269,60 @@ func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (*params, er
 	return p, err
 }
 
-// authenticate checks the HTTP Basic credentials of r (PROTOCOL.md B1.4),
+// authenticate checks the HTTP Basic credentials of r,
 // or with deferred, lets the request's operation check them when they
 // were accepted before.
-func (s *Server) authenticate(r *http.Request, deferred bool) (context.Context, int64, error) {
+func (s *Server) authenticate(r *http.Request, deferred bool) (chat.Actor, error) {
 	ctx := r.Context()
 	header := r.Header.Get("Authorization")
 	if header == "" {
-		return ctx, 0, chat.ErrNotLoggedIn
+		return chat.Actor{}, chat.ErrNotLoggedIn
 	}
 	scheme, encoded, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "basic") {
-		return ctx, 0, chat.ErrBasicAuthRequired
+		return chat.Actor{}, chat.ErrBasicAuthRequired
 	}
 	decoded, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
 	if err != nil {
-		return ctx, 0, chat.ErrInvalidBasicAuth
+		return chat.Actor{}, chat.ErrInvalidBasicAuth
 	}
 	email, key, ok := strings.Cut(string(decoded), ":")
 	if !ok || strings.Contains(key, ":") {
-		return ctx, 0, chat.ErrInvalidBasicAuth
+		return chat.Actor{}, chat.ErrInvalidBasicAuth
 	}
 	if deferred {
 		return s.svc.AuthenticateRequest(ctx, r.Host, email, key)
 	}
 	id, err := s.svc.Authenticate(ctx, r.Host, email, key)
-	return ctx, id, err
+	return chat.AsUser(id), err
 }
 
 // routes registers every endpoint.
 func (s *Server) routes() {
 	s.handle("/server_settings", map[string]endpoint{
-		http.MethodGet: {public, s.serverSettings},
+		http.MethodGet: {chat.OpServerSettings, s.serverSettings},
 	})
 	s.handle("/fetch_api_key", map[string]endpoint{
-		http.MethodPost: {public, s.fetchAPIKey},
+		http.MethodPost: {chat.OpFetchAPIKey, s.fetchAPIKey},
 	})
 	s.handle("/users", map[string]endpoint{
-		http.MethodGet:  {authenticated, s.getUsers},
-		http.MethodPost: {adminOnly, s.createUser},
+		http.MethodGet:  {chat.OpUsers, s.getUsers},
+		http.MethodPost: {chat.OpCreateUser, s.createUser},
 	})
 	s.handle("/users/me", map[string]endpoint{
-		http.MethodGet: {authenticated, s.getMe},
+		http.MethodGet: {chat.OpMe, s.getMe},
 	})
 	s.handle("/users/{user}", map[string]endpoint{
-		http.MethodGet:    {authenticated, s.getUser},
-		http.MethodPatch:  {authenticated, s.updateUser},
-		http.MethodDelete: {authenticated, s.deactivateUser},
+		http.MethodGet:    {chat.OpUser, s.getUser},
+		http.MethodPatch:  {chat.OpUpdateUser, s.updateUser},
+		http.MethodDelete: {chat.OpDeactivateUser, s.deactivateUser},
 	})
 	s.handle("/users/{user_id}/reactivate", map[string]endpoint{
-		http.MethodPost: {authenticated, s.reactivateUser},
+		http.MethodPost: {chat.OpReactivateUser, s.reactivateUser},
 	})
 	s.profileRoutes()
+	s.botStorageRoutes()
+	s.presenceRoutes()
 	s.eventRoutes()
 	s.channelRoutes()
 	s.realmRoutes()

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -115,7 +116,7 @@ func TestAuthenticationAcceptsCaseAndSpaceVariants(t *testing.T) {
 
 func TestDeactivatedAccountAndOrganization(t *testing.T) {
 	e := newEnv(t)
-	if err := e.svc.DeactivateUser(context.Background(), e.admin.id, e.member.id); err != nil {
+	if err := e.svc.DeactivateUser(context.Background(), chat.AsUser(e.admin.id), e.member.id); err != nil {
 		t.Fatal(err)
 	}
 	res := e.call(http.MethodGet, "/users/me", &e.member, nil)
@@ -260,12 +261,12 @@ func TestAdminCheckComesBeforeParameters(t *testing.T) {
 
 // failingStore fails every transaction with an error whose text must never
 // reach a client.
-type failingStore struct{ chat.Store }
+type failingStore struct{ storage.Store }
 
 var errSecret = errors.New("disk on fire: SELECT secret FROM users")
 
-func (failingStore) View(context.Context, func(chat.Tx) error) error   { return errSecret }
-func (failingStore) Update(context.Context, func(chat.Tx) error) error { return errSecret }
+func (failingStore) View(context.Context, func(storage.Tx) error) error   { return errSecret }
+func (failingStore) Update(context.Context, func(storage.Tx) error) error { return errSecret }
 
 func TestInternalErrorsAreGeneric(t *testing.T) {
 	e := newEnv(t)

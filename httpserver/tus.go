@@ -6,6 +6,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,9 +26,9 @@ func (s *Server) tusRoutes() {
 	}
 	// OPTIONS, which tus answers without credentials, is not listed.
 	create := []string{http.MethodPost}
-	s.handleRaw(Prefix+"/tus", authenticated, create, collection)
-	s.handleRaw(Prefix+"/tus/{$}", authenticated, create, collection)
-	s.handleRaw(Prefix+"/tus/{id}", authenticated, []string{http.MethodHead, http.MethodPatch}, func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw(Prefix+"/tus", chat.OpResumableUpload, create, collection)
+	s.handleRaw(Prefix+"/tus/{$}", chat.OpResumableUpload, create, collection)
+	s.handleRaw(Prefix+"/tus/{id}", chat.OpResumableUpload, []string{http.MethodHead, http.MethodPatch}, func(w http.ResponseWriter, r *http.Request) {
 		s.tus(w, r, r.PathValue("id"))
 	})
 }
@@ -77,7 +78,7 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 	if id != "" {
 		allowed = []string{http.MethodHead, http.MethodOptions, http.MethodPatch}
 	}
-	if !contains(allowed, r.Method) {
+	if !slices.Contains(allowed, r.Method) {
 		writeMethodNotAllowed(w, allowed)
 		return
 	}
@@ -86,7 +87,7 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 		tusError(w, http.StatusPreconditionFailed, "Unsupported version")
 		return
 	}
-	actor, err := s.admit(w, r, authenticated)
+	actor, err := s.admit(w, r, chat.OpResumableUpload)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -99,15 +100,6 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 	case http.MethodPatch:
 		s.tusPatch(w, r, actor, id)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fail answers a domain error of a tus request.
@@ -143,7 +135,7 @@ func parseTusMetadata(header string) (map[string]string, bool) {
 }
 
 // POST /api/v1/tus/: creation.
-func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor int64) {
+func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor chat.Actor) {
 	var length int64 = -1
 	if v := r.Header.Get("Upload-Length"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -176,7 +168,7 @@ func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor int64) 
 }
 
 // HEAD /api/v1/tus/{id}: where to resume.
-func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor int64, id string) {
+func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor chat.Actor, id string) {
 	up, err := s.svc.ResumableUploadState(r.Context(), actor, id)
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
@@ -195,7 +187,7 @@ func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor int64, id
 
 // PATCH /api/v1/tus/{id}: the next bytes. The answer to the request that
 // completes the upload carries the JSON of POST /user_uploads.
-func (s *Server) tusPatch(w http.ResponseWriter, r *http.Request, actor int64, id string) {
+func (s *Server) tusPatch(w http.ResponseWriter, r *http.Request, actor chat.Actor, id string) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/offset+octet-stream" {
 		tusError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/offset+octet-stream")
 		return

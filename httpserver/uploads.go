@@ -17,7 +17,7 @@ import (
 // form of a download, the downloads themselves (outside /api/v1, as in the
 // reference server) and the resumable uploads of /api/v1/tus/.
 func (s *Server) uploadRoutes() {
-	s.handleRaw(Prefix+"/user_uploads", authenticated, []string{http.MethodPost}, func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw(Prefix+"/user_uploads", chat.OpUploadFile, []string{http.MethodPost}, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
 			w.Header().Set("Allow", http.MethodPost)
 			w.WriteHeader(http.StatusNoContent)
@@ -30,16 +30,22 @@ func (s *Server) uploadRoutes() {
 		s.postUpload(w, r)
 	})
 	s.handle("/user_uploads/{realm_id}/{path...}", map[string]endpoint{
-		http.MethodGet: {authenticated, s.temporaryUploadURL},
+		http.MethodGet: {chat.OpTemporaryUploadURL, s.temporaryUploadURL},
+	})
+	s.handle("/attachments", map[string]endpoint{
+		http.MethodGet: {chat.OpAttachments, s.getAttachments},
+	})
+	s.handle("/attachments/{attachment_id}", map[string]endpoint{
+		http.MethodDelete: {chat.OpDeleteAttachment, s.deleteAttachment},
 	})
 	get := []string{http.MethodGet}
-	s.handleRaw("/user_uploads/{realm_id}/{path...}", authenticated, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw("/user_uploads/{realm_id}/{path...}", chat.OpOpenAttachment, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, false)
 	}))
-	s.handleRaw("/user_uploads/download/{realm_id}/{path...}", authenticated, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw("/user_uploads/download/{realm_id}/{path...}", chat.OpOpenAttachment, get, getOnly(func(w http.ResponseWriter, r *http.Request) {
 		s.download(w, r, true)
 	}))
-	s.handleRaw("/user_uploads/temporary/{token}/{filename}", public, get, getOnly(s.temporaryDownload))
+	s.handleRaw("/user_uploads/temporary/{token}/{filename}", chat.OpOpenTemporaryUpload, get, getOnly(s.temporaryDownload))
 	s.tusRoutes()
 }
 
@@ -80,7 +86,7 @@ func (b bodyReader) Read(p []byte) (int, error) {
 // to the blob store part by part; other parts are read and reported as
 // ignored parameters.
 func (s *Server) postUpload(w http.ResponseWriter, r *http.Request) {
-	actor, err := s.admit(w, r, authenticated)
+	actor, err := s.admit(w, r, chat.OpUploadFile)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -99,7 +105,7 @@ func (s *Server) postUpload(w http.ResponseWriter, r *http.Request) {
 	writeSuccess(w, s.log, fields{{"uri", res.URI}, {"url", res.URL}, {"filename", res.Filename}}, ignored)
 }
 
-func (s *Server) streamUpload(r *http.Request, actor int64) (chat.UploadResult, []string, error) {
+func (s *Server) streamUpload(r *http.Request, actor chat.Actor) (chat.UploadResult, []string, error) {
 	ctx := r.Context()
 	var ignored []string
 	for name := range r.URL.Query() {
@@ -167,13 +173,13 @@ func (s *Server) streamUpload(r *http.Request, actor int64) (chat.UploadResult, 
 
 // uploadPath reads the {realm_id} and {path...} segments of a download.
 func uploadPath(r *http.Request) (int64, string, bool) {
-	realmID, err := strconv.ParseInt(r.PathValue("realm_id"), 10, 64)
+	realmID, err := pathID(r, "realm_id", chat.ErrFileNotFound)
 	rest := r.PathValue("path")
-	return realmID, rest, err == nil && realmID > 0 && rest != ""
+	return realmID, rest, err == nil && rest != ""
 }
 
 // GET /api/v1/user_uploads/{realm_id}/{path}: a short-lived URL that needs
-// no credentials (PROTOCOL.md C13).
+// no credentials.
 func (s *Server) temporaryUploadURL(c *call) (fields, error) {
 	realmID, rest, ok := uploadPath(c.r)
 	if !ok {
@@ -189,7 +195,7 @@ func (s *Server) temporaryUploadURL(c *call) (fields, error) {
 // GET /user_uploads/{realm_id}/{path} and /user_uploads/download/...:
 // the bytes, to a user allowed to read them (Basic credentials).
 func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload bool) {
-	actor, err := s.admit(w, r, authenticated)
+	actor, err := s.admit(w, r, chat.OpOpenAttachment)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
@@ -210,7 +216,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload 
 
 // GET /user_uploads/temporary/{token}/{filename}
 func (s *Server) temporaryDownload(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.admit(w, r, public); err != nil {
+	if _, err := s.admit(w, r, chat.OpOpenTemporaryUpload); err != nil {
 		writeError(w, s.log, err)
 		return
 	}
@@ -265,4 +271,22 @@ func serveBlob(w http.ResponseWriter, r *http.Request, a chat.Attachment, blob c
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 	h.Set("Cache-Control", "private, max-age=3600")
 	http.ServeContent(w, r, "", blob.ModTime(), blob)
+}
+
+// GET /attachments
+func (s *Server) getAttachments(c *call) (fields, error) {
+	res, err := s.svc.Attachments(c.ctx, c.actor)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"attachments", res.Attachments}, {"upload_space_used", res.UploadSpaceUsed}}, nil
+}
+
+// DELETE /attachments/{attachment_id}
+func (s *Server) deleteAttachment(c *call) (fields, error) {
+	id, err := pathID(c.r, "attachment_id", chat.ErrInvalidAttachment)
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.svc.DeleteAttachment(c.ctx, c.actor, id)
 }

@@ -454,3 +454,34 @@ func TestDownloadThroughMessages(t *testing.T) {
 		"type", "stream", "to", "secret", "topic", "files", "content", "[theirs]("+theirs+")")))
 	e.expectNotFound(e.fetch(theirs, &e.moderator), "linked by someone else")
 }
+
+// TestAttachmentRoutes checks the whole answers of GET /attachments and
+// DELETE /attachments/{attachment_id}, and that a removed file is gone.
+func TestAttachmentRoutes(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	e.expect(e.call(http.MethodGet, "/attachments", &e.member, nil), 200,
+		success("attachments", []any{}, "upload_space_used", float64(0)))
+	url := e.upload(&e.member, "notes.txt", []byte("hello"))
+	res := e.call(http.MethodGet, "/attachments", &e.member, nil)
+	list, _ := res.body["attachments"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("GET /attachments: %s", res.raw)
+	}
+	a := list[0].(map[string]any)
+	e.expect(res, 200, success("upload_space_used", float64(5), "attachments", []any{map[string]any{
+		"id": a["id"], "name": "notes.txt", "path_id": strings.TrimPrefix(url, "/user_uploads/"), "size": float64(5),
+		"create_time": a["create_time"], "messages": []any{},
+	}}))
+	if ms, ok := a["create_time"].(float64); !ok || int64(ms)%1000 != 0 || ms <= 0 {
+		t.Errorf("create_time %v: want whole seconds in milliseconds", a["create_time"])
+	}
+	id := itoa(int64(a["id"].(float64)))
+	e.expectError(e.call(http.MethodDelete, "/attachments/"+id, &e.owner, nil), 400, chat.CodeBadRequest, "Invalid attachment")
+	e.expectError(e.call(http.MethodDelete, "/attachments/abc", &e.member, nil), 400, chat.CodeBadRequest, "Invalid attachment")
+	e.expect(e.call(http.MethodDelete, "/attachments/"+id, &e.member, nil), 200, success())
+	e.expect(e.call(http.MethodGet, "/attachments", &e.member, nil), 200,
+		success("attachments", []any{}, "upload_space_used", float64(0)))
+	if w := e.fetch(url, &e.member); w.Code != http.StatusNotFound {
+		t.Errorf("download of a removed file: %d", w.Code)
+	}
+}

@@ -1,7 +1,6 @@
 package httpserver
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/teamchat/chat"
@@ -13,16 +12,6 @@ func userQuery(p *params) chat.UserQuery {
 		ClientGravatar:             p.Bool("client_gravatar", true),
 		IncludeCustomProfileFields: p.Bool("include_custom_profile_fields", false),
 	}
-}
-
-// pathUserID reads a numeric {user_id} path segment; anything else names
-// no user.
-func pathUserID(c *call, name string) (int64, error) {
-	id, err := strconv.ParseInt(c.r.PathValue(name), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, chat.ErrNoSuchUser
-	}
-	return id, nil
 }
 
 // GET /users
@@ -51,8 +40,11 @@ func (s *Server) getUser(c *call) (fields, error) {
 		u   chat.User
 		err error
 	)
-	if id, convErr := strconv.ParseInt(segment, 10, 64); convErr == nil {
-		u, err = s.svc.User(c.ctx, c.actor, id, q)
+	if allDigits(segment) {
+		var id int64
+		if id, err = pathID(c.r, "user", chat.ErrNoSuchUser); err == nil {
+			u, err = s.svc.User(c.ctx, c.actor, id, q)
+		}
 	} else {
 		u, err = s.svc.UserByEmail(c.ctx, c.actor, segment, q)
 	}
@@ -88,7 +80,7 @@ func (s *Server) createUser(c *call) (fields, error) {
 
 // DELETE /users/{user_id}
 func (s *Server) deactivateUser(c *call) (fields, error) {
-	id, err := pathUserID(c, "user")
+	id, err := pathID(c.r, "user", chat.ErrNoSuchUser)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +89,7 @@ func (s *Server) deactivateUser(c *call) (fields, error) {
 
 // POST /users/{user_id}/reactivate
 func (s *Server) reactivateUser(c *call) (fields, error) {
-	id, err := pathUserID(c, "user_id")
+	id, err := pathID(c.r, "user_id", chat.ErrNoSuchUser)
 	if err != nil {
 		return nil, err
 	}

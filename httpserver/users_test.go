@@ -259,7 +259,7 @@ func TestDeactivateUser(t *testing.T) {
 
 func TestDeactivateUserErrors(t *testing.T) {
 	e := newEnv(t)
-	if err := e.svc.DeactivateUser(context.Background(), e.owner.id, e.guest.id); err != nil {
+	if err := e.svc.DeactivateUser(context.Background(), chat.AsUser(e.owner.id), e.guest.id); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -289,7 +289,7 @@ func TestDeactivateUserErrors(t *testing.T) {
 func TestReactivateUserErrors(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if err := e.svc.DeactivateUser(ctx, e.owner.id, e.moderator.id); err != nil {
+	if err := e.svc.DeactivateUser(ctx, chat.AsUser(e.owner.id), e.moderator.id); err != nil {
 		t.Fatal(err)
 	}
 	res := e.call(http.MethodPost, "/users/9999/reactivate", &e.admin, nil)
@@ -326,7 +326,7 @@ func TestFetchAPIKey(t *testing.T) {
 	}
 
 	e.t = t
-	if err := e.svc.DeactivateUser(context.Background(), e.owner.id, e.member.id); err != nil {
+	if err := e.svc.DeactivateUser(context.Background(), chat.AsUser(e.owner.id), e.member.id); err != nil {
 		t.Fatal(err)
 	}
 	res = e.call(http.MethodPost, "/fetch_api_key", nil, form("username", e.member.email, "password", "member-password"))
@@ -412,7 +412,7 @@ func TestServerSettings(t *testing.T) {
 // no spaces, the trailing newline.
 func TestUsersEnvelopeBytes(t *testing.T) {
 	e := newEnv(t)
-	users, err := e.svc.Users(context.Background(), e.owner.id, chat.UserQuery{ClientGravatar: true})
+	users, err := e.svc.Users(context.Background(), chat.AsUser(e.owner.id), chat.UserQuery{ClientGravatar: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,9 +133,9 @@ func run(nQueues, nEvents int, gap time.Duration) error {
 		published[k] = time.Now()
 		publishedMu.Unlock()
 		if k%2 == 0 {
-			err = svc.DeactivateUser(ctx, org.UserID, toggled.UserID)
+			err = svc.DeactivateUser(ctx, chat.AsUser(org.UserID), toggled.UserID)
 		} else {
-			err = svc.ReactivateUser(ctx, org.UserID, toggled.UserID)
+			err = svc.ReactivateUser(ctx, chat.AsUser(org.UserID), toggled.UserID)
 		}
 		if err != nil {
 			return err

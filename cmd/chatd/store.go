@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/blobfs"
 	"github.com/teamchat/chat/storage/memory"
 	"github.com/teamchat/chat/storage/postgres"
@@ -32,7 +33,7 @@ func (sf *storeFlags) register(fs *flag.FlagSet) {
 const dbFile = "chat.db"
 
 // open opens the configured store, creating the data directory if needed.
-func (sf *storeFlags) open(ctx context.Context) (chat.Store, error) {
+func (sf *storeFlags) open(ctx context.Context) (storage.Store, error) {
 	switch sf.kind {
 	case "memory":
 		return memory.New(), nil

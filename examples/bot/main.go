@@ -31,14 +31,14 @@ import (
 // bot reacts to the events of one bot user.
 type bot struct {
 	svc *chat.Service
-	id  int64
+	me  chat.Actor
 	log func(format string, args ...any)
 }
 
 // listen registers the bot's event queue; the returned sequence yields its
 // events until ctx ends. Events sent after listen returns are not missed.
 func (b *bot) listen(ctx context.Context) (iter.Seq2[chat.QueuedEvent, error], error) {
-	_, events, err := b.svc.Listen(ctx, b.id, chat.RegisterRequest{
+	_, events, err := b.svc.Listen(ctx, b.me, chat.RegisterRequest{
 		EventTypes: []string{"message", "subscription", "typing"},
 		// The bot needs no initial state: ask for one small block.
 		FetchEventTypes: []string{"realm"},
@@ -99,7 +99,7 @@ func participants(raw json.RawMessage) ([]int64, error) {
 
 // sendDirect sends a direct message from the bot.
 func (b *bot) sendDirect(ctx context.Context, to []int64, content string) error {
-	_, err := b.svc.SendMessage(ctx, b.id, chat.SendMessageRequest{
+	_, err := b.svc.SendMessage(ctx, b.me, chat.SendMessageRequest{
 		Type: "direct", To: &chat.MessageTo{IDs: to}, Content: content, Client: "GreeterBot",
 	})
 	return err
@@ -112,10 +112,10 @@ func (b *bot) handle(ctx context.Context, ev chat.QueuedEvent) error {
 		return err
 	}
 	switch {
-	case ev.Type == "message" && e.Message != nil && e.Message.SenderID != b.id && e.Message.Type == "private":
+	case ev.Type == "message" && e.Message != nil && e.Message.SenderID != b.me.UserID() && e.Message.Type == "private":
 		m := e.Message
 		b.log("bot: %s wrote to me: %q; waving and answering", m.SenderFullName, m.Content)
-		if err := b.svc.AddReaction(ctx, b.id, m.ID, chat.ReactionRequest{Name: "wave"}); err != nil {
+		if err := b.svc.AddReaction(ctx, b.me, m.ID, chat.ReactionRequest{Name: "wave"}); err != nil {
 			return err
 		}
 		to, err := participants(m.DisplayRecipient)
@@ -125,7 +125,7 @@ func (b *bot) handle(ctx context.Context, ev chat.QueuedEvent) error {
 		return b.sendDirect(ctx, to, "Hello @**"+m.SenderFullName+"**! I greet everyone who joins my channels.")
 	case ev.Type == "subscription" && e.Op == "peer_add":
 		for _, id := range e.UserIDs {
-			if id == b.id {
+			if id == b.me.UserID() {
 				continue
 			}
 			b.log("bot: user %d joined a channel of mine; greeting them", id)
@@ -133,9 +133,9 @@ func (b *bot) handle(ctx context.Context, ev chat.QueuedEvent) error {
 				return err
 			}
 		}
-	case ev.Type == "typing" && e.Op == "start" && e.Sender.UserID != b.id:
+	case ev.Type == "typing" && e.Op == "start" && e.Sender.UserID != b.me.UserID():
 		b.log("bot: user %d is typing to me; typing back", e.Sender.UserID)
-		return b.svc.SetTyping(ctx, b.id, chat.TypingRequest{Op: "start", To: []int64{e.Sender.UserID}})
+		return b.svc.SetTyping(ctx, b.me, chat.TypingRequest{Op: "start", To: []int64{e.Sender.UserID}})
 	}
 	return nil
 }
@@ -159,6 +159,7 @@ func demo(ctx context.Context) error {
 		return err
 	}
 	ann := org.UserID
+	asAnn := chat.AsUser(ann)
 	bob, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "bob@chat.example", FullName: "Bob Newcomer"})
 	if err != nil {
 		return err
@@ -171,7 +172,7 @@ func demo(ctx context.Context) error {
 		return err
 	}
 
-	b := &bot{svc: svc, id: greeter.UserID, log: func(f string, a ...any) { fmt.Printf(f+"\n", a...) }}
+	b := &bot{svc: svc, me: chat.AsUser(greeter.UserID), log: func(f string, a ...any) { fmt.Printf(f+"\n", a...) }}
 	botEvents, err := b.listen(ctx)
 	if err != nil {
 		return err
@@ -179,7 +180,7 @@ func demo(ctx context.Context) error {
 	go b.run(ctx, botEvents)
 
 	// Ann makes a channel with the bot in it.
-	if _, err := svc.Subscribe(ctx, ann, chat.SubscribeRequest{
+	if _, err := svc.Subscribe(ctx, asAnn, chat.SubscribeRequest{
 		Subscriptions: []chat.ChannelSpec{{Name: "welcome"}},
 		Principals:    &chat.Principals{IDs: []int64{ann, greeter.UserID}},
 	}); err != nil {
@@ -188,7 +189,7 @@ func demo(ctx context.Context) error {
 	// Bob and Ann watch their queues for what the bot does.
 	seen := make(chan string, 8)
 	watch := func(id int64, name string, want int) error {
-		_, events, err := svc.Listen(ctx, id, chat.RegisterRequest{
+		_, events, err := svc.Listen(ctx, chat.AsUser(id), chat.RegisterRequest{
 			EventTypes: []string{"message", "reaction", "typing"}, FetchEventTypes: []string{"realm"}})
 		if err != nil {
 			return err
@@ -228,16 +229,16 @@ func demo(ctx context.Context) error {
 	}
 
 	// Ann adds Bob to the channel, starts typing to the bot, and writes to it.
-	if _, err := svc.Subscribe(ctx, ann, chat.SubscribeRequest{
+	if _, err := svc.Subscribe(ctx, asAnn, chat.SubscribeRequest{
 		Subscriptions: []chat.ChannelSpec{{Name: "welcome"}},
 		Principals:    &chat.Principals{IDs: []int64{bob.UserID}},
 	}); err != nil {
 		return err
 	}
-	if err := svc.SetTyping(ctx, ann, chat.TypingRequest{Op: "start", To: []int64{greeter.UserID}}); err != nil {
+	if err := svc.SetTyping(ctx, asAnn, chat.TypingRequest{Op: "start", To: []int64{greeter.UserID}}); err != nil {
 		return err
 	}
-	if _, err := svc.SendMessage(ctx, ann, chat.SendMessageRequest{
+	if _, err := svc.SendMessage(ctx, asAnn, chat.SendMessageRequest{
 		Type: "direct", To: &chat.MessageTo{IDs: []int64{greeter.UserID}}, Content: "Hi bot, what do you do?",
 	}); err != nil {
 		return err

@@ -40,7 +40,7 @@ func main() {
 	}
 
 	// Bob, a guest, sees Ann under her placeholder address only.
-	users, err := svc.Users(ctx, bob.UserID, chat.UserQuery{})
+	users, err := svc.Users(ctx, chat.AsUser(bob.UserID), chat.UserQuery{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func main() {
 	}
 
 	// Errors carry the wire code and message; compare with errors.Is.
-	if _, err := svc.CreateUser(ctx, bob.UserID, "eve@acme.example", "password1", "Eve"); err != nil {
+	if _, err := svc.CreateUser(ctx, chat.AsUser(bob.UserID), "eve@acme.example", "password1", "Eve"); err != nil {
 		fmt.Println("a guest creating a user:", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Store is a chat.BlobStore under one directory. It is safe for concurrent
@@ -157,7 +158,7 @@ func (s *Store) Size(_ context.Context, key string) (int64, error) {
 	}
 	fi, err := os.Stat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, chat.ErrNotFound
+		return 0, storage.ErrNotFound
 	}
 	if err != nil {
 		return 0, fmt.Errorf("blobfs: %w", err)
@@ -173,7 +174,7 @@ func (s *Store) Open(_ context.Context, key string) (chat.Blob, error) {
 	}
 	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, chat.ErrNotFound
+		return nil, storage.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("blobfs: %w", err)

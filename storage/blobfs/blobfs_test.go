@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/blobfs"
 )
 
@@ -69,10 +70,10 @@ func TestPutOpenDelete(t *testing.T) {
 	if err := s.Delete(ctx, key); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Open(ctx, key); !errors.Is(err, chat.ErrNotFound) {
+	if _, err := s.Open(ctx, key); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("Open after Delete: %v, want ErrNotFound", err)
 	}
-	if _, err := s.Size(ctx, key); !errors.Is(err, chat.ErrNotFound) {
+	if _, err := s.Size(ctx, key); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("Size after Delete: %v, want ErrNotFound", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "1", "0a", "abcdefghijklmnopqrstuvwx")); !os.IsNotExist(err) {
@@ -126,7 +127,7 @@ func TestBadKeys(t *testing.T) {
 		if _, err := s.Put(ctx, key, bytes.NewReader(nil), 10); err == nil {
 			t.Errorf("Put(%q) succeeded", key)
 		}
-		if _, err := s.Open(ctx, key); err == nil || errors.Is(err, chat.ErrNotFound) {
+		if _, err := s.Open(ctx, key); err == nil || errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("Open(%q) = %v, want a key error", key, err)
 		}
 		if _, err := s.Append(ctx, key, bytes.NewReader(nil), 10); err == nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // channelState holds user groups, channels, subscriptions, folders, user
@@ -12,16 +13,16 @@ import (
 type channelState struct {
 	lastGroupID, lastChannelID, lastFolderID, lastMessageID int64
 
-	groups      map[int64]chat.UserGroup
-	channels    map[int64]chat.Channel
+	groups      map[int64]storage.UserGroup
+	channels    map[int64]storage.Channel
 	channelName map[nameKey]int64
 	// subs is keyed by user, then channel.
-	subs map[int64]map[int64]chat.Subscription
+	subs map[int64]map[int64]storage.Subscription
 	// channelSubs is keyed by channel, then user.
 	channelSubs map[int64]map[int64]bool
-	folders     map[int64]chat.ChannelFolder
-	userTopics  map[topicKey]chat.UserTopic
-	messages    map[int64]chat.MessageRecord
+	folders     map[int64]storage.ChannelFolder
+	userTopics  map[topicKey]storage.UserTopic
+	messages    map[int64]storage.MessageRecord
 	// channelMessages lists each channel's message IDs in increasing order.
 	channelMessages map[int64][]int64
 }
@@ -38,19 +39,19 @@ type topicKey struct {
 
 func newChannelState() channelState {
 	return channelState{
-		groups:          map[int64]chat.UserGroup{},
-		channels:        map[int64]chat.Channel{},
+		groups:          map[int64]storage.UserGroup{},
+		channels:        map[int64]storage.Channel{},
 		channelName:     map[nameKey]int64{},
-		subs:            map[int64]map[int64]chat.Subscription{},
+		subs:            map[int64]map[int64]storage.Subscription{},
 		channelSubs:     map[int64]map[int64]bool{},
-		folders:         map[int64]chat.ChannelFolder{},
-		userTopics:      map[topicKey]chat.UserTopic{},
-		messages:        map[int64]chat.MessageRecord{},
+		folders:         map[int64]storage.ChannelFolder{},
+		userTopics:      map[topicKey]storage.UserTopic{},
+		messages:        map[int64]storage.MessageRecord{},
 		channelMessages: map[int64][]int64{},
 	}
 }
 
-func cloneGroup(g chat.UserGroup) chat.UserGroup {
+func cloneGroup(g storage.UserGroup) storage.UserGroup {
 	g.Members = slices.Clone(g.Members)
 	g.Subgroups = slices.Clone(g.Subgroups)
 	return g
@@ -58,7 +59,7 @@ func cloneGroup(g chat.UserGroup) chat.UserGroup {
 
 // Groups.
 
-func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
+func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -67,12 +68,12 @@ func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
 	for _, g := range gs {
 		k := nameKey{g.RealmID, g.Name}
 		if seen[k] {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 		seen[k] = true
 		for _, old := range c.groups {
 			if old.RealmID == g.RealmID && old.Name == g.Name {
-				return chat.ErrExists
+				return storage.ErrExists
 			}
 		}
 	}
@@ -91,29 +92,29 @@ func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
 	return nil
 }
 
-func (t *tx) UserGroups(realmID int64) ([]chat.UserGroup, error) {
-	out := []chat.UserGroup{}
+func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
+	out := []storage.UserGroup{}
 	for _, g := range t.s.c.groups {
 		if g.RealmID == realmID {
 			out = append(out, cloneGroup(g))
 		}
 	}
-	slices.SortFunc(out, func(a, b chat.UserGroup) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b storage.UserGroup) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
 // Channels.
 
-func (t *tx) CreateChannels(cs []*chat.Channel) error {
+func (t *tx) CreateChannels(cs []*storage.Channel) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	c := &t.s.c
 	seen := map[nameKey]bool{}
 	for _, ch := range cs {
-		k := nameKey{ch.RealmID, chat.ChannelNameKey(ch.Name)}
+		k := nameKey{ch.RealmID, storage.ChannelNameKey(ch.Name)}
 		if _, ok := c.channelName[k]; ok || seen[k] {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 		seen[k] = true
 	}
@@ -126,16 +127,16 @@ func (t *tx) CreateChannels(cs []*chat.Channel) error {
 	return nil
 }
 
-func (t *tx) putChannel(old, ch *chat.Channel) {
+func (t *tx) putChannel(old, ch *storage.Channel) {
 	c := &t.s.c
-	set := func(from, to *chat.Channel) {
+	set := func(from, to *storage.Channel) {
 		if from != nil {
-			delete(c.channelName, nameKey{from.RealmID, chat.ChannelNameKey(from.Name)})
+			delete(c.channelName, nameKey{from.RealmID, storage.ChannelNameKey(from.Name)})
 			delete(c.channels, from.ID)
 		}
 		if to != nil {
 			c.channels[to.ID] = to.Clone()
-			c.channelName[nameKey{to.RealmID, chat.ChannelNameKey(to.Name)}] = to.ID
+			c.channelName[nameKey{to.RealmID, storage.ChannelNameKey(to.Name)}] = to.ID
 		}
 	}
 	ch2 := ch.Clone()
@@ -143,46 +144,46 @@ func (t *tx) putChannel(old, ch *chat.Channel) {
 	t.undo = append(t.undo, func() { set(&ch2, old) })
 }
 
-func (t *tx) Channel(id int64) (chat.Channel, error) {
+func (t *tx) Channel(id int64) (storage.Channel, error) {
 	ch, ok := t.s.c.channels[id]
 	if !ok {
-		return chat.Channel{}, chat.ErrNotFound
+		return storage.Channel{}, storage.ErrNotFound
 	}
 	return ch.Clone(), nil
 }
 
-func (t *tx) ChannelsByName(realmID int64, keys []string) ([]chat.Channel, error) {
-	out := []chat.Channel{}
+func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, error) {
+	out := []storage.Channel{}
 	for _, k := range keys {
-		if id, ok := t.s.c.channelName[nameKey{realmID, k}]; ok && !slices.ContainsFunc(out, func(c chat.Channel) bool { return c.ID == id }) {
+		if id, ok := t.s.c.channelName[nameKey{realmID, k}]; ok && !slices.ContainsFunc(out, func(c storage.Channel) bool { return c.ID == id }) {
 			out = append(out, t.s.c.channels[id].Clone())
 		}
 	}
-	slices.SortFunc(out, func(a, b chat.Channel) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b storage.Channel) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
-func (t *tx) Channels(realmID int64) ([]chat.Channel, error) {
-	out := []chat.Channel{}
+func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
+	out := []storage.Channel{}
 	for _, ch := range t.s.c.channels {
 		if ch.RealmID == realmID {
 			out = append(out, ch.Clone())
 		}
 	}
-	slices.SortFunc(out, func(a, b chat.Channel) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b storage.Channel) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
-func (t *tx) UpdateChannel(ch chat.Channel) error {
+func (t *tx) UpdateChannel(ch storage.Channel) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	old, ok := t.s.c.channels[ch.ID]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
-	if id, ok := t.s.c.channelName[nameKey{ch.RealmID, chat.ChannelNameKey(ch.Name)}]; ok && id != ch.ID {
-		return chat.ErrExists
+	if id, ok := t.s.c.channelName[nameKey{ch.RealmID, storage.ChannelNameKey(ch.Name)}]; ok && id != ch.ID {
+		return storage.ErrExists
 	}
 	t.putChannel(&old, &ch)
 	return nil
@@ -190,7 +191,7 @@ func (t *tx) UpdateChannel(ch chat.Channel) error {
 
 // Subscriptions.
 
-func cloneSub(s chat.Subscription) chat.Subscription {
+func cloneSub(s storage.Subscription) storage.Subscription {
 	for _, p := range []**bool{&s.DesktopNotifications, &s.AudibleNotifications, &s.PushNotifications,
 		&s.EmailNotifications, &s.WildcardMentionsNotify} {
 		if *p != nil {
@@ -202,13 +203,13 @@ func cloneSub(s chat.Subscription) chat.Subscription {
 }
 
 // putSub stores (or, with del, removes) a subscription and logs the undo.
-func (t *tx) putSub(s chat.Subscription, del bool) {
+func (t *tx) putSub(s storage.Subscription, del bool) {
 	c := &t.s.c
 	old, had := c.subs[s.UserID][s.ChannelID]
-	apply := func(s chat.Subscription, present bool) {
+	apply := func(s storage.Subscription, present bool) {
 		if present {
 			if c.subs[s.UserID] == nil {
-				c.subs[s.UserID] = map[int64]chat.Subscription{}
+				c.subs[s.UserID] = map[int64]storage.Subscription{}
 			}
 			if c.channelSubs[s.ChannelID] == nil {
 				c.channelSubs[s.ChannelID] = map[int64]bool{}
@@ -230,7 +231,7 @@ func (t *tx) putSub(s chat.Subscription, del bool) {
 	})
 }
 
-func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
+func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -238,7 +239,7 @@ func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
 	for _, s := range subs {
 		k := [2]int64{s.UserID, s.ChannelID}
 		if _, ok := t.s.c.subs[s.UserID][s.ChannelID]; ok || seen[k] {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 		seen[k] = true
 	}
@@ -248,25 +249,17 @@ func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
 	return nil
 }
 
-func (t *tx) Subscription(userID, channelID int64) (chat.Subscription, error) {
-	s, ok := t.s.c.subs[userID][channelID]
-	if !ok {
-		return chat.Subscription{}, chat.ErrNotFound
-	}
-	return cloneSub(s), nil
-}
-
-func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) {
+func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, error) {
 	ids := slices.Clone(userIDs)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	out := []chat.Subscription{}
+	out := []storage.Subscription{}
 	for _, u := range ids {
 		start := len(out)
 		for _, s := range t.s.c.subs[u] {
 			out = append(out, cloneSub(s))
 		}
-		slices.SortFunc(out[start:], func(a, b chat.Subscription) int { return cmp.Compare(a.ChannelID, b.ChannelID) })
+		slices.SortFunc(out[start:], func(a, b storage.Subscription) int { return cmp.Compare(a.ChannelID, b.ChannelID) })
 	}
 	return out, nil
 }
@@ -287,11 +280,11 @@ func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
 	return out, nil
 }
 
-func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
+func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, error) {
 	ids := slices.Clone(channelIDs)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	out := []chat.Subscription{}
+	out := []storage.Subscription{}
 	for _, ch := range ids {
 		users := make([]int64, 0, len(t.s.c.channelSubs[ch]))
 		for u := range t.s.c.channelSubs[ch] {
@@ -305,12 +298,12 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, erro
 	return out, nil
 }
 
-func (t *tx) UpdateSubscription(s chat.Subscription) error {
+func (t *tx) UpdateSubscription(s storage.Subscription) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, ok := t.s.c.subs[s.UserID][s.ChannelID]; !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	t.putSub(s, false)
 	return nil
@@ -322,7 +315,7 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 	}
 	s, ok := t.s.c.subs[userID][channelID]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	t.putSub(s, true)
 	return nil
@@ -330,7 +323,7 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 
 // Folders.
 
-func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
+func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -343,35 +336,35 @@ func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
 	return nil
 }
 
-func (t *tx) ChannelFolder(id int64) (chat.ChannelFolder, error) {
+func (t *tx) ChannelFolder(id int64) (storage.ChannelFolder, error) {
 	f, ok := t.s.c.folders[id]
 	if !ok {
-		return chat.ChannelFolder{}, chat.ErrNotFound
+		return storage.ChannelFolder{}, storage.ErrNotFound
 	}
 	return f, nil
 }
 
-func (t *tx) ChannelFolders(realmID int64) ([]chat.ChannelFolder, error) {
-	out := []chat.ChannelFolder{}
+func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
+	out := []storage.ChannelFolder{}
 	for _, f := range t.s.c.folders {
 		if f.RealmID == realmID {
 			out = append(out, f)
 		}
 	}
-	slices.SortFunc(out, func(a, b chat.ChannelFolder) int {
+	slices.SortFunc(out, func(a, b storage.ChannelFolder) int {
 		return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
 }
 
-func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
+func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	c := &t.s.c
 	old, ok := c.folders[f.ID]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	c.folders[f.ID] = f
 	t.undo = append(t.undo, func() { c.folders[old.ID] = old })
@@ -380,12 +373,12 @@ func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
 
 // User topics.
 
-func (t *tx) SetUserTopic(ut chat.UserTopic) error {
+func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	c := &t.s.c
-	k := topicKey{ut.UserID, ut.ChannelID, chat.TopicKey(ut.Topic)}
+	k := topicKey{ut.UserID, ut.ChannelID, storage.TopicKey(ut.Topic)}
 	old, had := c.userTopics[k]
 	if ut.VisibilityPolicy == chat.TopicInherit {
 		delete(c.userTopics, k)
@@ -402,39 +395,39 @@ func (t *tx) SetUserTopic(ut chat.UserTopic) error {
 	return nil
 }
 
-func (t *tx) UserTopic(userID, channelID int64, key string) (chat.UserTopic, error) {
+func (t *tx) UserTopic(userID, channelID int64, key string) (storage.UserTopic, error) {
 	ut, ok := t.s.c.userTopics[topicKey{userID, channelID, key}]
 	if !ok {
-		return chat.UserTopic{}, chat.ErrNotFound
+		return storage.UserTopic{}, storage.ErrNotFound
 	}
 	return ut, nil
 }
 
-func (t *tx) UserTopics(userID int64) ([]chat.UserTopic, error) {
-	out := []chat.UserTopic{}
+func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
+	out := []storage.UserTopic{}
 	for k, ut := range t.s.c.userTopics {
 		if k.userID == userID {
 			out = append(out, ut)
 		}
 	}
-	slices.SortFunc(out, func(a, b chat.UserTopic) int {
-		return cmp.Or(cmp.Compare(a.ChannelID, b.ChannelID), cmp.Compare(chat.TopicKey(a.Topic), chat.TopicKey(b.Topic)))
+	slices.SortFunc(out, func(a, b storage.UserTopic) int {
+		return cmp.Or(cmp.Compare(a.ChannelID, b.ChannelID), cmp.Compare(storage.TopicKey(a.Topic), storage.TopicKey(b.Topic)))
 	})
 	return out, nil
 }
 
-func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopic, error) {
+func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
 	c := &t.s.c
-	out := []chat.UserTopic{}
+	out := []storage.UserTopic{}
 	for k, ut := range c.userTopics {
 		if k.channelID == channelID && k.key == key {
 			out = append(out, ut)
 		}
 	}
-	slices.SortFunc(out, func(a, b chat.UserTopic) int { return cmp.Compare(a.UserID, b.UserID) })
+	slices.SortFunc(out, func(a, b storage.UserTopic) int { return cmp.Compare(a.UserID, b.UserID) })
 	for _, ut := range out {
 		k := topicKey{ut.UserID, channelID, key}
 		delete(c.userTopics, k)

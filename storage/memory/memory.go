@@ -15,13 +15,26 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // ErrClosed is returned by transactions started after Close.
 var ErrClosed = errors.New("memory: store is closed")
 
-// Store is an in-memory chat.Store. The zero value is not usable; call New.
+// The backend implements the storage SPI.
+var (
+	_ storage.Store = (*Store)(nil)
+	_ storage.Tx    = (*tx)(nil)
+	// It answers every optional query itself.
+	_ storage.UsersByRoleTx        = (*tx)(nil)
+	_ storage.BotsOwnedByTx        = (*tx)(nil)
+	_ storage.ChannelsByNameTx     = (*tx)(nil)
+	_ storage.SubscriptionColorsTx = (*tx)(nil)
+	_ storage.RealmDomainByNameTx  = (*tx)(nil)
+	_ storage.UserMessageTx        = (*tx)(nil)
+)
+
+// Store is an in-memory storage.Store. The zero value is not usable; call New.
 type Store struct {
 	mu     sync.RWMutex
 	closed bool
@@ -38,10 +51,10 @@ type state struct {
 	lastRealmID int64
 	lastUserID  int64
 
-	realms      map[int64]chat.Realm
+	realms      map[int64]storage.Realm
 	realmByHost map[string]int64
 
-	users       map[int64]chat.UserRecord
+	users       map[int64]storage.UserRecord
 	userByEmail map[emailIndexKey]int64
 	userByKey   map[string]int64
 	// realmUsers lists each realm's user IDs in increasing order.
@@ -53,14 +66,20 @@ type state struct {
 	admin    realmAdminState
 	uploads  uploadState
 	push     pushState
+	// botStorage holds each user's bot storage by key.
+	botStorage map[int64]map[string]string
+	// presence holds each user's presence; lastPresenceID is the greatest
+	// UpdateID given.
+	presence       map[int64]storage.Presence
+	lastPresenceID int64
 }
 
 // New returns an empty store.
 func New() *Store {
 	return &Store{s: state{
-		realms:      map[int64]chat.Realm{},
+		realms:      map[int64]storage.Realm{},
 		realmByHost: map[string]int64{},
-		users:       map[int64]chat.UserRecord{},
+		users:       map[int64]storage.UserRecord{},
 		userByEmail: map[emailIndexKey]int64{},
 		userByKey:   map[string]int64{},
 		realmUsers:  map[int64][]int64{},
@@ -70,11 +89,13 @@ func New() *Store {
 		admin:       newRealmAdminState(),
 		uploads:     newUploadState(),
 		push:        newPushState(),
+		botStorage:  map[int64]map[string]string{},
+		presence:    map[int64]storage.Presence{},
 	}}
 }
 
 // View runs fn with a read-only transaction.
-func (st *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
+func (st *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -91,7 +112,7 @@ func (st *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 
 // Update runs fn with a read-write transaction, undoing its writes when it
 // returns an error or panics.
-func (st *Store) Update(ctx context.Context, fn func(chat.Tx) error) (err error) {
+func (st *Store) Update(ctx context.Context, fn func(storage.Tx) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -143,19 +164,19 @@ func (t *tx) rollback() {
 
 func (t *tx) writable() error {
 	if t.readOnly {
-		return chat.ErrReadOnly
+		return storage.ErrReadOnly
 	}
 	return nil
 }
 
 // Realms.
 
-func (t *tx) CreateRealm(r *chat.Realm) error {
+func (t *tx) CreateRealm(r *storage.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, ok := t.s.realmByHost[r.Host]; ok {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	t.s.lastRealmID++
 	r.ID = t.s.lastRealmID
@@ -164,49 +185,49 @@ func (t *tx) CreateRealm(r *chat.Realm) error {
 	return nil
 }
 
-func (t *tx) Realm(id int64) (chat.Realm, error) {
+func (t *tx) Realm(id int64) (storage.Realm, error) {
 	r, ok := t.s.realms[id]
 	if !ok {
-		return chat.Realm{}, chat.ErrNotFound
+		return storage.Realm{}, storage.ErrNotFound
 	}
 	return r, nil
 }
 
-func (t *tx) RealmByHost(host string) (chat.Realm, error) {
+func (t *tx) RealmByHost(host string) (storage.Realm, error) {
 	id, ok := t.s.realmByHost[host]
 	if !ok {
-		return chat.Realm{}, chat.ErrNotFound
+		return storage.Realm{}, storage.ErrNotFound
 	}
 	return t.s.realms[id], nil
 }
 
-func (t *tx) Realms() ([]chat.Realm, error) {
-	out := make([]chat.Realm, 0, len(t.s.realms))
+func (t *tx) Realms() ([]storage.Realm, error) {
+	out := make([]storage.Realm, 0, len(t.s.realms))
 	for _, r := range t.s.realms {
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b chat.Realm) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b storage.Realm) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
-func (t *tx) UpdateRealm(r chat.Realm) error {
+func (t *tx) UpdateRealm(r storage.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	old, ok := t.s.realms[r.ID]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	if id, ok := t.s.realmByHost[r.Host]; ok && id != r.ID {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	t.putRealm(&old, &r)
 	return nil
 }
 
 // putRealm replaces old (nil for none) with r in the maps and logs the undo.
-func (t *tx) putRealm(old, r *chat.Realm) {
-	set := func(from, to *chat.Realm) {
+func (t *tx) putRealm(old, r *storage.Realm) {
+	set := func(from, to *storage.Realm) {
 		if from != nil {
 			delete(t.s.realmByHost, from.Host)
 			delete(t.s.realms, from.ID)
@@ -223,15 +244,15 @@ func (t *tx) putRealm(old, r *chat.Realm) {
 
 // Users.
 
-func (t *tx) CreateUser(u *chat.UserRecord) error {
+func (t *tx) CreateUser(u *storage.UserRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if _, ok := t.s.userByEmail[emailIndexKey{u.RealmID, chat.EmailKey(u.Email)}]; ok {
-		return chat.ErrExists
+	if _, ok := t.s.userByEmail[emailIndexKey{u.RealmID, storage.EmailKey(u.Email)}]; ok {
+		return storage.ErrExists
 	}
 	if _, ok := t.s.userByKey[u.APIKey]; ok {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	t.s.lastUserID++
 	u.ID = t.s.lastUserID
@@ -246,34 +267,34 @@ func (t *tx) CreateUser(u *chat.UserRecord) error {
 	return nil
 }
 
-func (t *tx) User(id int64) (chat.UserRecord, error) {
+func (t *tx) User(id int64) (storage.UserRecord, error) {
 	u, ok := t.s.users[id]
 	if !ok {
-		return chat.UserRecord{}, chat.ErrNotFound
+		return storage.UserRecord{}, storage.ErrNotFound
 	}
 	return u, nil
 }
 
-func (t *tx) UserByEmail(realmID int64, email string) (chat.UserRecord, error) {
-	id, ok := t.s.userByEmail[emailIndexKey{realmID, chat.EmailKey(email)}]
+func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
+	id, ok := t.s.userByEmail[emailIndexKey{realmID, storage.EmailKey(email)}]
 	if !ok {
-		return chat.UserRecord{}, chat.ErrNotFound
+		return storage.UserRecord{}, storage.ErrNotFound
 	}
 	return t.s.users[id], nil
 }
 
-func (t *tx) UserByAPIKey(key string) (chat.UserRecord, error) {
+func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {
 	id, ok := t.s.userByKey[key]
 	if !ok {
-		return chat.UserRecord{}, chat.ErrNotFound
+		return storage.UserRecord{}, storage.ErrNotFound
 	}
 	return t.s.users[id], nil
 }
 
-func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
+func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 	if ids == nil {
 		all := t.s.realmUsers[realmID]
-		out := make([]chat.UserRecord, len(all))
+		out := make([]storage.UserRecord, len(all))
 		for i, id := range all {
 			out[i] = t.s.users[id]
 		}
@@ -282,7 +303,7 @@ func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
 	sorted := slices.Clone(ids)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
-	out := make([]chat.UserRecord, 0, len(sorted))
+	out := make([]storage.UserRecord, 0, len(sorted))
 	for _, id := range sorted {
 		if u, ok := t.s.users[id]; ok && u.RealmID == realmID {
 			out = append(out, u)
@@ -291,22 +312,22 @@ func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
 	return out, nil
 }
 
-func (t *tx) UsersByRole(realmID int64, role chat.Role) ([]chat.UserRecord, error) {
-	return t.filterUsers(realmID, func(u *chat.UserRecord) bool { return u.Role == role }), nil
+func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {
+	return t.filterUsers(realmID, func(u *storage.UserRecord) bool { return u.Role == role }), nil
 }
 
-func (t *tx) BotsOwnedBy(ownerID int64) ([]chat.UserRecord, error) {
+func (t *tx) BotsOwnedBy(ownerID int64) ([]storage.UserRecord, error) {
 	owner, ok := t.s.users[ownerID]
 	if !ok {
 		return nil, nil
 	}
-	return t.filterUsers(owner.RealmID, func(u *chat.UserRecord) bool {
-		return u.BotType != chat.BotNone && u.BotOwnerID == ownerID
+	return t.filterUsers(owner.RealmID, func(u *storage.UserRecord) bool {
+		return u.BotType != storage.BotNone && u.BotOwnerID == ownerID
 	}), nil
 }
 
-func (t *tx) filterUsers(realmID int64, keep func(*chat.UserRecord) bool) []chat.UserRecord {
-	var out []chat.UserRecord
+func (t *tx) filterUsers(realmID int64, keep func(*storage.UserRecord) bool) []storage.UserRecord {
+	var out []storage.UserRecord
 	for _, id := range t.s.realmUsers[realmID] {
 		if u := t.s.users[id]; keep(&u) {
 			out = append(out, u)
@@ -315,19 +336,19 @@ func (t *tx) filterUsers(realmID int64, keep func(*chat.UserRecord) bool) []chat
 	return out
 }
 
-func (t *tx) UpdateUser(u chat.UserRecord) error {
+func (t *tx) UpdateUser(u storage.UserRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	old, ok := t.s.users[u.ID]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
-	if id, ok := t.s.userByEmail[emailIndexKey{u.RealmID, chat.EmailKey(u.Email)}]; ok && id != u.ID {
-		return chat.ErrExists
+	if id, ok := t.s.userByEmail[emailIndexKey{u.RealmID, storage.EmailKey(u.Email)}]; ok && id != u.ID {
+		return storage.ErrExists
 	}
 	if id, ok := t.s.userByKey[u.APIKey]; ok && id != u.ID {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	if u.RealmID != old.RealmID {
 		return errors.New("memory: a user cannot move between organizations")
@@ -337,16 +358,16 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 }
 
 // putUser replaces old (nil for none) with u in the maps and logs the undo.
-func (t *tx) putUser(old, u *chat.UserRecord) {
-	set := func(from, to *chat.UserRecord) {
+func (t *tx) putUser(old, u *storage.UserRecord) {
+	set := func(from, to *storage.UserRecord) {
 		if from != nil {
-			delete(t.s.userByEmail, emailIndexKey{from.RealmID, chat.EmailKey(from.Email)})
+			delete(t.s.userByEmail, emailIndexKey{from.RealmID, storage.EmailKey(from.Email)})
 			delete(t.s.userByKey, from.APIKey)
 			delete(t.s.users, from.ID)
 		}
 		if to != nil {
 			t.s.users[to.ID] = *to
-			t.s.userByEmail[emailIndexKey{to.RealmID, chat.EmailKey(to.Email)}] = to.ID
+			t.s.userByEmail[emailIndexKey{to.RealmID, storage.EmailKey(to.Email)}] = to.ID
 			t.s.userByKey[to.APIKey] = to.ID
 		}
 	}

@@ -4,37 +4,38 @@ import (
 	"slices"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // messageState holds the users' rows for messages and the reactions; the
 // messages themselves are in channelState.
 type messageState struct {
 	// rows holds each user's flags by message.
-	rows map[int64]map[int64]chat.MessageFlags
+	rows map[int64]map[int64]storage.MessageFlags
 	// userOrder lists each user's message IDs in increasing order.
 	userOrder map[int64][]int64
 	// recipients lists each message's users in increasing order.
 	recipients map[int64][]int64
 	// reactions lists each message's reactions in the order they were
 	// made.
-	reactions map[int64][]chat.Reaction
+	reactions map[int64][]storage.Reaction
 }
 
 func newMessageState() messageState {
 	return messageState{
-		rows:       map[int64]map[int64]chat.MessageFlags{},
+		rows:       map[int64]map[int64]storage.MessageFlags{},
 		userOrder:  map[int64][]int64{},
 		recipients: map[int64][]int64{},
-		reactions:  map[int64][]chat.Reaction{},
+		reactions:  map[int64][]storage.Reaction{},
 	}
 }
 
-func cloneMessage(m chat.MessageRecord) chat.MessageRecord {
+func cloneMessage(m storage.MessageRecord) storage.MessageRecord {
 	m.DirectUserIDs = slices.Clone(m.DirectUserIDs)
 	return m
 }
 
-func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
+func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -60,22 +61,22 @@ func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
 	return nil
 }
 
-func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+func (t *tx) Message(id int64) (storage.MessageRecord, error) {
 	m, ok := t.s.c.messages[id]
 	if !ok {
-		return chat.MessageRecord{}, chat.ErrNotFound
+		return storage.MessageRecord{}, storage.ErrNotFound
 	}
 	return cloneMessage(m), nil
 }
 
-func (t *tx) UpdateMessage(m chat.MessageRecord) error {
+func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	c := &t.s.c
 	old, ok := c.messages[m.ID]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	// The recipient never changes here, so the channel index stays.
 	c.messages[m.ID] = cloneMessage(m)
@@ -87,7 +88,7 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 	out := []int64{}
 	ids := t.s.c.channelMessages[channelID]
 	for i := len(ids) - 1; i >= 0 && len(out) < limit; i-- {
-		if chat.TopicKey(t.s.c.messages[ids[i]].Topic) == key {
+		if storage.TopicKey(t.s.c.messages[ids[i]].Topic) == key {
 			out = append(out, ids[i])
 		}
 	}
@@ -148,7 +149,7 @@ func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 	return 0, nil
 }
 
-func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
+func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -157,23 +158,23 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 	for _, r := range rows {
 		k := [2]int64{r.UserID, r.MessageID}
 		if seen[k] {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 		seen[k] = true
 		if _, ok := ms.rows[r.UserID][r.MessageID]; ok {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 		if _, ok := t.s.c.messages[r.MessageID]; !ok {
-			return chat.ErrNotFound
+			return storage.ErrNotFound
 		}
 		if _, ok := t.s.users[r.UserID]; !ok {
-			return chat.ErrNotFound
+			return storage.ErrNotFound
 		}
 	}
 	for _, r := range rows {
 		u, id, f := r.UserID, r.MessageID, r.Flags
 		if ms.rows[u] == nil {
-			ms.rows[u] = map[int64]chat.MessageFlags{}
+			ms.rows[u] = map[int64]storage.MessageFlags{}
 		}
 		ms.rows[u][id] = f
 		oldOrder, oldRecips := ms.userOrder[u], ms.recipients[id]
@@ -199,24 +200,24 @@ func insertSorted(ids []int64, id int64) []int64 {
 	return slices.Insert(slices.Clone(ids), i, id)
 }
 
-func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
+func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	f, ok := t.s.msgs.rows[userID][messageID]
 	if !ok {
-		return chat.UserMessage{}, chat.ErrNotFound
+		return storage.UserMessage{}, storage.ErrNotFound
 	}
-	return chat.UserMessage{UserID: userID, MessageID: messageID, Flags: f}, nil
+	return storage.UserMessage{UserID: userID, MessageID: messageID, Flags: f}, nil
 }
 
-func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
+func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	ms := &t.s.msgs
-	out := []chat.UserMessage{}
+	out := []storage.UserMessage{}
 	for _, u := range ms.recipients[messageID] {
-		out = append(out, chat.UserMessage{UserID: u, MessageID: messageID, Flags: ms.rows[u][messageID]})
+		out = append(out, storage.UserMessage{UserID: u, MessageID: messageID, Flags: ms.rows[u][messageID]})
 	}
 	return out, nil
 }
 
-func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
+func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
 	c, ms := &t.s.c, &t.s.msgs
 	candidates := ms.userOrder[f.UserID]
 	if f.ChannelHistory && f.ChannelID != 0 {
@@ -236,7 +237,7 @@ func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
 	if found {
 		hi++
 	}
-	out := []chat.MessageRow{}
+	out := []storage.MessageRow{}
 	visit := func(id int64) bool {
 		m, ok := c.messages[id]
 		if !ok || m.RealmID != f.RealmID {
@@ -249,13 +250,16 @@ func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
 		if f.ChannelID != 0 && (m.RecipientType != chat.RecipientChannel || m.ChannelID != f.ChannelID) {
 			return true
 		}
-		if f.TopicKey != nil && (m.RecipientType != chat.RecipientChannel || chat.TopicKey(m.Topic) != *f.TopicKey) {
+		if f.Unread && (!received || flags&storage.FlagRead != 0) || f.Starred && flags&storage.FlagStarred == 0 {
 			return true
 		}
-		if !chat.SearchMatches(f.Search, &m) {
+		if f.TopicKey != nil && (m.RecipientType != chat.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {
 			return true
 		}
-		out = append(out, chat.MessageRow{Message: cloneMessage(m), Flags: flags, Received: received})
+		if !storage.SearchMatches(f.Search, &m) {
+			return true
+		}
+		out = append(out, storage.MessageRow{Message: cloneMessage(m), Flags: flags, Received: received})
 		return f.Limit == 0 || len(out) < f.Limit
 	}
 	if f.Descending {
@@ -268,18 +272,18 @@ func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
 	return out, nil
 }
 
-func (t *tx) CreateReaction(r chat.Reaction) error {
+func (t *tx) CreateReaction(r storage.Reaction) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	ms := &t.s.msgs
 	if _, ok := t.s.c.messages[r.MessageID]; !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	old := ms.reactions[r.MessageID]
 	for _, x := range old {
 		if x.UserID == r.UserID && x.EmojiCode == r.EmojiCode && x.ReactionType == r.ReactionType {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 	}
 	ms.reactions[r.MessageID] = append(slices.Clone(old), r)
@@ -287,29 +291,52 @@ func (t *tx) CreateReaction(r chat.Reaction) error {
 	return nil
 }
 
-func (t *tx) DeleteReaction(r chat.Reaction) error {
+func (t *tx) DeleteReaction(r storage.Reaction) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	ms := &t.s.msgs
 	old := ms.reactions[r.MessageID]
-	i := slices.IndexFunc(old, func(x chat.Reaction) bool {
+	i := slices.IndexFunc(old, func(x storage.Reaction) bool {
 		return x.UserID == r.UserID && x.EmojiCode == r.EmojiCode && x.ReactionType == r.ReactionType
 	})
 	if i < 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	ms.reactions[r.MessageID] = slices.Delete(slices.Clone(old), i, i+1)
 	t.undo = append(t.undo, func() { ms.reactions[r.MessageID] = old })
 	return nil
 }
 
-func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
+func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 	ids := slices.Clone(messageIDs)
 	slices.Sort(ids)
-	out := []chat.Reaction{}
+	out := []storage.Reaction{}
 	for _, id := range slices.Compact(ids) {
 		out = append(out, t.s.msgs.reactions[id]...)
 	}
 	return out, nil
+}
+
+func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	ms := &t.s.msgs
+	ids := slices.Clone(messageIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	changed := []int64{}
+	for _, id := range ids {
+		old, ok := ms.rows[userID][id]
+		if !ok {
+			continue
+		}
+		if now := (old | set) &^ clear; now != old {
+			ms.rows[userID][id] = now
+			changed = append(changed, id)
+			t.undo = append(t.undo, func() { ms.rows[userID][id] = old })
+		}
+	}
+	return changed, nil
 }

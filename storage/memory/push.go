@@ -3,7 +3,7 @@ package memory
 import (
 	"slices"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 type pushTokenKey struct {
@@ -13,28 +13,28 @@ type pushTokenKey struct {
 
 // pushState holds push tokens and client devices.
 type pushState struct {
-	tokens     map[pushTokenKey]chat.PushToken
+	tokens     map[pushTokenKey]storage.PushToken
 	userTokens map[int64][]pushTokenKey // in insertion order
 	lastDevice int64
-	devices    map[int64]chat.Device
+	devices    map[int64]storage.Device
 }
 
 func newPushState() pushState {
 	return pushState{
-		tokens:     map[pushTokenKey]chat.PushToken{},
+		tokens:     map[pushTokenKey]storage.PushToken{},
 		userTokens: map[int64][]pushTokenKey{},
-		devices:    map[int64]chat.Device{},
+		devices:    map[int64]storage.Device{},
 	}
 }
 
-func (t *tx) AddPushToken(pt chat.PushToken) error {
+func (t *tx) AddPushToken(pt storage.PushToken) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	p := &t.s.push
 	k := pushTokenKey{pt.UserID, pt.Kind, pt.Token}
 	if _, ok := p.tokens[k]; ok {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	p.tokens[k] = pt
 	old := p.userTokens[pt.UserID]
@@ -46,9 +46,9 @@ func (t *tx) AddPushToken(pt chat.PushToken) error {
 	return nil
 }
 
-func (t *tx) PushTokens(userID int64) ([]chat.PushToken, error) {
+func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 	keys := t.s.push.userTokens[userID]
-	out := make([]chat.PushToken, len(keys))
+	out := make([]storage.PushToken, len(keys))
 	for i, k := range keys {
 		out[i] = t.s.push.tokens[k]
 	}
@@ -56,12 +56,12 @@ func (t *tx) PushTokens(userID int64) ([]chat.PushToken, error) {
 }
 
 // cloneDevice copies the key, so that no caller aliases stored state.
-func cloneDevice(d chat.Device) chat.Device {
+func cloneDevice(d storage.Device) storage.Device {
 	d.PushKey = slices.Clone(d.PushKey)
 	return d
 }
 
-func (t *tx) CreateDevice(d *chat.Device) error {
+func (t *tx) CreateDevice(d *storage.Device) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -77,33 +77,33 @@ func (t *tx) CreateDevice(d *chat.Device) error {
 	return nil
 }
 
-func (t *tx) Device(id int64) (chat.Device, error) {
+func (t *tx) Device(id int64) (storage.Device, error) {
 	d, ok := t.s.push.devices[id]
 	if !ok {
-		return chat.Device{}, chat.ErrNotFound
+		return storage.Device{}, storage.ErrNotFound
 	}
 	return cloneDevice(d), nil
 }
 
-func (t *tx) Devices(userID int64) ([]chat.Device, error) {
-	out := []chat.Device{}
+func (t *tx) Devices(userID int64) ([]storage.Device, error) {
+	out := []storage.Device{}
 	for _, d := range t.s.push.devices {
 		if d.UserID == userID {
 			out = append(out, cloneDevice(d))
 		}
 	}
-	slices.SortFunc(out, func(a, b chat.Device) int { return int(a.ID - b.ID) })
+	slices.SortFunc(out, func(a, b storage.Device) int { return int(a.ID - b.ID) })
 	return out, nil
 }
 
-func (t *tx) UpdateDevice(d chat.Device) error {
+func (t *tx) UpdateDevice(d storage.Device) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	p := &t.s.push
 	old, ok := p.devices[d.ID]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	p.devices[d.ID] = cloneDevice(d)
 	t.undo = append(t.undo, func() { p.devices[d.ID] = old })
@@ -117,7 +117,7 @@ func (t *tx) DeleteDevice(id int64) error {
 	p := &t.s.push
 	old, ok := p.devices[id]
 	if !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	delete(p.devices, id)
 	t.undo = append(t.undo, func() { p.devices[id] = old })

@@ -3,31 +3,31 @@ package memory
 import (
 	"slices"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // realmAdminState holds linkifiers and allowed email domains.
 type realmAdminState struct {
 	lastLinkifierID int64
 	// linkifiers lists each realm's linkifiers by Order, then ID.
-	linkifiers map[int64][]chat.LinkifierRecord
+	linkifiers map[int64][]storage.LinkifierRecord
 
 	lastDomainID int64
 	// domains lists each realm's allowed domains by ID.
-	domains map[int64][]chat.RealmDomain
+	domains map[int64][]storage.RealmDomain
 }
 
 func newRealmAdminState() realmAdminState {
 	return realmAdminState{
-		linkifiers: map[int64][]chat.LinkifierRecord{},
-		domains:    map[int64][]chat.RealmDomain{},
+		linkifiers: map[int64][]storage.LinkifierRecord{},
+		domains:    map[int64][]storage.RealmDomain{},
 	}
 }
 
 // setLinkifiers replaces a realm's list and logs the undo. Lists are never
 // changed in place, so the old one stays valid for the undo and for
 // copies handed out earlier.
-func (t *tx) setLinkifiers(realmID int64, list []chat.LinkifierRecord) {
+func (t *tx) setLinkifiers(realmID int64, list []storage.LinkifierRecord) {
 	old, had := t.s.admin.linkifiers[realmID]
 	t.s.admin.linkifiers[realmID] = list
 	t.undo = append(t.undo, func() {
@@ -39,7 +39,7 @@ func (t *tx) setLinkifiers(realmID int64, list []chat.LinkifierRecord) {
 	})
 }
 
-func cloneLinkifier(l chat.LinkifierRecord) chat.LinkifierRecord {
+func cloneLinkifier(l storage.LinkifierRecord) storage.LinkifierRecord {
 	if l.ExampleInput != nil {
 		v := *l.ExampleInput
 		l.ExampleInput = &v
@@ -55,8 +55,8 @@ func cloneLinkifier(l chat.LinkifierRecord) chat.LinkifierRecord {
 	return l
 }
 
-func sortLinkifiers(list []chat.LinkifierRecord) {
-	slices.SortStableFunc(list, func(a, b chat.LinkifierRecord) int {
+func sortLinkifiers(list []storage.LinkifierRecord) {
+	slices.SortStableFunc(list, func(a, b storage.LinkifierRecord) int {
 		if a.Order != b.Order {
 			if a.Order < b.Order {
 				return -1
@@ -72,17 +72,17 @@ func sortLinkifiers(list []chat.LinkifierRecord) {
 	})
 }
 
-func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
+func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, ok := t.s.realms[l.RealmID]; !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	list := t.s.admin.linkifiers[l.RealmID]
 	for _, o := range list {
 		if o.Pattern == l.Pattern {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 	}
 	t.s.admin.lastLinkifierID++
@@ -94,27 +94,27 @@ func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
 	return nil
 }
 
-func (t *tx) Linkifiers(realmID int64) ([]chat.LinkifierRecord, error) {
+func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
 	list := t.s.admin.linkifiers[realmID]
-	out := make([]chat.LinkifierRecord, len(list))
+	out := make([]storage.LinkifierRecord, len(list))
 	for i, l := range list {
 		out[i] = cloneLinkifier(l)
 	}
 	return out, nil
 }
 
-func (t *tx) UpdateLinkifier(l chat.LinkifierRecord) error {
+func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	list := t.s.admin.linkifiers[l.RealmID]
-	i := slices.IndexFunc(list, func(o chat.LinkifierRecord) bool { return o.ID == l.ID })
+	i := slices.IndexFunc(list, func(o storage.LinkifierRecord) bool { return o.ID == l.ID })
 	if i < 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	for _, o := range list {
 		if o.ID != l.ID && o.Pattern == l.Pattern {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 	}
 	next := slices.Clone(list)
@@ -129,9 +129,9 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 		return err
 	}
 	list := t.s.admin.linkifiers[realmID]
-	i := slices.IndexFunc(list, func(o chat.LinkifierRecord) bool { return o.ID == id })
+	i := slices.IndexFunc(list, func(o storage.LinkifierRecord) bool { return o.ID == id })
 	if i < 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	t.setLinkifiers(realmID, slices.Delete(slices.Clone(list), i, i+1))
 	return nil
@@ -139,7 +139,7 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 
 // setDomains replaces a realm's domain list and logs the undo; lists are
 // never changed in place.
-func (t *tx) setDomains(realmID int64, list []chat.RealmDomain) {
+func (t *tx) setDomains(realmID int64, list []storage.RealmDomain) {
 	old, had := t.s.admin.domains[realmID]
 	t.s.admin.domains[realmID] = list
 	t.undo = append(t.undo, func() {
@@ -151,17 +151,17 @@ func (t *tx) setDomains(realmID int64, list []chat.RealmDomain) {
 	})
 }
 
-func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
+func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, ok := t.s.realms[d.RealmID]; !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	list := t.s.admin.domains[d.RealmID]
 	for _, o := range list {
 		if o.Domain == d.Domain {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 	}
 	t.s.admin.lastDomainID++
@@ -171,31 +171,31 @@ func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
 	return nil
 }
 
-func (t *tx) RealmDomains(realmID int64) ([]chat.RealmDomain, error) {
+func (t *tx) RealmDomains(realmID int64) ([]storage.RealmDomain, error) {
 	out := slices.Clone(t.s.admin.domains[realmID])
 	if out == nil {
-		out = []chat.RealmDomain{}
+		out = []storage.RealmDomain{}
 	}
 	return out, nil
 }
 
-func (t *tx) RealmDomain(realmID int64, domain string) (chat.RealmDomain, error) {
+func (t *tx) RealmDomain(realmID int64, domain string) (storage.RealmDomain, error) {
 	for _, d := range t.s.admin.domains[realmID] {
 		if d.Domain == domain {
 			return d, nil
 		}
 	}
-	return chat.RealmDomain{}, chat.ErrNotFound
+	return storage.RealmDomain{}, storage.ErrNotFound
 }
 
-func (t *tx) UpdateRealmDomain(d chat.RealmDomain) error {
+func (t *tx) UpdateRealmDomain(d storage.RealmDomain) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	list := t.s.admin.domains[d.RealmID]
-	i := slices.IndexFunc(list, func(o chat.RealmDomain) bool { return o.ID == d.ID })
+	i := slices.IndexFunc(list, func(o storage.RealmDomain) bool { return o.ID == d.ID })
 	if i < 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	next := slices.Clone(list)
 	next[i].AllowSubdomains = d.AllowSubdomains
@@ -208,9 +208,9 @@ func (t *tx) DeleteRealmDomain(realmID, id int64) error {
 		return err
 	}
 	list := t.s.admin.domains[realmID]
-	i := slices.IndexFunc(list, func(o chat.RealmDomain) bool { return o.ID == id })
+	i := slices.IndexFunc(list, func(o storage.RealmDomain) bool { return o.ID == id })
 	if i < 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	t.setDomains(realmID, slices.Delete(slices.Clone(list), i, i+1))
 	return nil

@@ -1,15 +1,16 @@
 package memory
 
 import (
+	"cmp"
 	"slices"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // uploadState holds the attachment records.
 type uploadState struct {
 	lastID      int64
-	attachments map[int64]chat.Attachment
+	attachments map[int64]storage.Attachment
 	byPath      map[string]int64
 	// messages lists the IDs of the messages linking each attachment, in
 	// increasing order.
@@ -20,20 +21,20 @@ type uploadState struct {
 
 func newUploadState() uploadState {
 	return uploadState{
-		attachments: map[int64]chat.Attachment{},
+		attachments: map[int64]storage.Attachment{},
 		byPath:      map[string]int64{},
 		messages:    map[int64][]int64{},
 		used:        map[int64]int64{},
 	}
 }
 
-func (t *tx) CreateAttachment(a *chat.Attachment) error {
+func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	u := &t.s.uploads
 	if _, ok := u.byPath[a.PathID]; ok {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	u.lastID++
 	a.ID = u.lastID
@@ -50,14 +51,14 @@ func (t *tx) CreateAttachment(a *chat.Attachment) error {
 	return nil
 }
 
-func (t *tx) AttachmentByPath(realmID int64, pathID string) (chat.Attachment, error) {
+func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
 	id, ok := t.s.uploads.byPath[pathID]
 	if !ok {
-		return chat.Attachment{}, chat.ErrNotFound
+		return storage.Attachment{}, storage.ErrNotFound
 	}
 	a := t.s.uploads.attachments[id]
 	if a.RealmID != realmID {
-		return chat.Attachment{}, chat.ErrNotFound
+		return storage.Attachment{}, storage.ErrNotFound
 	}
 	return a, nil
 }
@@ -72,7 +73,7 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 	}
 	u := &t.s.uploads
 	if _, ok := u.attachments[attachmentID]; !ok {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	old := u.messages[attachmentID]
 	i, found := slices.BinarySearch(old, messageID)
@@ -92,4 +93,40 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 
 func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 	return slices.Clone(t.s.uploads.messages[attachmentID]), nil
+}
+
+func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
+	out := []storage.Attachment{}
+	for _, a := range t.s.uploads.attachments {
+		if a.OwnerID == ownerID {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b storage.Attachment) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (t *tx) DeleteAttachment(id int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	u := &t.s.uploads
+	a, ok := u.attachments[id]
+	if !ok {
+		return storage.ErrNotFound
+	}
+	links, linked := u.messages[id]
+	delete(u.attachments, id)
+	delete(u.byPath, a.PathID)
+	delete(u.messages, id)
+	u.used[a.RealmID] -= a.Size
+	t.undo = append(t.undo, func() {
+		u.attachments[id] = a
+		u.byPath[a.PathID] = id
+		if linked {
+			u.messages[id] = links
+		}
+		u.used[a.RealmID] += a.Size
+	})
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Groups, channels, subscriptions, folders and users' topic policies
@@ -13,7 +14,7 @@ import (
 
 // insertIDs runs an INSERT ... RETURNING id once per row of args, in one
 // round trip, guarded so that a unique violation stores none of the rows
-// and is chat.ErrExists. set receives each new ID in order.
+// and is storage.ErrExists. set receives each new ID in order.
 func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
 	if len(args) == 0 {
 		return t.writable()
@@ -46,7 +47,7 @@ func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) e
 
 // Groups.
 
-func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
+func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 	args := make([][]any, len(gs))
 	for i, g := range gs {
 		created, err := toNanos(g.DateCreated)
@@ -61,12 +62,12 @@ func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
 		RETURNING id`, args, func(i int, id int64) { gs[i].ID = id })
 }
 
-func (t *tx) UserGroups(realmID int64) ([]chat.UserGroup, error) {
+func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
 	return list(t, "UserGroups", `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
 		deactivated, members, subgroups FROM user_groups WHERE realm_id = $1 ORDER BY id`,
-		func(row pgx.Row) (chat.UserGroup, error) {
+		func(row pgx.Row) (storage.UserGroup, error) {
 			var (
-				g       chat.UserGroup
+				g       storage.UserGroup
 				created int64
 			)
 			err := row.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &g.IsSystem, &g.CreatorID, &created,
@@ -83,19 +84,19 @@ const selectChannel = `SELECT id, realm_id, name, description, rendered_descript
 	folder_id, first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
 	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
 
-func groupSettingText(v chat.GroupSetting) string {
+func groupSettingText(v storage.GroupSetting) string {
 	b, _ := v.MarshalJSON()
 	return string(b)
 }
 
 // channelArgs returns the column values of c from name on, with name_key
 // after name.
-func channelArgs(c *chat.Channel) ([]any, error) {
+func channelArgs(c *storage.Channel) ([]any, error) {
 	created, err := toNanos(c.DateCreated)
 	if err != nil {
 		return nil, err
 	}
-	return []any{c.Name, chat.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
+	return []any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
 		c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers, c.IsDefault,
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, c.IsArchived,
 		groupSettingText(c.CanAddSubscribersGroup), groupSettingText(c.CanRemoveSubscribersGroup),
@@ -104,9 +105,9 @@ func channelArgs(c *chat.Channel) ([]any, error) {
 		groupSettingText(c.CanSubscribeGroup)}, nil
 }
 
-func scanChannel(row pgx.Row) (chat.Channel, error) {
+func scanChannel(row pgx.Row) (storage.Channel, error) {
 	var (
-		c                                             chat.Channel
+		c                                             storage.Channel
 		created, retain                               int64
 		policy                                        string
 		add, remove, admin, delAny, delOwn, send, sub string
@@ -119,14 +120,14 @@ func scanChannel(row pgx.Row) (chat.Channel, error) {
 	}
 	c.DateCreated = fromNanos(created)
 	c.MessageRetentionDays = int(retain)
-	c.TopicsPolicy = chat.TopicsPolicy(policy)
+	c.TopicsPolicy = storage.TopicsPolicy(policy)
 	for _, f := range []struct {
 		text string
-		dst  *chat.GroupSetting
+		dst  *storage.GroupSetting
 	}{{add, &c.CanAddSubscribersGroup}, {remove, &c.CanRemoveSubscribersGroup}, {admin, &c.CanAdministerChannelGroup},
 		{delAny, &c.CanDeleteAnyMessageGroup}, {delOwn, &c.CanDeleteOwnMessageGroup}, {send, &c.CanSendMessageGroup},
 		{sub, &c.CanSubscribeGroup}} {
-		v, err := chat.ParseGroupSetting("value", []byte(f.text))
+		v, err := storage.ParseGroupSetting("value", []byte(f.text))
 		if err != nil {
 			return c, err
 		}
@@ -135,7 +136,7 @@ func scanChannel(row pgx.Row) (chat.Channel, error) {
 	return c, nil
 }
 
-func (t *tx) CreateChannels(cs []*chat.Channel) error {
+func (t *tx) CreateChannels(cs []*storage.Channel) error {
 	args := make([][]any, len(cs))
 	for i, c := range cs {
 		a, err := channelArgs(c)
@@ -152,20 +153,20 @@ func (t *tx) CreateChannels(cs []*chat.Channel) error {
 		$21, $22, $23) RETURNING id`, args, func(i int, id int64) { cs[i].ID = id })
 }
 
-func (t *tx) Channel(id int64) (chat.Channel, error) {
+func (t *tx) Channel(id int64) (storage.Channel, error) {
 	return one(t, "Channel", selectChannel+`WHERE id = $1`, scanChannel, id)
 }
 
-func (t *tx) ChannelsByName(realmID int64, keys []string) ([]chat.Channel, error) {
+func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, error) {
 	return list(t, "ChannelsByName", selectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
 		scanChannel, realmID, orEmpty(keys))
 }
 
-func (t *tx) Channels(realmID int64) ([]chat.Channel, error) {
+func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
 	return list(t, "Channels", selectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
 }
 
-func (t *tx) UpdateChannel(c chat.Channel) error {
+func (t *tx) UpdateChannel(c storage.Channel) error {
 	args, err := channelArgs(&c)
 	if err != nil {
 		return err
@@ -185,8 +186,8 @@ func (t *tx) UpdateChannel(c chat.Channel) error {
 const selectSub = `SELECT user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email,
 	wildcard FROM subscriptions `
 
-func scanSub(row pgx.Row) (chat.Subscription, error) {
-	var s chat.Subscription
+func scanSub(row pgx.Row) (storage.Subscription, error) {
+	var s storage.Subscription
 	err := row.Scan(&s.UserID, &s.ChannelID, &s.Color, &s.IsMuted, &s.PinToTop, &s.DesktopNotifications,
 		&s.AudibleNotifications, &s.PushNotifications, &s.EmailNotifications, &s.WildcardMentionsNotify)
 	return s, err
@@ -195,7 +196,7 @@ func scanSub(row pgx.Row) (chat.Subscription, error) {
 // CreateSubscriptions inserts every row with one statement, the rows
 // travelling as one array per column; NULL elements of the boolean arrays
 // are the settings that follow the user's defaults.
-func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
+func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	if len(subs) == 0 {
 		return t.writable()
 	}
@@ -221,13 +222,9 @@ func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
 	})
 }
 
-func (t *tx) Subscription(userID, channelID int64) (chat.Subscription, error) {
-	return one(t, "Subscription", selectSub+`WHERE user_id = $1 AND channel_id = $2`, scanSub, userID, channelID)
-}
-
-func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) {
+func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, error) {
 	if len(userIDs) == 0 {
-		return []chat.Subscription{}, nil
+		return []storage.Subscription{}, nil
 	}
 	return list(t, "SubscriptionsOfUsers", selectSub+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
 		scanSub, userIDs)
@@ -255,15 +252,15 @@ type userColor struct {
 	color  string
 }
 
-func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
+func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, error) {
 	if len(channelIDs) == 0 {
-		return []chat.Subscription{}, nil
+		return []storage.Subscription{}, nil
 	}
 	return list(t, "ChannelSubscriptions", selectSub+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
 		scanSub, channelIDs)
 }
 
-func (t *tx) UpdateSubscription(s chat.Subscription) error {
+func (t *tx) UpdateSubscription(s storage.Subscription) error {
 	return t.execOne("UpdateSubscription", `UPDATE subscriptions SET color = $1, is_muted = $2, pin_to_top = $3,
 		desktop = $4, audible = $5, push = $6, email = $7, wildcard = $8 WHERE user_id = $9 AND channel_id = $10`,
 		s.Color, s.IsMuted, s.PinToTop, s.DesktopNotifications, s.AudibleNotifications, s.PushNotifications,
@@ -280,9 +277,9 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id,
 	date_created, is_archived, ord FROM channel_folders `
 
-func scanFolder(row pgx.Row) (chat.ChannelFolder, error) {
+func scanFolder(row pgx.Row) (storage.ChannelFolder, error) {
 	var (
-		f       chat.ChannelFolder
+		f       storage.ChannelFolder
 		created int64
 	)
 	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
@@ -291,7 +288,7 @@ func scanFolder(row pgx.Row) (chat.ChannelFolder, error) {
 	return f, err
 }
 
-func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
+func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 	created, err := toNanos(f.DateCreated)
 	if err != nil {
 		return err
@@ -307,15 +304,15 @@ func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
 	return nil
 }
 
-func (t *tx) ChannelFolder(id int64) (chat.ChannelFolder, error) {
+func (t *tx) ChannelFolder(id int64) (storage.ChannelFolder, error) {
 	return one(t, "ChannelFolder", selectFolder+`WHERE id = $1`, scanFolder, id)
 }
 
-func (t *tx) ChannelFolders(realmID int64) ([]chat.ChannelFolder, error) {
+func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
 	return list(t, "ChannelFolders", selectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
 }
 
-func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
+func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 	created, err := toNanos(f.DateCreated)
 	if err != nil {
 		return err
@@ -329,9 +326,9 @@ func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
 
 const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
 
-func scanUserTopic(row pgx.Row) (chat.UserTopic, error) {
+func scanUserTopic(row pgx.Row) (storage.UserTopic, error) {
 	var (
-		ut              chat.UserTopic
+		ut              storage.UserTopic
 		policy, updated int64
 	)
 	err := row.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
@@ -339,8 +336,8 @@ func scanUserTopic(row pgx.Row) (chat.UserTopic, error) {
 	return ut, err
 }
 
-func (t *tx) SetUserTopic(ut chat.UserTopic) error {
-	key := chat.TopicKey(ut.Topic)
+func (t *tx) SetUserTopic(ut storage.UserTopic) error {
+	key := storage.TopicKey(ut.Topic)
 	if ut.VisibilityPolicy == chat.TopicInherit {
 		_, err := t.exec("SetUserTopic", `DELETE FROM user_topics WHERE user_id = $1 AND channel_id = $2
 			AND topic_key = $3`, ut.UserID, ut.ChannelID, key)
@@ -358,18 +355,18 @@ func (t *tx) SetUserTopic(ut chat.UserTopic) error {
 	return err
 }
 
-func (t *tx) UserTopic(userID, channelID int64, key string) (chat.UserTopic, error) {
+func (t *tx) UserTopic(userID, channelID int64, key string) (storage.UserTopic, error) {
 	return one(t, "UserTopic", selectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
 		scanUserTopic, userID, channelID, key)
 }
 
-func (t *tx) UserTopics(userID int64) ([]chat.UserTopic, error) {
+func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
 	return list(t, "UserTopics", selectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
 		scanUserTopic, userID)
 }
 
 // DeleteTopicUserTopics deletes and returns the rows with one statement.
-func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopic, error) {
+func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}

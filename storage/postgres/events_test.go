@@ -13,6 +13,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/internal/pgtest"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/postgres"
 )
 
@@ -172,7 +173,7 @@ func TestEventsSameBytesAsLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "hal@example.com", FullName: "Hal Hidden",
-		EmailVisibility: chat.EmailVisibleNobody})
+		EmailVisibility: storage.EmailVisibleNobody})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,41 +204,41 @@ func TestEventsSameBytesAsLocal(t *testing.T) {
 		}
 	}
 
-	if _, err := svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "crossing"}},
+	if _, err := svc.Subscribe(ctx, chat.AsUser(owner), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "crossing"}},
 		Principals: &chat.Principals{IDs: []int64{owner, hal}}}); err != nil {
 		t.Fatal(err)
 	}
-	subs, err := svc.Subscriptions(ctx, owner, false)
+	subs, err := svc.Subscriptions(ctx, chat.AsUser(owner), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	channel, empty, big := subs[0].StreamID, "", strings.Repeat("<é&> ", 2000)
-	first, err := svc.SendMessage(ctx, owner, chat.SendMessageRequest{Type: "channel", To: &chat.MessageTo{IDs: []int64{channel}},
+	first, err := svc.SendMessage(ctx, chat.AsUser(owner), chat.SendMessageRequest{Type: "channel", To: &chat.MessageTo{IDs: []int64{channel}},
 		Topic: &empty, Content: "**Hi** @**Hal Hidden** <&>", Client: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// This one travels through the outbox.
-	if _, err := svc.SendMessage(ctx, hal, chat.SendMessageRequest{Type: "channel", To: &chat.MessageTo{IDs: []int64{channel}},
+	if _, err := svc.SendMessage(ctx, chat.AsUser(hal), chat.SendMessageRequest{Type: "channel", To: &chat.MessageTo{IDs: []int64{channel}},
 		Topic: &empty, Content: big, Client: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	dm, err := svc.SendMessage(ctx, hal, chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: []int64{owner}},
+	dm, err := svc.SendMessage(ctx, chat.AsUser(hal), chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: []int64{owner}},
 		Content: "just _us_", Client: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	edited := "edited **now**"
-	if err := svc.EditMessage(ctx, owner, first, &edited); err != nil {
+	if err := svc.EditMessage(ctx, chat.AsUser(owner), first, &edited); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.SetTyping(ctx, hal, chat.TypingRequest{Type: "channel", Op: "start", StreamID: &channel, Topic: &empty}); err != nil {
+	if err := svc.SetTyping(ctx, chat.AsUser(hal), chat.TypingRequest{Type: "channel", Op: "start", StreamID: &channel, Topic: &empty}); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.DeleteMessage(ctx, hal, dm); err != nil {
+	if err := svc.DeleteMessage(ctx, chat.AsUser(hal), dm); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.DeleteTopic(ctx, owner, channel, empty); err != nil {
+	if _, err := svc.DeleteTopic(ctx, chat.AsUser(owner), channel, empty); err != nil {
 		t.Fatal(err)
 	}
 

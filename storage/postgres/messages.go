@@ -3,28 +3,28 @@ package postgres
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Messages, the users' rows for them, and reactions. The rows of all the
 // recipients of a message go in one INSERT ... SELECT FROM unnest;
 // FindMessages is one query whatever the narrow's backend part.
 //
-// Search matches the words of chat.SearchWords, which the Go code computes
+// Search matches the words of storage.SearchWords, which the Go code computes
 // and stores with each message (search_words, a text array under a GIN
 // index): a message matches when its words contain all the words searched,
-// exactly as chat.SearchMatches decides.
+// exactly as storage.SearchMatches decides.
 
 const messageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
 	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
 
 // scanMessage reads the messageColumns, then extra destinations.
-func scanMessage(row pgx.Row, m *chat.MessageRecord, extra ...any) error {
+func scanMessage(row pgx.Row, m *storage.MessageRecord, extra ...any) error {
 	var (
 		rt, sent, edited int64
 		users            []int64
@@ -47,7 +47,7 @@ func scanMessage(row pgx.Row, m *chat.MessageRecord, extra ...any) error {
 // message may be one long word.
 const maxIndexedWord = 64
 
-// indexWord returns the search_words form of a word of chat.SearchWords:
+// indexWord returns the search_words form of a word of storage.SearchWords:
 // the word, or for a long one "#" and the hex SHA-256 of it, which no word
 // can equal since words are letters and digits.
 func indexWord(w string) string {
@@ -70,13 +70,13 @@ func indexWords(words []string) []string {
 // searchWords returns the search_words of a message: the distinct words of
 // its topic and content. The space between them keeps a word from running
 // from one into the other.
-func searchWords(m *chat.MessageRecord) []string {
-	return indexWords(chat.SearchWords(m.Topic + " " + m.Content))
+func searchWords(m *storage.MessageRecord) []string {
+	return indexWords(storage.SearchWords(m.Topic + " " + m.Content))
 }
 
 // CreateMessages inserts the messages in one round trip. Messages have no
 // uniqueness rule to break, so the batch is not guarded.
-func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
+func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	args := make([][]any, len(ms))
 	for i, m := range ms {
 		sent, err := toNanos(m.DateSent)
@@ -88,7 +88,7 @@ func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
 			return err
 		}
 		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, orEmpty(m.DirectUserIDs),
-			m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, m.HasLink,
+			m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, m.HasLink,
 			m.HasImage, m.HasAttachment, searchWords(m)}
 	}
 	return t.batchIDs("CreateMessages", `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
@@ -98,16 +98,16 @@ func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
 		func(i int, id int64) { ms[i].ID = id })
 }
 
-func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+func (t *tx) Message(id int64) (storage.MessageRecord, error) {
 	return one(t, "Message", `SELECT `+messageColumns+` FROM messages AS m WHERE m.id = $1`,
-		func(row pgx.Row) (chat.MessageRecord, error) {
-			var m chat.MessageRecord
+		func(row pgx.Row) (storage.MessageRecord, error) {
+			var m storage.MessageRecord
 			err := scanMessage(row, &m)
 			return m, err
 		}, id)
 }
 
-func (t *tx) UpdateMessage(m chat.MessageRecord) error {
+func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 	edited, err := toNanos(m.EditedAt)
 	if err != nil {
 		return err
@@ -115,7 +115,7 @@ func (t *tx) UpdateMessage(m chat.MessageRecord) error {
 	return t.execOne("UpdateMessage", `UPDATE messages SET topic = $1, topic_key = $2, content = $3,
 		rendered_content = $4, edited_at = $5, has_link = $6, has_image = $7, has_attachment = $8,
 		search_words = $9 WHERE id = $10`,
-		m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, m.HasLink, m.HasImage,
+		m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, m.HasLink, m.HasImage,
 		m.HasAttachment, searchWords(&m), m.ID)
 }
 
@@ -140,12 +140,12 @@ func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 }
 
 // CreateUserMessages inserts the rows with one statement, which inserts
-// none when any of them exists already: then it is chat.ErrExists and the
+// none when any of them exists already: then it is storage.ErrExists and the
 // transaction goes on, without the round trips of a savepoint. Should a
 // concurrent transaction insert one of the rows after this one's snapshot,
 // the unique index makes PostgreSQL report a serialization failure (the
 // statement read those keys), and Update runs fn again.
-func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
+func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	if err := t.writable(); err != nil || len(rows) == 0 {
 		return err
 	}
@@ -154,7 +154,7 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 	for i, r := range rows {
 		k := [2]int64{r.UserID, r.MessageID}
 		if seen[k] {
-			return chat.ErrExists
+			return storage.ErrExists
 		}
 		seen[k] = true
 		users[i], messages[i], flags[i] = r.UserID, r.MessageID, int64(r.Flags)
@@ -168,33 +168,33 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	return nil
 }
 
-func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
+func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	return one(t, "UserMessage", `SELECT flags FROM user_messages WHERE user_id = $1 AND message_id = $2`,
-		func(row pgx.Row) (chat.UserMessage, error) {
+		func(row pgx.Row) (storage.UserMessage, error) {
 			var flags int64
 			err := row.Scan(&flags)
-			return chat.UserMessage{UserID: userID, MessageID: messageID, Flags: chat.MessageFlags(flags)}, err
+			return storage.UserMessage{UserID: userID, MessageID: messageID, Flags: storage.MessageFlags(flags)}, err
 		}, userID, messageID)
 }
 
-func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
+func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	return list(t, "MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = $1
-		ORDER BY user_id`, func(row pgx.Row) (chat.UserMessage, error) {
-		r := chat.UserMessage{MessageID: messageID}
+		ORDER BY user_id`, func(row pgx.Row) (storage.UserMessage, error) {
+		r := storage.UserMessage{MessageID: messageID}
 		var flags int64
 		err := row.Scan(&r.UserID, &flags)
-		r.Flags = chat.MessageFlags(flags)
+		r.Flags = storage.MessageFlags(flags)
 		return r, err
 	}, messageID)
 }
 
 // FindMessages builds one statement from the filter's set fields.
-func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
+func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
 	var q strings.Builder
 	var args []any
 	arg := func(v any) string {
@@ -224,6 +224,12 @@ func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
 		}
 		order = "um.message_id"
 	}
+	if f.Unread {
+		q.WriteString(` AND um.user_id IS NOT NULL AND um.flags & 1 = 0`)
+	}
+	if f.Starred {
+		q.WriteString(` AND um.flags & 2 != 0`)
+	}
 	if f.TopicKey != nil {
 		q.WriteString(` AND m.topic_key = ` + arg(*f.TopicKey) + ` AND m.recipient_type = 1`)
 	}
@@ -240,20 +246,20 @@ func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
 	if f.Limit > 0 {
 		q.WriteString(` LIMIT ` + arg(int64(f.Limit)))
 	}
-	return list(t, "FindMessages", q.String(), func(row pgx.Row) (chat.MessageRow, error) {
+	return list(t, "FindMessages", q.String(), func(row pgx.Row) (storage.MessageRow, error) {
 		var (
-			r     chat.MessageRow
+			r     storage.MessageRow
 			flags int64
 		)
 		err := scanMessage(row, &r.Message, &flags, &r.Received)
-		r.Flags = chat.MessageFlags(flags)
+		r.Flags = storage.MessageFlags(flags)
 		return r, err
 	}, args...)
 }
 
 // CreateReaction relies on the unique index: a reaction that exists
-// already inserts nothing, which is chat.ErrExists.
-func (t *tx) CreateReaction(r chat.Reaction) error {
+// already inserts nothing, which is storage.ErrExists.
+func (t *tx) CreateReaction(r storage.Reaction) error {
 	tag, err := t.exec("CreateReaction", `INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code,
 		reaction_type) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
 		r.MessageID, r.UserID, r.EmojiName, r.EmojiCode, string(r.ReactionType))
@@ -261,28 +267,50 @@ func (t *tx) CreateReaction(r chat.Reaction) error {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	return nil
 }
 
-func (t *tx) DeleteReaction(r chat.Reaction) error {
+func (t *tx) DeleteReaction(r storage.Reaction) error {
 	return t.execOne("DeleteReaction", `DELETE FROM reactions WHERE message_id = $1 AND user_id = $2
 		AND emoji_code = $3 AND reaction_type = $4`, r.MessageID, r.UserID, r.EmojiCode, string(r.ReactionType))
 }
 
-func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
+func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 	if len(messageIDs) == 0 {
-		return []chat.Reaction{}, nil
+		return []storage.Reaction{}, nil
 	}
 	return list(t, "Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id = ANY($1) ORDER BY message_id, id`, func(row pgx.Row) (chat.Reaction, error) {
+		WHERE message_id = ANY($1) ORDER BY message_id, id`, func(row pgx.Row) (storage.Reaction, error) {
 		var (
-			r   chat.Reaction
+			r   storage.Reaction
 			typ string
 		)
 		err := row.Scan(&r.MessageID, &r.UserID, &r.EmojiName, &r.EmojiCode, &typ)
-		r.ReactionType = chat.ReactionType(typ)
+		r.ReactionType = storage.ReactionType(typ)
 		return r, err
 	}, messageIDs)
+}
+
+func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	changed := []int64{}
+	if len(messageIDs) == 0 {
+		return changed, nil
+	}
+	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | $1) & ~$2::bigint
+		WHERE user_id = $3 AND message_id = ANY($4) AND flags != (flags | $1) & ~$2::bigint
+		RETURNING message_id`, func(rows pgx.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		changed = append(changed, id)
+		return nil
+	}, int64(set), int64(clear), userID, messageIDs)
+	slices.Sort(changed)
+	return changed, err
 }

@@ -26,15 +26,27 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // maxAttempts bounds how often Update runs fn for one call when PostgreSQL
 // keeps aborting it as a serialization failure.
 const maxAttempts = 30
 
-// Store is a chat.Store on a PostgreSQL database. It is safe for concurrent
+// The backend implements the storage SPI.
+var (
+	_ storage.Store = (*Store)(nil)
+	_ storage.Tx    = (*tx)(nil)
+	// It answers every optional query itself.
+	_ storage.UsersByRoleTx        = (*tx)(nil)
+	_ storage.BotsOwnedByTx        = (*tx)(nil)
+	_ storage.ChannelsByNameTx     = (*tx)(nil)
+	_ storage.SubscriptionColorsTx = (*tx)(nil)
+	_ storage.RealmDomainByNameTx  = (*tx)(nil)
+	_ storage.UserMessageTx        = (*tx)(nil)
+)
+
+// Store is a storage.Store on a PostgreSQL database. It is safe for concurrent
 // use, also by several processes on the same database. Open it with Open;
 // the zero value is not usable.
 type Store struct {
@@ -73,9 +85,9 @@ var (
 
 // View runs fn in a read-only transaction that sees one snapshot: every
 // read of fn sees the database as it was at its first read, and every
-// write returns chat.ErrReadOnly. View returns fn's error, or an error
+// write returns storage.ErrReadOnly. View returns fn's error, or an error
 // without running fn when ctx is done or the store is closed.
-func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
+func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -97,7 +109,7 @@ func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 // done or the store is closed, and an error when a storage failure inside
 // fn (other than ErrNotFound and ErrExists) broke the transaction even if
 // fn went on and returned nil; nothing is committed then.
-func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.updateOnce(ctx, fn)
 		if err == nil || !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
@@ -114,7 +126,7 @@ func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
 	}
 }
 
-func (s *Store) updateOnce(ctx context.Context, fn func(chat.Tx) error) error {
+func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/internal/pgtest"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/postgres"
 	"github.com/teamchat/chat/storage/storagetest"
 )
@@ -21,7 +21,7 @@ func open(t *testing.T, dsn string) *postgres.Store {
 
 func TestConformance(t *testing.T) {
 	pgtest.Required(t)
-	storagetest.RunWith(t, func(t *testing.T) chat.Store {
+	storagetest.RunWith(t, func(t *testing.T) storage.Store {
 		return open(t, pgtest.Schema(t))
 	}, storagetest.Options{ConcurrentUpdates: true})
 }

@@ -4,8 +4,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Custom profile fields and their values, custom emoji.
@@ -17,33 +16,33 @@ const (
 	selectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
 )
 
-func scanProfileField(row pgx.Row) (chat.ProfileField, error) {
+func scanProfileField(row pgx.Row) (storage.ProfileField, error) {
 	var (
-		f          chat.ProfileField
+		f          storage.ProfileField
 		typ, order int64
 	)
 	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &f.Required,
 		&f.EditableByUser, &f.DisplayInProfileSummary, &f.UseForUserMatching)
-	f.Type = chat.FieldType(typ)
+	f.Type = storage.FieldType(typ)
 	f.Order = int(order)
 	return f, err
 }
 
-func scanProfileValue(row pgx.Row) (chat.ProfileValueRecord, error) {
-	var v chat.ProfileValueRecord
+func scanProfileValue(row pgx.Row) (storage.ProfileValueRecord, error) {
+	var v storage.ProfileValueRecord
 	err := row.Scan(&v.UserID, &v.FieldID, &v.Value, &v.RenderedValue)
 	return v, err
 }
 
-func scanRealmEmoji(row pgx.Row) (chat.RealmEmoji, error) {
-	var e chat.RealmEmoji
+func scanRealmEmoji(row pgx.Row) (storage.RealmEmoji, error) {
+	var e storage.RealmEmoji
 	err := row.Scan(&e.ID, &e.RealmID, &e.Name, &e.Deactivated, &e.AuthorID)
 	return e, err
 }
 
 // CreateProfileField inserts the field only when its realm exists, so that
 // an unknown realm is ErrNotFound rather than a broken transaction.
-func (t *tx) CreateProfileField(f *chat.ProfileField) error {
+func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -62,18 +61,18 @@ func (t *tx) CreateProfileField(f *chat.ProfileField) error {
 	return nil
 }
 
-func (t *tx) ProfileFields(realmID int64) ([]chat.ProfileField, error) {
+func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
 	return list(t, "ProfileFields", selectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
 		scanProfileField, realmID)
 }
 
-func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]chat.ProfileValueRecord, error) {
+func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileValueRecord, error) {
 	if userIDs == nil {
 		return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
 			WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id`, scanProfileValue, realmID)
 	}
 	if len(userIDs) == 0 {
-		return []chat.ProfileValueRecord{}, nil
+		return []storage.ProfileValueRecord{}, nil
 	}
 	return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
 		WHERE u.realm_id = $1 AND v.user_id = ANY($2) ORDER BY v.user_id, v.field_id`,
@@ -82,7 +81,7 @@ func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]chat.ProfileValueR
 
 // SetProfileValue writes only when the user and the field exist, so that
 // either missing is ErrNotFound rather than a broken transaction.
-func (t *tx) SetProfileValue(v chat.ProfileValueRecord) error {
+func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
 	return t.execOne("SetProfileValue", `INSERT INTO profile_values (user_id, field_id, value, rendered_value)
 		SELECT $1, $2, $3, $4
 		WHERE EXISTS (SELECT FROM users WHERE id = $1) AND EXISTS (SELECT FROM profile_fields WHERE id = $2)
@@ -98,7 +97,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 
 // Custom emoji.
 
-func (t *tx) CreateRealmEmoji(e *chat.RealmEmoji) error {
+func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -114,25 +113,29 @@ func (t *tx) CreateRealmEmoji(e *chat.RealmEmoji) error {
 	return nil
 }
 
-func (t *tx) RealmEmoji(id int64) (chat.RealmEmoji, error) {
+func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
 	return one(t, "RealmEmoji", selectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
 }
 
-func (t *tx) RealmEmojiByName(realmID int64, name string) (chat.RealmEmoji, error) {
+func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, error) {
 	return one(t, "RealmEmojiByName", selectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
 		realmID, name)
 }
 
-func (t *tx) UpdateRealmEmoji(e chat.RealmEmoji) error {
+func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 	err := t.guarded("UpdateRealmEmoji", func() error {
 		return t.execOne("UpdateRealmEmoji", `UPDATE realm_emoji SET name = $1, deactivated = $2, author_id = $3
 			WHERE id = $4 AND realm_id = $5`, e.Name, e.Deactivated, e.AuthorID, e.ID, e.RealmID)
 	})
-	if !errors.Is(err, chat.ErrNotFound) {
+	if !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
 	if _, err := t.RealmEmoji(e.ID); err != nil {
 		return err
 	}
 	return errors.New("postgres: an emoji cannot move between organizations")
+}
+
+func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
+	return list(t, "RealmEmojis", selectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
 }

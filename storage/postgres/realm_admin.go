@@ -2,8 +2,7 @@ package postgres
 
 import (
 	"github.com/jackc/pgx/v5"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Linkifiers and allowed email domains.
@@ -14,15 +13,15 @@ const (
 	selectRealmDomain = `SELECT id, realm_id, domain, allow_subdomains FROM realm_domains `
 )
 
-func scanLinkifier(row pgx.Row) (chat.LinkifierRecord, error) {
-	var l chat.LinkifierRecord
+func scanLinkifier(row pgx.Row) (storage.LinkifierRecord, error) {
+	var l storage.LinkifierRecord
 	err := row.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &l.ExampleInput, &l.ReverseTemplate,
 		&l.AlternativeURLTemplates, &l.Order)
 	l.AlternativeURLTemplates = orEmpty(l.AlternativeURLTemplates)
 	return l, err
 }
 
-func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
+func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
 	id, err := t.insertID("CreateLinkifier", `INSERT INTO linkifiers (realm_id, pattern, url_template,
 		example_input, reverse_template, alternative_url_templates, sort_order)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
@@ -35,12 +34,12 @@ func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
 	return nil
 }
 
-func (t *tx) Linkifiers(realmID int64) ([]chat.LinkifierRecord, error) {
+func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
 	return list(t, "Linkifiers", selectLinkifier+`WHERE realm_id = $1 ORDER BY sort_order, id`, scanLinkifier,
 		realmID)
 }
 
-func (t *tx) UpdateLinkifier(l chat.LinkifierRecord) error {
+func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
 	return t.guarded("UpdateLinkifier", func() error {
 		return t.execOne("UpdateLinkifier", `UPDATE linkifiers SET pattern = $1, url_template = $2,
 			example_input = $3, reverse_template = $4, alternative_url_templates = $5, sort_order = $6
@@ -53,13 +52,13 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 	return t.execOne("DeleteLinkifier", `DELETE FROM linkifiers WHERE realm_id = $1 AND id = $2`, realmID, id)
 }
 
-func scanRealmDomain(row pgx.Row) (chat.RealmDomain, error) {
-	var d chat.RealmDomain
+func scanRealmDomain(row pgx.Row) (storage.RealmDomain, error) {
+	var d storage.RealmDomain
 	err := row.Scan(&d.ID, &d.RealmID, &d.Domain, &d.AllowSubdomains)
 	return d, err
 }
 
-func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
+func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
 	id, err := t.insertID("CreateRealmDomain", `INSERT INTO realm_domains (realm_id, domain, allow_subdomains)
 		VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id`, d.RealmID, d.Domain, d.AllowSubdomains)
 	if err != nil {
@@ -69,16 +68,16 @@ func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
 	return nil
 }
 
-func (t *tx) RealmDomains(realmID int64) ([]chat.RealmDomain, error) {
+func (t *tx) RealmDomains(realmID int64) ([]storage.RealmDomain, error) {
 	return list(t, "RealmDomains", selectRealmDomain+`WHERE realm_id = $1 ORDER BY id`, scanRealmDomain, realmID)
 }
 
-func (t *tx) RealmDomain(realmID int64, domain string) (chat.RealmDomain, error) {
+func (t *tx) RealmDomain(realmID int64, domain string) (storage.RealmDomain, error) {
 	return one(t, "RealmDomain", selectRealmDomain+`WHERE realm_id = $1 AND domain = $2`, scanRealmDomain,
 		realmID, domain)
 }
 
-func (t *tx) UpdateRealmDomain(d chat.RealmDomain) error {
+func (t *tx) UpdateRealmDomain(d storage.RealmDomain) error {
 	return t.execOne("UpdateRealmDomain", `UPDATE realm_domains SET allow_subdomains = $1
 		WHERE realm_id = $2 AND id = $3`, d.AllowSubdomains, d.RealmID, d.ID)
 }

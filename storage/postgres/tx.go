@@ -8,11 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
-// tx is a chat.Tx over one PostgreSQL transaction. Statements run by text:
+// tx is a storage.Tx over one PostgreSQL transaction. Statements run by text:
 // pgx prepares each distinct text once per connection and reuses it.
 //
 // PostgreSQL aborts the whole transaction at the first failing statement,
@@ -30,18 +29,18 @@ type tx struct {
 }
 
 // check returns the error to give for err, the result of operation op:
-// pgx.ErrNoRows becomes chat.ErrNotFound and a unique violation
-// chat.ErrExists. Any failure but ErrNoRows has aborted the transaction,
+// pgx.ErrNoRows becomes storage.ErrNotFound and a unique violation
+// storage.ErrExists. Any failure but ErrNoRows has aborted the transaction,
 // so it is recorded in t.failed (guarded undoes that).
 func (t *tx) check(op string, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, pgx.ErrNoRows):
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	if sqlState(err) == codeUniqueViolation {
-		err = fmt.Errorf("postgres: %s: %w: %w", op, chat.ErrExists, err)
+		err = fmt.Errorf("postgres: %s: %w: %w", op, storage.ErrExists, err)
 	} else {
 		err = fmt.Errorf("postgres: %s: %w", op, err)
 	}
@@ -51,11 +50,11 @@ func (t *tx) check(op string, err error) error {
 	return err
 }
 
-// writable returns chat.ErrReadOnly in a View, and the earlier failure of a
+// writable returns storage.ErrReadOnly in a View, and the earlier failure of a
 // broken transaction.
 func (t *tx) writable() error {
 	if t.readOnly {
-		return chat.ErrReadOnly
+		return storage.ErrReadOnly
 	}
 	return t.failed
 }
@@ -70,21 +69,21 @@ func (t *tx) exec(op, sql string, args ...any) (pgconn.CommandTag, error) {
 }
 
 // execOne runs a write statement that must change a row: none changed is
-// chat.ErrNotFound.
+// storage.ErrNotFound.
 func (t *tx) execOne(op, sql string, args ...any) error {
 	tag, err := t.exec(op, sql, args...)
 	if err != nil {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	return nil
 }
 
 // insertID runs an INSERT ... ON CONFLICT DO NOTHING RETURNING id and
 // returns the new ID; no row means a uniqueness rule stopped it, which is
-// chat.ErrExists.
+// storage.ErrExists.
 func (t *tx) insertID(op, sql string, args ...any) (int64, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -92,7 +91,7 @@ func (t *tx) insertID(op, sql string, args ...any) (int64, error) {
 	var id int64
 	err := t.tx.QueryRow(t.ctx, sql, args...).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("postgres: %s: %w", op, chat.ErrExists)
+		return 0, fmt.Errorf("postgres: %s: %w", op, storage.ErrExists)
 	}
 	return id, t.check(op, err)
 }
@@ -157,7 +156,7 @@ func list[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...a
 	return out, nil
 }
 
-// one runs a read statement for one row: none is chat.ErrNotFound.
+// one runs a read statement for one row: none is storage.ErrNotFound.
 func one[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...any) (T, error) {
 	v, err := scan(t.tx.QueryRow(t.ctx, sql, args...))
 	return v, t.check(op, err)

@@ -2,8 +2,7 @@ package postgres
 
 import (
 	"github.com/jackc/pgx/v5"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Uploads and push.
@@ -11,7 +10,7 @@ import (
 const selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
 	bouncer_public_key, encrypted_push_registration, create_time FROM devices `
 
-func (t *tx) CreateAttachment(a *chat.Attachment) error {
+func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	created, err := toNanos(a.CreateTime)
 	if err != nil {
 		return err
@@ -26,17 +25,29 @@ func (t *tx) CreateAttachment(a *chat.Attachment) error {
 	return nil
 }
 
-func (t *tx) AttachmentByPath(realmID int64, pathID string) (chat.Attachment, error) {
-	return one(t, "AttachmentByPath", `SELECT id, realm_id, owner_id, path_id, name, size, content_type,
-		create_time FROM attachments WHERE path_id = $1 AND realm_id = $2`, func(row pgx.Row) (chat.Attachment, error) {
-		var (
-			a       chat.Attachment
-			created int64
-		)
-		err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
-		a.CreateTime = fromNanos(created)
-		return a, err
-	}, pathID, realmID)
+const selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
+	FROM attachments `
+
+func scanAttachment(row pgx.Row) (storage.Attachment, error) {
+	var (
+		a       storage.Attachment
+		created int64
+	)
+	err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
+	a.CreateTime = fromNanos(created)
+	return a, err
+}
+
+func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
+	return one(t, "AttachmentByPath", selectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
+}
+
+func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
+	return list(t, "Attachments", selectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
+}
+
+func (t *tx) DeleteAttachment(id int64) error {
+	return t.execOne("DeleteAttachment", `DELETE FROM attachments WHERE id = $1`, id)
 }
 
 func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
@@ -58,7 +69,7 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 		return t.check("LinkAttachment", err)
 	}
 	if !exists {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	return nil
 }
@@ -72,7 +83,7 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 	return ids, err
 }
 
-func (t *tx) AddPushToken(pt chat.PushToken) error {
+func (t *tx) AddPushToken(pt storage.PushToken) error {
 	created, err := toNanos(pt.CreateTime)
 	if err != nil {
 		return err
@@ -83,16 +94,16 @@ func (t *tx) AddPushToken(pt chat.PushToken) error {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return chat.ErrExists
+		return storage.ErrExists
 	}
 	return nil
 }
 
-func (t *tx) PushTokens(userID int64) ([]chat.PushToken, error) {
+func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 	return list(t, "PushTokens", `SELECT user_id, kind, token, app_id, create_time FROM push_tokens
-		WHERE user_id = $1 ORDER BY seq`, func(row pgx.Row) (chat.PushToken, error) {
+		WHERE user_id = $1 ORDER BY seq`, func(row pgx.Row) (storage.PushToken, error) {
 		var (
-			pt      chat.PushToken
+			pt      storage.PushToken
 			created int64
 		)
 		err := row.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created)
@@ -101,9 +112,9 @@ func (t *tx) PushTokens(userID int64) ([]chat.PushToken, error) {
 	}, userID)
 }
 
-func scanDevice(row pgx.Row) (chat.Device, error) {
+func scanDevice(row pgx.Row) (storage.Device, error) {
 	var (
-		d              chat.Device
+		d              storage.Device
 		keyID, created int64
 	)
 	err := row.Scan(&d.ID, &d.UserID, &d.RealmID, &d.PushKey, &keyID, &d.TokenKind, &d.TokenID,
@@ -114,7 +125,7 @@ func scanDevice(row pgx.Row) (chat.Device, error) {
 }
 
 // deviceArgs returns the column values of d from user_id on.
-func deviceArgs(d *chat.Device) ([]any, error) {
+func deviceArgs(d *storage.Device) ([]any, error) {
 	created, err := toNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
@@ -123,7 +134,7 @@ func deviceArgs(d *chat.Device) ([]any, error) {
 		d.BouncerPublicKey, d.EncryptedPushRegistration, created}, nil
 }
 
-func (t *tx) CreateDevice(d *chat.Device) error {
+func (t *tx) CreateDevice(d *storage.Device) error {
 	args, err := deviceArgs(d)
 	if err != nil {
 		return err
@@ -138,15 +149,15 @@ func (t *tx) CreateDevice(d *chat.Device) error {
 	return nil
 }
 
-func (t *tx) Device(id int64) (chat.Device, error) {
+func (t *tx) Device(id int64) (storage.Device, error) {
 	return one(t, "Device", selectDevice+`WHERE id = $1`, scanDevice, id)
 }
 
-func (t *tx) Devices(userID int64) ([]chat.Device, error) {
+func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 	return list(t, "Devices", selectDevice+`WHERE user_id = $1 ORDER BY id`, scanDevice, userID)
 }
 
-func (t *tx) UpdateDevice(d chat.Device) error {
+func (t *tx) UpdateDevice(d storage.Device) error {
 	args, err := deviceArgs(&d)
 	if err != nil {
 		return err

@@ -4,8 +4,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Organizations and users.
@@ -30,9 +29,9 @@ const (
 // the memory store does.
 var errMoveUser = errors.New("postgres: a user cannot move between organizations")
 
-func scanRealm(row pgx.Row) (chat.Realm, error) {
+func scanRealm(row pgx.Row) (storage.Realm, error) {
 	var (
-		r                      chat.Realm
+		r                      storage.Realm
 		created, visibility    int64
 		editLimit, deleteLimit int64
 		topicsPolicy           string
@@ -43,17 +42,17 @@ func scanRealm(row pgx.Row) (chat.Realm, error) {
 		&r.EmailsRestrictedToDomains, &r.DisallowDisposableEmailAddresses, &r.AllowMessageEditing, &editLimit,
 		&deleteLimit, &topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, &r.EnableSpectatorAccess,
 		&r.WaitingPeriodThreshold, &r.InviteRequired, &r.SendChannelEventsMessages)
-	r.MessageContentEditLimitSeconds = chat.TimeLimit(editLimit)
-	r.MessageContentDeleteLimitSeconds = chat.TimeLimit(deleteLimit)
-	r.TopicsPolicy = chat.TopicsPolicy(topicsPolicy)
+	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
+	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
+	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)
 	r.DateCreated = fromNanos(created)
-	r.DefaultEmailVisibility = chat.EmailVisibility(visibility)
+	r.DefaultEmailVisibility = storage.EmailVisibility(visibility)
 	return r, err
 }
 
 // realmArgs returns the column values of r from name on, in the order of
 // the INSERT and UPDATE statements.
-func realmArgs(r *chat.Realm) ([]any, error) {
+func realmArgs(r *storage.Realm) ([]any, error) {
 	created, err := toNanos(r.DateCreated)
 	if err != nil {
 		return nil, err
@@ -67,9 +66,9 @@ func realmArgs(r *chat.Realm) ([]any, error) {
 		int64(r.WaitingPeriodThreshold), r.InviteRequired, r.SendChannelEventsMessages}, nil
 }
 
-func scanUser(row pgx.Row) (chat.UserRecord, error) {
+func scanUser(row pgx.Row) (storage.UserRecord, error) {
 	var (
-		u                                     chat.UserRecord
+		u                                     storage.UserRecord
 		role, botType, joined, login, avatarV int64
 		visibility                            int64
 		reactionType                          string
@@ -78,19 +77,19 @@ func scanUser(row pgx.Row) (chat.UserRecord, error) {
 		&joined, &login, &u.IsImportedStub, &u.Timezone, &u.AvatarSource, &avatarV, &u.APIKey, &u.PasswordHash,
 		&visibility, &u.CanChangeUserEmails, &u.PresenceEnabled, &u.Status.Text, &u.Status.EmojiName,
 		&u.Status.EmojiCode, &reactionType)
-	u.Status.ReactionType = chat.ReactionType(reactionType)
-	u.Role = chat.Role(role)
-	u.BotType = chat.BotType(botType)
+	u.Status.ReactionType = storage.ReactionType(reactionType)
+	u.Role = storage.Role(role)
+	u.BotType = storage.BotType(botType)
 	u.DateJoined = fromNanos(joined)
 	u.LastLogin = fromNanos(login)
 	u.AvatarVersion = int(avatarV)
-	u.EmailVisibility = chat.EmailVisibility(visibility)
+	u.EmailVisibility = storage.EmailVisibility(visibility)
 	return u, err
 }
 
 // userArgs returns the column values of u from email on, in the order of
 // the INSERT and UPDATE statements.
-func userArgs(u *chat.UserRecord) ([]any, error) {
+func userArgs(u *storage.UserRecord) ([]any, error) {
 	joined, err := toNanos(u.DateJoined)
 	if err != nil {
 		return nil, err
@@ -99,14 +98,14 @@ func userArgs(u *chat.UserRecord) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []any{u.Email, chat.EmailKey(u.Email), u.FullName, int64(u.Role), u.IsActive,
+	return []any{u.Email, storage.EmailKey(u.Email), u.FullName, int64(u.Role), u.IsActive,
 		int64(u.BotType), u.BotOwnerID, joined, login, u.IsImportedStub, u.Timezone, u.AvatarSource,
 		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility), u.CanChangeUserEmails,
 		u.PresenceEnabled, u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
 		string(u.Status.ReactionType)}, nil
 }
 
-func (t *tx) CreateRealm(r *chat.Realm) error {
+func (t *tx) CreateRealm(r *storage.Realm) error {
 	args, err := realmArgs(r)
 	if err != nil {
 		return err
@@ -128,15 +127,15 @@ func (t *tx) CreateRealm(r *chat.Realm) error {
 	return nil
 }
 
-func (t *tx) Realm(id int64) (chat.Realm, error) {
+func (t *tx) Realm(id int64) (storage.Realm, error) {
 	return one(t, "Realm", selectRealm+`WHERE id = $1`, scanRealm, id)
 }
 
-func (t *tx) RealmByHost(host string) (chat.Realm, error) {
+func (t *tx) RealmByHost(host string) (storage.Realm, error) {
 	return one(t, "RealmByHost", selectRealm+`WHERE host = $1`, scanRealm, host)
 }
 
-func (t *tx) Realms() ([]chat.Realm, error) {
+func (t *tx) Realms() ([]storage.Realm, error) {
 	rs, err := list(t, "Realms", selectRealm+`ORDER BY id`, scanRealm)
 	if len(rs) == 0 {
 		return nil, err
@@ -144,7 +143,7 @@ func (t *tx) Realms() ([]chat.Realm, error) {
 	return rs, err
 }
 
-func (t *tx) UpdateRealm(r chat.Realm) error {
+func (t *tx) UpdateRealm(r storage.Realm) error {
 	args, err := realmArgs(&r)
 	if err != nil {
 		return err
@@ -165,7 +164,7 @@ func (t *tx) UpdateRealm(r chat.Realm) error {
 
 // Users.
 
-func (t *tx) CreateUser(u *chat.UserRecord) error {
+func (t *tx) CreateUser(u *storage.UserRecord) error {
 	args, err := userArgs(u)
 	if err != nil {
 		return err
@@ -184,43 +183,43 @@ func (t *tx) CreateUser(u *chat.UserRecord) error {
 	return nil
 }
 
-func (t *tx) User(id int64) (chat.UserRecord, error) {
+func (t *tx) User(id int64) (storage.UserRecord, error) {
 	return one(t, "User", selectUser+`WHERE id = $1`, scanUser, id)
 }
 
-func (t *tx) UserByEmail(realmID int64, email string) (chat.UserRecord, error) {
+func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
 	return one(t, "UserByEmail", selectUser+`WHERE realm_id = $1 AND email_key = $2`, scanUser,
-		realmID, chat.EmailKey(email))
+		realmID, storage.EmailKey(email))
 }
 
-func (t *tx) UserByAPIKey(key string) (chat.UserRecord, error) {
+func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {
 	return one(t, "UserByAPIKey", selectUser+`WHERE api_key = $1`, scanUser, key)
 }
 
-func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
+func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 	if ids == nil {
 		return list(t, "Users", selectUser+`WHERE realm_id = $1 ORDER BY id`, scanUser, realmID)
 	}
 	if len(ids) == 0 {
-		return []chat.UserRecord{}, nil
+		return []storage.UserRecord{}, nil
 	}
 	return list(t, "Users", selectUser+`WHERE realm_id = $1 AND id = ANY($2) ORDER BY id`, scanUser,
 		realmID, ids)
 }
 
-func (t *tx) UsersByRole(realmID int64, role chat.Role) ([]chat.UserRecord, error) {
+func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {
 	return list(t, "UsersByRole", selectUser+`WHERE realm_id = $1 AND role = $2 ORDER BY id`, scanUser,
 		realmID, int64(role))
 }
 
 // BotsOwnedBy lists, like the memory store, the bots of the owner's
 // organization.
-func (t *tx) BotsOwnedBy(ownerID int64) ([]chat.UserRecord, error) {
+func (t *tx) BotsOwnedBy(ownerID int64) ([]storage.UserRecord, error) {
 	return list(t, "BotsOwnedBy", selectUser+`WHERE bot_owner_id = $1 AND bot_type <> 0
 		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = $1) ORDER BY id`, scanUser, ownerID)
 }
 
-func (t *tx) UpdateUser(u chat.UserRecord) error {
+func (t *tx) UpdateUser(u storage.UserRecord) error {
 	args, err := userArgs(&u)
 	if err != nil {
 		return err
@@ -233,7 +232,7 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 			status_text = $19, status_emoji_name = $20, status_emoji_code = $21, status_reaction_type = $22
 			WHERE id = $23 AND realm_id = $24`, append(args, u.ID, u.RealmID)...)
 	})
-	if !errors.Is(err, chat.ErrNotFound) {
+	if !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
 	// Nothing matched: an unknown ID, or a user of another realm.

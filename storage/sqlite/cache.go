@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // usersCache keeps each realm's full user list, tagged with the realm's
@@ -21,11 +21,11 @@ type usersCache struct {
 
 type cachedUsers struct {
 	version int64
-	users   []chat.UserRecord // ordered by ID; never modified
+	users   []storage.UserRecord // ordered by ID; never modified
 }
 
 // get returns the realm's cached list if it has the version.
-func (c *usersCache) get(realmID, version int64) ([]chat.UserRecord, bool) {
+func (c *usersCache) get(realmID, version int64) ([]storage.UserRecord, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.realms[realmID]
@@ -36,7 +36,7 @@ func (c *usersCache) get(realmID, version int64) ([]chat.UserRecord, bool) {
 }
 
 // put caches a copy of the realm's committed list at the version.
-func (c *usersCache) put(realmID, version int64, users []chat.UserRecord) {
+func (c *usersCache) put(realmID, version int64, users []storage.UserRecord) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.realms == nil {
@@ -49,16 +49,16 @@ func (c *usersCache) put(realmID, version int64, users []chat.UserRecord) {
 // when ids is nil), ordered by ID and without duplicates. A UserRecord holds
 // no pointers but immutable strings, so a shallow copy does not alias the
 // cache.
-func pick(users []chat.UserRecord, ids []int64) []chat.UserRecord {
+func pick(users []storage.UserRecord, ids []int64) []storage.UserRecord {
 	if ids == nil {
 		return slices.Clone(users)
 	}
 	want := slices.Clone(ids)
 	slices.Sort(want)
 	want = slices.Compact(want)
-	out := make([]chat.UserRecord, 0, len(want))
+	out := make([]storage.UserRecord, 0, len(want))
 	for _, id := range want {
-		i, found := slices.BinarySearchFunc(users, id, func(u chat.UserRecord, id int64) int {
+		i, found := slices.BinarySearchFunc(users, id, func(u storage.UserRecord, id int64) int {
 			switch {
 			case u.ID < id:
 				return -1

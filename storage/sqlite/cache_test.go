@@ -6,15 +6,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // names lists the full names of the realm's users as a View reads them.
-func names(t *testing.T, s chat.Store, realmID int64, ids []int64) []string {
+func names(t *testing.T, s storage.Store, realmID int64, ids []int64) []string {
 	t.Helper()
 	var out []string
-	view(t, s, func(tx chat.Tx) error {
+	view(t, s, func(tx storage.Tx) error {
 		users, err := tx.Users(realmID, ids)
 		for _, u := range users {
 			out = append(out, u.FullName)
@@ -31,10 +30,10 @@ func checkNames(t *testing.T, what string, got []string, want ...string) {
 	}
 }
 
-func rename(t *testing.T, s chat.Store, id int64, name string, fail bool) {
+func rename(t *testing.T, s storage.Store, id int64, name string, fail bool) {
 	t.Helper()
 	errFail := errors.New("fail on purpose")
-	err := s.Update(t.Context(), func(tx chat.Tx) error {
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
 		u, err := tx.User(id)
 		if err != nil {
 			return err
@@ -59,7 +58,7 @@ func rename(t *testing.T, s chat.Store, id int64, name string, fail bool) {
 func TestUsersCache(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chat.db")
 	s := open(t, path)
-	update(t, s, func(tx chat.Tx) error {
+	update(t, s, func(tx storage.Tx) error {
 		for i := 1; i <= 2; i++ {
 			r := testRealm(i)
 			if err := tx.CreateRealm(&r); err != nil {
@@ -95,7 +94,7 @@ func TestUsersCache(t *testing.T) {
 	checkNames(t, "after another store's commit", names(t, s, 1, nil), "User 1", "Renamed", "From elsewhere")
 
 	// A transaction sees its own writes, and what it read is not cached.
-	update(t, s, func(tx chat.Tx) error {
+	update(t, s, func(tx storage.Tx) error {
 		u, err := tx.User(1)
 		if err != nil {
 			return err
@@ -116,7 +115,7 @@ func TestUsersCache(t *testing.T) {
 	checkNames(t, "after the write", names(t, s, 1, nil), "Inside", "Renamed", "From elsewhere")
 
 	// Changing a returned list leaves the cache alone.
-	view(t, s, func(tx chat.Tx) error {
+	view(t, s, func(tx storage.Tx) error {
 		users, err := tx.Users(1, nil)
 		users[0].FullName = "Scribbled"
 		return err
@@ -128,7 +127,7 @@ func TestUsersCache(t *testing.T) {
 	// A list read inside a transaction that rolls back must not be served
 	// later, when another commit reaches the same version.
 	errFail := errors.New("fail on purpose")
-	err := s.Update(t.Context(), func(tx chat.Tx) error {
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
 		u, _ := tx.User(2)
 		u.FullName = "Ghost"
 		if err := tx.UpdateUser(u); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // The channel area's statements are prepared once per Store (the query
@@ -62,14 +63,14 @@ func (t *tx) scanRows(op string, rows *sql.Rows, err error, scan func(scanner) e
 	return t.check(op, rows.Err())
 }
 
-// affected turns "no row changed" into chat.ErrNotFound.
+// affected turns "no row changed" into storage.ErrNotFound.
 func (t *tx) affected(op string, res sql.Result) error {
 	n, err := res.RowsAffected()
 	if err != nil {
 		return t.check(op, err)
 	}
 	if n == 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	return nil
 }
@@ -101,11 +102,11 @@ const selectUserGroup = `SELECT id, realm_id, name, description, is_system, crea
 
 // CreateUserGroups inserts the groups inside a savepoint, so that a name
 // conflict on a later group leaves none of them stored.
-func (t *tx) CreateUserGroups(gs []*chat.UserGroup) error {
+func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 	return t.savepoint("CreateUserGroups", len(gs), func() error { return t.createUserGroups(gs) })
 }
 
-func (t *tx) createUserGroups(gs []*chat.UserGroup) error {
+func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 	for _, g := range gs {
 		created, err := toNanos(g.DateCreated)
 		if err != nil {
@@ -123,11 +124,11 @@ func (t *tx) createUserGroups(gs []*chat.UserGroup) error {
 	return nil
 }
 
-func (t *tx) UserGroups(realmID int64) ([]chat.UserGroup, error) {
-	out := []chat.UserGroup{}
+func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
+	out := []storage.UserGroup{}
 	err := t.queryQ("UserGroups", qUserGroups, func(sc scanner) error {
 		var (
-			g                      chat.UserGroup
+			g                      storage.UserGroup
 			system, created, deact int64
 			members, subgroups     string
 		)
@@ -156,19 +157,19 @@ const selectChannel = `SELECT id, realm_id, name, description, rendered_descript
 	first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
 	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
 
-func groupSettingText(v chat.GroupSetting) string {
+func groupSettingText(v storage.GroupSetting) string {
 	b, _ := v.MarshalJSON()
 	return string(b)
 }
 
 // channelArgs returns the column values of c from name on, with name_key
 // after name.
-func channelArgs(c *chat.Channel) ([]any, error) {
+func channelArgs(c *storage.Channel) ([]any, error) {
 	created, err := toNanos(c.DateCreated)
 	if err != nil {
 		return nil, err
 	}
-	return []any{c.Name, chat.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
+	return []any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
 		b2i(c.InviteOnly), b2i(c.IsWebPublic), b2i(c.HistoryPublicToSubscribers), b2i(c.IsDefault),
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, b2i(c.IsArchived),
 		groupSettingText(c.CanAddSubscribersGroup), groupSettingText(c.CanRemoveSubscribersGroup),
@@ -177,9 +178,9 @@ func channelArgs(c *chat.Channel) ([]any, error) {
 		groupSettingText(c.CanSubscribeGroup)}, nil
 }
 
-func scanChannel(sc scanner) (chat.Channel, error) {
+func scanChannel(sc scanner) (storage.Channel, error) {
 	var (
-		c                                             chat.Channel
+		c                                             storage.Channel
 		created, invite, web, history, def, retain    int64
 		archived                                      int64
 		policy                                        string
@@ -193,14 +194,14 @@ func scanChannel(sc scanner) (chat.Channel, error) {
 	c.DateCreated = fromNanos(created)
 	c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers = invite != 0, web != 0, history != 0
 	c.IsDefault, c.MessageRetentionDays, c.IsArchived = def != 0, int(retain), archived != 0
-	c.TopicsPolicy = chat.TopicsPolicy(policy)
+	c.TopicsPolicy = storage.TopicsPolicy(policy)
 	for _, f := range []struct {
 		text string
-		dst  *chat.GroupSetting
+		dst  *storage.GroupSetting
 	}{{add, &c.CanAddSubscribersGroup}, {remove, &c.CanRemoveSubscribersGroup}, {admin, &c.CanAdministerChannelGroup},
 		{delAny, &c.CanDeleteAnyMessageGroup}, {delOwn, &c.CanDeleteOwnMessageGroup}, {send, &c.CanSendMessageGroup},
 		{sub, &c.CanSubscribeGroup}} {
-		v, err := chat.ParseGroupSetting("value", []byte(f.text))
+		v, err := storage.ParseGroupSetting("value", []byte(f.text))
 		if err != nil {
 			return c, err
 		}
@@ -209,8 +210,8 @@ func scanChannel(sc scanner) (chat.Channel, error) {
 	return c, nil
 }
 
-func (t *tx) channels(op string, q query, args ...any) ([]chat.Channel, error) {
-	out := []chat.Channel{}
+func (t *tx) channels(op string, q query, args ...any) ([]storage.Channel, error) {
+	out := []storage.Channel{}
 	err := t.queryQ(op, q, func(sc scanner) error {
 		c, err := scanChannel(sc)
 		out = append(out, c)
@@ -221,7 +222,7 @@ func (t *tx) channels(op string, q query, args ...any) ([]chat.Channel, error) {
 
 // CreateChannels inserts the channels one by one inside a savepoint, so
 // that a name conflict on a later channel leaves none of them stored.
-func (t *tx) CreateChannels(cs []*chat.Channel) error {
+func (t *tx) CreateChannels(cs []*storage.Channel) error {
 	return t.savepoint("CreateChannels", len(cs), func() error {
 		for _, c := range cs {
 			args, err := channelArgs(c)
@@ -264,18 +265,18 @@ func (t *tx) savepoint(op string, statements int, fn func() error) error {
 	return t.check(op, err)
 }
 
-func (t *tx) Channel(id int64) (chat.Channel, error) {
+func (t *tx) Channel(id int64) (storage.Channel, error) {
 	c, err := t.channels("Channel", qChannel, id)
 	if err != nil {
-		return chat.Channel{}, err
+		return storage.Channel{}, err
 	}
 	if len(c) == 0 {
-		return chat.Channel{}, chat.ErrNotFound
+		return storage.Channel{}, storage.ErrNotFound
 	}
 	return c[0], nil
 }
 
-func (t *tx) ChannelsByName(realmID int64, keys []string) ([]chat.Channel, error) {
+func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, error) {
 	list, err := json.Marshal(keys)
 	if err != nil {
 		return nil, err
@@ -283,11 +284,11 @@ func (t *tx) ChannelsByName(realmID int64, keys []string) ([]chat.Channel, error
 	return t.channels("ChannelsByName", qChannelsByName, realmID, string(list))
 }
 
-func (t *tx) Channels(realmID int64) ([]chat.Channel, error) {
+func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
 	return t.channels("Channels", qChannels, realmID)
 }
 
-func (t *tx) UpdateChannel(c chat.Channel) error {
+func (t *tx) UpdateChannel(c storage.Channel) error {
 	args, err := channelArgs(&c)
 	if err != nil {
 		return err
@@ -321,9 +322,9 @@ func nullBool(b *bool) any {
 	return b2i(*b)
 }
 
-func scanSub(sc scanner) (chat.Subscription, error) {
+func scanSub(sc scanner) (storage.Subscription, error) {
 	var (
-		s             chat.Subscription
+		s             storage.Subscription
 		muted, pin    int64
 		d, a, p, e, w sql.NullInt64
 	)
@@ -342,8 +343,8 @@ func scanSub(sc scanner) (chat.Subscription, error) {
 	return s, err
 }
 
-func (t *tx) subs(op string, q query, args ...any) ([]chat.Subscription, error) {
-	out := []chat.Subscription{}
+func (t *tx) subs(op string, q query, args ...any) ([]storage.Subscription, error) {
+	out := []storage.Subscription{}
 	err := t.queryQ(op, q, func(sc scanner) error {
 		s, err := scanSub(sc)
 		out = append(out, s)
@@ -353,7 +354,7 @@ func (t *tx) subs(op string, q query, args ...any) ([]chat.Subscription, error) 
 }
 
 // appendSubArgs appends the column values of s.
-func appendSubArgs(args []any, s *chat.Subscription) []any {
+func appendSubArgs(args []any, s *storage.Subscription) []any {
 	return append(args, s.UserID, s.ChannelID, s.Color, b2i(s.IsMuted), b2i(s.PinToTop),
 		nullBool(s.DesktopNotifications), nullBool(s.AudibleNotifications), nullBool(s.PushNotifications),
 		nullBool(s.EmailNotifications), nullBool(s.WildcardMentionsNotify))
@@ -366,12 +367,12 @@ func appendSubArgs(args []any, s *chat.Subscription) []any {
 // the call stores none. (A savepoint would do the same, but SQLite then journals every
 // statement into one growing journal, which costs far more on the path that
 // matters.)
-func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
+func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	if err := t.writable(); err != nil || len(subs) == 0 {
 		return err
 	}
 	subs = slices.Clone(subs)
-	slices.SortFunc(subs, func(a, b chat.Subscription) int {
+	slices.SortFunc(subs, func(a, b storage.Subscription) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
 			return c
 		}
@@ -403,20 +404,9 @@ func (t *tx) CreateSubscriptions(subs []chat.Subscription) error {
 	return err
 }
 
-func (t *tx) Subscription(userID, channelID int64) (chat.Subscription, error) {
-	s, err := t.subs("Subscription", qSubscription, userID, channelID)
-	if err != nil {
-		return chat.Subscription{}, err
-	}
-	if len(s) == 0 {
-		return chat.Subscription{}, chat.ErrNotFound
-	}
-	return s[0], nil
-}
-
-func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]chat.Subscription, error) {
+func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, error) {
 	if len(userIDs) == 0 {
-		return []chat.Subscription{}, nil
+		return []storage.Subscription{}, nil
 	}
 	return t.subs("SubscriptionsOfUsers", qSubscriptionsOfUsers, idsJSON(userIDs))
 }
@@ -438,14 +428,14 @@ func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
 	return out, err
 }
 
-func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]chat.Subscription, error) {
+func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, error) {
 	if len(channelIDs) == 0 {
-		return []chat.Subscription{}, nil
+		return []storage.Subscription{}, nil
 	}
 	return t.subs("ChannelSubscriptions", qChannelSubscriptions, idsJSON(channelIDs))
 }
 
-func (t *tx) UpdateSubscription(s chat.Subscription) error {
+func (t *tx) UpdateSubscription(s storage.Subscription) error {
 	res, err := t.execQ("UpdateSubscription", qUpdateSubscription, s.Color, b2i(s.IsMuted), b2i(s.PinToTop),
 		nullBool(s.DesktopNotifications), nullBool(s.AudibleNotifications), nullBool(s.PushNotifications),
 		nullBool(s.EmailNotifications), nullBool(s.WildcardMentionsNotify), s.UserID, s.ChannelID)
@@ -468,11 +458,11 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id, date_created,
 	is_archived, ord FROM channel_folders `
 
-func (t *tx) folders(op string, q query, args ...any) ([]chat.ChannelFolder, error) {
-	out := []chat.ChannelFolder{}
+func (t *tx) folders(op string, q query, args ...any) ([]storage.ChannelFolder, error) {
+	out := []storage.ChannelFolder{}
 	err := t.queryQ(op, q, func(sc scanner) error {
 		var (
-			f                 chat.ChannelFolder
+			f                 storage.ChannelFolder
 			created, archived int64
 		)
 		err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
@@ -484,7 +474,7 @@ func (t *tx) folders(op string, q query, args ...any) ([]chat.ChannelFolder, err
 	return out, err
 }
 
-func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
+func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 	created, err := toNanos(f.DateCreated)
 	if err != nil {
 		return err
@@ -500,22 +490,22 @@ func (t *tx) CreateChannelFolder(f *chat.ChannelFolder) error {
 	return nil
 }
 
-func (t *tx) ChannelFolder(id int64) (chat.ChannelFolder, error) {
+func (t *tx) ChannelFolder(id int64) (storage.ChannelFolder, error) {
 	fs, err := t.folders("ChannelFolder", qChannelFolder, id)
 	if err != nil {
-		return chat.ChannelFolder{}, err
+		return storage.ChannelFolder{}, err
 	}
 	if len(fs) == 0 {
-		return chat.ChannelFolder{}, chat.ErrNotFound
+		return storage.ChannelFolder{}, storage.ErrNotFound
 	}
 	return fs[0], nil
 }
 
-func (t *tx) ChannelFolders(realmID int64) ([]chat.ChannelFolder, error) {
+func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
 	return t.folders("ChannelFolders", qChannelFolders, realmID)
 }
 
-func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
+func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 	created, err := toNanos(f.DateCreated)
 	if err != nil {
 		return err
@@ -532,11 +522,11 @@ func (t *tx) UpdateChannelFolder(f chat.ChannelFolder) error {
 
 const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
 
-func (t *tx) userTopics(op string, q query, args ...any) ([]chat.UserTopic, error) {
-	out := []chat.UserTopic{}
+func (t *tx) userTopics(op string, q query, args ...any) ([]storage.UserTopic, error) {
+	out := []storage.UserTopic{}
 	err := t.queryQ(op, q, func(sc scanner) error {
 		var (
-			ut      chat.UserTopic
+			ut      storage.UserTopic
 			policy  int64
 			updated int64
 		)
@@ -548,8 +538,8 @@ func (t *tx) userTopics(op string, q query, args ...any) ([]chat.UserTopic, erro
 	return out, err
 }
 
-func (t *tx) SetUserTopic(ut chat.UserTopic) error {
-	key := chat.TopicKey(ut.Topic)
+func (t *tx) SetUserTopic(ut storage.UserTopic) error {
+	key := storage.TopicKey(ut.Topic)
 	if ut.VisibilityPolicy == chat.TopicInherit {
 		_, err := t.execQ("SetUserTopic", qDeleteUserTopic, ut.UserID, ut.ChannelID, key)
 		return err
@@ -563,22 +553,22 @@ func (t *tx) SetUserTopic(ut chat.UserTopic) error {
 	return err
 }
 
-func (t *tx) UserTopic(userID, channelID int64, key string) (chat.UserTopic, error) {
+func (t *tx) UserTopic(userID, channelID int64, key string) (storage.UserTopic, error) {
 	uts, err := t.userTopics("UserTopic", qUserTopic, userID, channelID, key)
 	if err != nil {
-		return chat.UserTopic{}, err
+		return storage.UserTopic{}, err
 	}
 	if len(uts) == 0 {
-		return chat.UserTopic{}, chat.ErrNotFound
+		return storage.UserTopic{}, storage.ErrNotFound
 	}
 	return uts[0], nil
 }
 
-func (t *tx) UserTopics(userID int64) ([]chat.UserTopic, error) {
+func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
 	return t.userTopics("UserTopics", qUserTopics, userID)
 }
 
-func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]chat.UserTopic, error) {
+func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Messages, the users' rows for them, and reactions. The rows of the
@@ -18,7 +18,7 @@ const messageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.chann
 	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
 
 // scanMessage reads the messageColumns, then extra destinations.
-func scanMessage(sc scanner, m *chat.MessageRecord, extra ...any) error {
+func scanMessage(sc scanner, m *storage.MessageRecord, extra ...any) error {
 	var rt, sent, edited, link, image, attachment int64
 	var users string
 	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
@@ -41,14 +41,14 @@ func scanMessage(sc scanner, m *chat.MessageRecord, extra ...any) error {
 	return nil
 }
 
-func editedNanos(m *chat.MessageRecord) (int64, error) {
+func editedNanos(m *storage.MessageRecord) (int64, error) {
 	if m.EditedAt.IsZero() {
 		return 0, nil
 	}
 	return toNanos(m.EditedAt)
 }
 
-func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
+func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	for _, m := range ms {
 		sent, err := toNanos(m.DateSent)
 		if err != nil {
@@ -66,7 +66,7 @@ func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
 			direct_user_ids, topic, topic_key, content, rendered_content, date_sent, client, edited_at, has_link,
 			has_image, has_attachment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, idsJSON(users), m.Topic,
-			chat.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, b2i(m.HasLink),
+			storage.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, b2i(m.HasLink),
 			b2i(m.HasImage), b2i(m.HasAttachment))
 		if err != nil {
 			return err
@@ -79,13 +79,13 @@ func (t *tx) CreateMessages(ms []*chat.MessageRecord) error {
 	return nil
 }
 
-func (t *tx) Message(id int64) (chat.MessageRecord, error) {
+func (t *tx) Message(id int64) (storage.MessageRecord, error) {
 	if m, ok := cached(t.rows, messageRows, id); ok {
 		return m, nil
 	}
-	var out []chat.MessageRecord
+	var out []storage.MessageRecord
 	err := t.query("Message", `SELECT `+messageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
-		var m chat.MessageRecord
+		var m storage.MessageRecord
 		if err := scanMessage(sc, &m); err != nil {
 			return err
 		}
@@ -93,16 +93,16 @@ func (t *tx) Message(id int64) (chat.MessageRecord, error) {
 		return nil
 	}, id)
 	if err != nil {
-		return chat.MessageRecord{}, err
+		return storage.MessageRecord{}, err
 	}
 	if len(out) == 0 {
-		return chat.MessageRecord{}, chat.ErrNotFound
+		return storage.MessageRecord{}, storage.ErrNotFound
 	}
 	keep(t.rows, messageRows, id, out[0])
 	return out[0], nil
 }
 
-func (t *tx) UpdateMessage(m chat.MessageRecord) error {
+func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 	edited, err := editedNanos(&m)
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func (t *tx) UpdateMessage(m chat.MessageRecord) error {
 	wrote(t.rows, messageRows, m.ID)
 	res, err := t.exec("UpdateMessage", `UPDATE messages SET topic = ?, topic_key = ?, content = ?,
 		rendered_content = ?, edited_at = ?, has_link = ?, has_image = ?, has_attachment = ? WHERE id = ?`,
-		m.Topic, chat.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, b2i(m.HasLink), b2i(m.HasImage),
+		m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, b2i(m.HasLink), b2i(m.HasImage),
 		b2i(m.HasAttachment), m.ID)
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ var insertUserMessages = func() (texts [userMessageBatch]string) {
 // each B-tree page once instead of jumping between users' pages. When a
 // statement fails, the rows of the statements before it are deleted, so
 // that the call stores none.
-func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
+func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	if err := t.writable(); err != nil || len(rows) == 0 {
 		return err
 	}
@@ -184,7 +184,7 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 	}
 	wrote(t.rows, recipientRows, slices.Collect(maps.Keys(messages))...)
 	sorted := slices.Clone(rows)
-	slices.SortFunc(sorted, func(a, b chat.UserMessage) int {
+	slices.SortFunc(sorted, func(a, b storage.UserMessage) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
 			return c
 		}
@@ -214,11 +214,11 @@ func (t *tx) CreateUserMessages(rows []chat.UserMessage) error {
 	return err
 }
 
-func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
+func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
-		i, found := slices.BinarySearchFunc(rows, userID, func(r chat.UserMessage, id int64) int { return cmp.Compare(r.UserID, id) })
+		i, found := slices.BinarySearchFunc(rows, userID, func(r storage.UserMessage, id int64) int { return cmp.Compare(r.UserID, id) })
 		if !found {
-			return chat.UserMessage{}, chat.ErrNotFound
+			return storage.UserMessage{}, storage.ErrNotFound
 		}
 		return rows[i], nil
 	}
@@ -227,25 +227,25 @@ func (t *tx) UserMessage(userID, messageID int64) (chat.UserMessage, error) {
 	err := t.queryRowText(`SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?`,
 		userID, messageID).Scan(&flags)
 	if err == sql.ErrNoRows {
-		return chat.UserMessage{}, chat.ErrNotFound
+		return storage.UserMessage{}, storage.ErrNotFound
 	}
 	if err != nil {
-		return chat.UserMessage{}, t.check("UserMessage", err)
+		return storage.UserMessage{}, t.check("UserMessage", err)
 	}
-	return chat.UserMessage{UserID: userID, MessageID: messageID, Flags: chat.MessageFlags(flags)}, nil
+	return storage.UserMessage{UserID: userID, MessageID: messageID, Flags: storage.MessageFlags(flags)}, nil
 }
 
-func (t *tx) MessageRecipients(messageID int64) ([]chat.UserMessage, error) {
+func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
 		return rows, nil
 	}
-	out := []chat.UserMessage{}
+	out := []storage.UserMessage{}
 	err := t.query("MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = ? ORDER BY user_id`,
 		func(sc scanner) error {
-			r := chat.UserMessage{MessageID: messageID}
+			r := storage.UserMessage{MessageID: messageID}
 			var flags int64
 			err := sc.Scan(&r.UserID, &flags)
-			r.Flags = chat.MessageFlags(flags)
+			r.Flags = storage.MessageFlags(flags)
 			out = append(out, r)
 			return err
 		}, messageID)
@@ -265,7 +265,7 @@ func ftsQuery(words []string) string {
 	return strings.Join(quoted, " ")
 }
 
-func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
+func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
 	var q strings.Builder
 	var args []any
 	maxID := f.MaxID
@@ -290,6 +290,12 @@ func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
 			args = append(args, f.ChannelID)
 		}
 	}
+	if f.Unread {
+		q.WriteString(` AND um.user_id IS NOT NULL AND um.flags & 1 = 0`)
+	}
+	if f.Starred {
+		q.WriteString(` AND um.flags & 2 != 0`)
+	}
 	if f.TopicKey != nil {
 		q.WriteString(` AND m.topic_key = ? AND m.recipient_type = 1`)
 		args = append(args, *f.TopicKey)
@@ -313,27 +319,27 @@ func (t *tx) FindMessages(f chat.MessageFilter) ([]chat.MessageRow, error) {
 	}
 	q.WriteString(` LIMIT ?`)
 	args = append(args, limit)
-	out := []chat.MessageRow{}
+	out := []storage.MessageRow{}
 	err := t.query("FindMessages", q.String(), func(sc scanner) error {
-		var r chat.MessageRow
+		var r storage.MessageRow
 		var flags, received int64
 		if err := scanMessage(sc, &r.Message, &flags, &received); err != nil {
 			return err
 		}
-		r.Flags, r.Received = chat.MessageFlags(flags), received != 0
+		r.Flags, r.Received = storage.MessageFlags(flags), received != 0
 		out = append(out, r)
 		return nil
 	}, args...)
 	return out, err
 }
 
-func (t *tx) CreateReaction(r chat.Reaction) error {
+func (t *tx) CreateReaction(r storage.Reaction) error {
 	_, err := t.exec("CreateReaction", `INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type)
 		VALUES (?, ?, ?, ?, ?)`, r.MessageID, r.UserID, r.EmojiName, r.EmojiCode, string(r.ReactionType))
 	return err
 }
 
-func (t *tx) DeleteReaction(r chat.Reaction) error {
+func (t *tx) DeleteReaction(r storage.Reaction) error {
 	res, err := t.exec("DeleteReaction", `DELETE FROM reactions WHERE message_id = ? AND user_id = ? AND emoji_code = ?
 		AND reaction_type = ?`, r.MessageID, r.UserID, r.EmojiCode, string(r.ReactionType))
 	if err != nil {
@@ -342,16 +348,16 @@ func (t *tx) DeleteReaction(r chat.Reaction) error {
 	return t.affected("DeleteReaction", res)
 }
 
-func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
-	out := []chat.Reaction{}
+func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
+	out := []storage.Reaction{}
 	if len(messageIDs) == 0 {
 		return out, nil
 	}
 	scan := func(sc scanner) error {
-		var r chat.Reaction
+		var r storage.Reaction
 		var typ string
 		err := sc.Scan(&r.MessageID, &r.UserID, &r.EmojiName, &r.EmojiCode, &typ)
-		r.ReactionType = chat.ReactionType(typ)
+		r.ReactionType = storage.ReactionType(typ)
 		out = append(out, r)
 		return err
 	}
@@ -364,4 +370,29 @@ func (t *tx) Reactions(messageIDs []int64) ([]chat.Reaction, error) {
 	err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
 		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, scan, idsJSON(messageIDs))
 	return out, err
+}
+
+// UpdateUserMessageFlags writes only the rows whose flags change, and
+// notes the messages' recipients as written for the row cache.
+func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	changed := []int64{}
+	if len(messageIDs) == 0 {
+		return changed, nil
+	}
+	wrote(t.rows, recipientRows, messageIDs...)
+	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | ?1) & ~?2
+		WHERE user_id = ?3 AND message_id IN (SELECT value FROM json_each(?4)) AND flags != (flags | ?1) & ~?2
+		RETURNING message_id`, func(sc scanner) error {
+		var id int64
+		if err := sc.Scan(&id); err != nil {
+			return err
+		}
+		changed = append(changed, id)
+		return nil
+	}, int64(set), int64(clear), userID, idsJSON(messageIDs))
+	slices.Sort(changed)
+	return changed, err
 }

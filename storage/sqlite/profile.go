@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 const (
@@ -15,15 +15,15 @@ const (
 	selectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
 )
 
-func scanProfileField(sc scanner) (chat.ProfileField, error) {
+func scanProfileField(sc scanner) (storage.ProfileField, error) {
 	var (
-		f                                  chat.ProfileField
+		f                                  storage.ProfileField
 		typ, order                         int64
 		required, editable, summary, match int64
 	)
 	err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &required, &editable,
 		&summary, &match)
-	f.Type = chat.FieldType(typ)
+	f.Type = storage.FieldType(typ)
 	f.Order = int(order)
 	f.Required = required != 0
 	f.EditableByUser = editable != 0
@@ -32,9 +32,9 @@ func scanProfileField(sc scanner) (chat.ProfileField, error) {
 	return f, err
 }
 
-func scanRealmEmoji(sc scanner) (chat.RealmEmoji, error) {
+func scanRealmEmoji(sc scanner) (storage.RealmEmoji, error) {
 	var (
-		e           chat.RealmEmoji
+		e           storage.RealmEmoji
 		deactivated int64
 	)
 	err := sc.Scan(&e.ID, &e.RealmID, &e.Name, &deactivated, &e.AuthorID)
@@ -42,7 +42,7 @@ func scanRealmEmoji(sc scanner) (chat.RealmEmoji, error) {
 	return e, err
 }
 
-func (t *tx) CreateProfileField(f *chat.ProfileField) error {
+func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -63,13 +63,13 @@ func (t *tx) CreateProfileField(f *chat.ProfileField) error {
 	return nil
 }
 
-func (t *tx) ProfileFields(realmID int64) ([]chat.ProfileField, error) {
+func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
 	rows, err := t.stmt(qProfileFields).QueryContext(t.ctx, realmID)
 	if err != nil {
 		return nil, t.check("ProfileFields", err)
 	}
 	defer rows.Close()
-	out := []chat.ProfileField{}
+	out := []storage.ProfileField{}
 	for rows.Next() {
 		f, err := scanProfileField(rows)
 		if err != nil {
@@ -80,8 +80,8 @@ func (t *tx) ProfileFields(realmID int64) ([]chat.ProfileField, error) {
 	return out, t.check("ProfileFields", rows.Err())
 }
 
-func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]chat.ProfileValueRecord, error) {
-	out := []chat.ProfileValueRecord{}
+func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileValueRecord, error) {
+	out := []storage.ProfileValueRecord{}
 	if userIDs != nil && len(userIDs) == 0 {
 		return out, nil
 	}
@@ -109,7 +109,7 @@ func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]chat.ProfileValueR
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			v        chat.ProfileValueRecord
+			v        storage.ProfileValueRecord
 			rendered sql.NullString
 		)
 		if err := rows.Scan(&v.UserID, &v.FieldID, &v.Value, &rendered); err != nil {
@@ -123,7 +123,7 @@ func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]chat.ProfileValueR
 	return out, t.check("ProfileValues", rows.Err())
 }
 
-func (t *tx) SetProfileValue(v chat.ProfileValueRecord) error {
+func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (t *tx) SetProfileValue(v chat.ProfileValueRecord) error {
 	_, err := t.stmt(qSetProfileValue).ExecContext(t.ctx, v.UserID, v.FieldID, v.Value, rendered)
 	if isConstraintViolation(err) {
 		// A foreign key: the user or the field does not exist.
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	return t.check("SetProfileValue", err)
 }
@@ -149,7 +149,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 
 // Custom emoji.
 
-func (t *tx) CreateRealmEmoji(e *chat.RealmEmoji) error {
+func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -169,30 +169,30 @@ func (t *tx) CreateRealmEmoji(e *chat.RealmEmoji) error {
 	return nil
 }
 
-func (t *tx) RealmEmoji(id int64) (chat.RealmEmoji, error) {
+func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
 	e, err := scanRealmEmoji(t.stmt(qRealmEmoji).QueryRowContext(t.ctx, id))
 	return e, t.check("RealmEmoji", err)
 }
 
-func (t *tx) RealmEmojiByName(realmID int64, name string) (chat.RealmEmoji, error) {
+func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, error) {
 	// Reactions look their emoji up by name, and most names are not the
 	// realm's: the writer keeps the answers, "none" included.
 	key := emojiKey{realmID, name}
 	if row, ok := cached(t.rows, emojiRows, key); ok {
 		if !row.found {
-			return chat.RealmEmoji{}, chat.ErrNotFound
+			return storage.RealmEmoji{}, storage.ErrNotFound
 		}
 		return row.emoji, nil
 	}
 	e, err := scanRealmEmoji(t.stmt(qRealmEmojiByName).QueryRowContext(t.ctx, realmID, name))
 	err = t.check("RealmEmojiByName", err)
-	if err == nil || errors.Is(err, chat.ErrNotFound) {
+	if err == nil || errors.Is(err, storage.ErrNotFound) {
 		keep(t.rows, emojiRows, key, emojiRow{e, err == nil})
 	}
 	return e, err
 }
 
-func (t *tx) UpdateRealmEmoji(e chat.RealmEmoji) error {
+func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -212,4 +212,14 @@ func (t *tx) UpdateRealmEmoji(e chat.RealmEmoji) error {
 		return err
 	}
 	return errors.New("sqlite: an emoji cannot move between organizations")
+}
+
+func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
+	out := []storage.RealmEmoji{}
+	err := t.query("RealmEmojis", selectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, func(sc scanner) error {
+		e, err := scanRealmEmoji(sc)
+		out = append(out, e)
+		return err
+	}, realmID)
+	return out, err
 }

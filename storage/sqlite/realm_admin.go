@@ -4,7 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Linkifiers and allowed email domains.
@@ -15,9 +15,9 @@ const (
 	selectRealmDomain = `SELECT id, realm_id, domain, allow_subdomains FROM realm_domains `
 )
 
-func scanLinkifier(sc scanner) (chat.LinkifierRecord, error) {
+func scanLinkifier(sc scanner) (storage.LinkifierRecord, error) {
 	var (
-		l                chat.LinkifierRecord
+		l                storage.LinkifierRecord
 		example, reverse sql.NullString
 		alternatives     string
 	)
@@ -37,7 +37,7 @@ func scanLinkifier(sc scanner) (chat.LinkifierRecord, error) {
 }
 
 // linkifierArgs returns the column values of l from pattern to sort_order.
-func linkifierArgs(l *chat.LinkifierRecord) ([]any, error) {
+func linkifierArgs(l *storage.LinkifierRecord) ([]any, error) {
 	alternatives := l.AlternativeURLTemplates
 	if alternatives == nil {
 		alternatives = []string{}
@@ -57,7 +57,7 @@ func nullString(s *string) sql.NullString {
 	return sql.NullString{String: *s, Valid: true}
 }
 
-func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
+func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -77,13 +77,13 @@ func (t *tx) CreateLinkifier(l *chat.LinkifierRecord) error {
 	return nil
 }
 
-func (t *tx) Linkifiers(realmID int64) ([]chat.LinkifierRecord, error) {
+func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
 	rows, err := t.stmt(qLinkifiers).QueryContext(t.ctx, realmID)
 	if err != nil {
 		return nil, t.check("Linkifiers", err)
 	}
 	defer rows.Close()
-	out := []chat.LinkifierRecord{}
+	out := []storage.LinkifierRecord{}
 	for rows.Next() {
 		l, err := scanLinkifier(rows)
 		if err != nil {
@@ -94,7 +94,7 @@ func (t *tx) Linkifiers(realmID int64) ([]chat.LinkifierRecord, error) {
 	return out, t.check("Linkifiers", rows.Err())
 }
 
-func (t *tx) UpdateLinkifier(l chat.LinkifierRecord) error {
+func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -120,9 +120,9 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 	return t.affected("DeleteLinkifier", res)
 }
 
-func scanRealmDomain(sc scanner) (chat.RealmDomain, error) {
+func scanRealmDomain(sc scanner) (storage.RealmDomain, error) {
 	var (
-		d     chat.RealmDomain
+		d     storage.RealmDomain
 		allow int64
 	)
 	err := sc.Scan(&d.ID, &d.RealmID, &d.Domain, &allow)
@@ -130,7 +130,7 @@ func scanRealmDomain(sc scanner) (chat.RealmDomain, error) {
 	return d, err
 }
 
-func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
+func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -146,13 +146,13 @@ func (t *tx) CreateRealmDomain(d *chat.RealmDomain) error {
 	return nil
 }
 
-func (t *tx) RealmDomains(realmID int64) ([]chat.RealmDomain, error) {
+func (t *tx) RealmDomains(realmID int64) ([]storage.RealmDomain, error) {
 	rows, err := t.stmt(qRealmDomains).QueryContext(t.ctx, realmID)
 	if err != nil {
 		return nil, t.check("RealmDomains", err)
 	}
 	defer rows.Close()
-	out := []chat.RealmDomain{}
+	out := []storage.RealmDomain{}
 	for rows.Next() {
 		d, err := scanRealmDomain(rows)
 		if err != nil {
@@ -163,12 +163,12 @@ func (t *tx) RealmDomains(realmID int64) ([]chat.RealmDomain, error) {
 	return out, t.check("RealmDomains", rows.Err())
 }
 
-func (t *tx) RealmDomain(realmID int64, domain string) (chat.RealmDomain, error) {
+func (t *tx) RealmDomain(realmID int64, domain string) (storage.RealmDomain, error) {
 	d, err := scanRealmDomain(t.stmt(qRealmDomain).QueryRowContext(t.ctx, realmID, domain))
 	return d, t.check("RealmDomain", err)
 }
 
-func (t *tx) UpdateRealmDomain(d chat.RealmDomain) error {
+func (t *tx) UpdateRealmDomain(d storage.RealmDomain) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

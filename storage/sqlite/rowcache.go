@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Nearly every write transaction starts by reading the acting user and
@@ -32,7 +32,8 @@ import (
 //     are few, and each notes what it writes: realms (CreateRealm,
 //     UpdateRealm), users (CreateUser, UpdateUser), messages
 //     (CreateMessages, UpdateMessage, DeleteMessages), user_messages
-//     (CreateUserMessages, and DeleteMessages through ON DELETE CASCADE)
+//     (CreateUserMessages, UpdateUserMessageFlags, and DeleteMessages
+//     through ON DELETE CASCADE)
 //     and realm_emoji (CreateRealmEmoji, UpdateRealmEmoji).
 //
 // Rows read by a transaction that did not write them are those of the
@@ -95,7 +96,7 @@ type emojiKey struct {
 
 // emojiRow is the answer of a lookup by name: found is false for none.
 type emojiRow struct {
-	emoji chat.RealmEmoji
+	emoji storage.RealmEmoji
 	found bool
 }
 
@@ -106,14 +107,14 @@ type rowCache struct {
 	mu         sync.Mutex
 	conn       any // the driver connection the rows were read on
 	version    int64
-	realms     rowSet[int64, chat.Realm]
-	users      rowSet[int64, chat.UserRecord]
-	messages   rowSet[int64, chat.MessageRecord]
-	recipients rowSet[int64, []chat.UserMessage] // by message, in user order
+	realms     rowSet[int64, storage.Realm]
+	users      rowSet[int64, storage.UserRecord]
+	messages   rowSet[int64, storage.MessageRecord]
+	recipients rowSet[int64, []storage.UserMessage] // by message, in user order
 	emoji      rowSet[emojiKey, emojiRow]
 	// updatedUsers are the users the current transaction updated, as a
 	// read would return them.
-	updatedUsers map[int64]chat.UserRecord
+	updatedUsers map[int64]storage.UserRecord
 }
 
 // lock locks c and returns its unlock, or nil for the nil cache of a read
@@ -138,9 +139,9 @@ func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersi
 	if c.conn != conn || c.version != version || c.updatedUsers == nil {
 		c.realms.reset()
 		c.users.reset()
-		c.messages = rowSet[int64, chat.MessageRecord]{clone: cloneMessage}
+		c.messages = rowSet[int64, storage.MessageRecord]{clone: cloneMessage}
 		c.messages.reset()
-		c.recipients = rowSet[int64, []chat.UserMessage]{clone: slices.Clone[[]chat.UserMessage]}
+		c.recipients = rowSet[int64, []storage.UserMessage]{clone: slices.Clone[[]storage.UserMessage]}
 		c.recipients.reset()
 		c.emoji.reset()
 		c.conn, c.version = conn, version
@@ -148,7 +149,7 @@ func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersi
 	for _, s := range []interface{ endTx() }{&c.realms, &c.users, &c.messages, &c.recipients, &c.emoji} {
 		s.endTx()
 	}
-	c.updatedUsers = make(map[int64]chat.UserRecord)
+	c.updatedUsers = make(map[int64]storage.UserRecord)
 	return nil
 }
 
@@ -158,7 +159,7 @@ func (s *rowSet[K, V]) endTx() {
 	s.wroteAll = false
 }
 
-func cloneMessage(m chat.MessageRecord) chat.MessageRecord {
+func cloneMessage(m storage.MessageRecord) storage.MessageRecord {
 	m.DirectUserIDs = slices.Clone(m.DirectUserIDs)
 	return m
 }
@@ -175,7 +176,7 @@ func (c *rowCache) committed() {
 }
 
 // updatedUser notes a user as the transaction's update stored it.
-func (c *rowCache) updatedUser(u chat.UserRecord) {
+func (c *rowCache) updatedUser(u storage.UserRecord) {
 	if unlock := c.lock(); unlock != nil {
 		defer unlock()
 		c.updatedUsers[u.ID] = u
@@ -220,8 +221,8 @@ func wroteAll[K comparable, V any](c *rowCache, set func(*rowCache) *rowSet[K, V
 }
 
 // The sets, for the generic functions above.
-func realmRows(c *rowCache) *rowSet[int64, chat.Realm]             { return &c.realms }
-func userRows(c *rowCache) *rowSet[int64, chat.UserRecord]         { return &c.users }
-func messageRows(c *rowCache) *rowSet[int64, chat.MessageRecord]   { return &c.messages }
-func recipientRows(c *rowCache) *rowSet[int64, []chat.UserMessage] { return &c.recipients }
-func emojiRows(c *rowCache) *rowSet[emojiKey, emojiRow]            { return &c.emoji }
+func realmRows(c *rowCache) *rowSet[int64, storage.Realm]             { return &c.realms }
+func userRows(c *rowCache) *rowSet[int64, storage.UserRecord]         { return &c.users }
+func messageRows(c *rowCache) *rowSet[int64, storage.MessageRecord]   { return &c.messages }
+func recipientRows(c *rowCache) *rowSet[int64, []storage.UserMessage] { return &c.recipients }
+func emojiRows(c *rowCache) *rowSet[emojiKey, emojiRow]               { return &c.emoji }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
@@ -47,15 +48,15 @@ func TestWriterRowCache(t *testing.T) {
 	ctx := context.Background()
 	s1, s2 := twoStores(t)
 
-	var realm chat.Realm
-	var user chat.UserRecord
+	var realm storage.Realm
+	var user storage.UserRecord
 	must := func(err error) { t.Helper(); mustOK(t, err) }
-	must(s1.Update(ctx, func(tx chat.Tx) error {
-		realm = chat.Realm{Name: "Org", Host: "org.example.com"}
+	must(s1.Update(ctx, func(tx storage.Tx) error {
+		realm = storage.Realm{Name: "Org", Host: "org.example.com"}
 		if err := tx.CreateRealm(&realm); err != nil {
 			return err
 		}
-		user = chat.UserRecord{RealmID: realm.ID, Email: "u@example.com", FullName: "Before", IsActive: true, APIKey: "key-1"}
+		user = storage.UserRecord{RealmID: realm.ID, Email: "u@example.com", FullName: "Before", IsActive: true, APIKey: "key-1"}
 		return tx.CreateUser(&user)
 	}))
 	// names reads the user's and the realm's names in a write
@@ -64,7 +65,7 @@ func TestWriterRowCache(t *testing.T) {
 		t.Helper()
 		var un, rn string
 		before := s.QueryCount()
-		must(s.Update(ctx, func(tx chat.Tx) error {
+		must(s.Update(ctx, func(tx storage.Tx) error {
 			u, err := tx.User(user.ID)
 			if err != nil {
 				return err
@@ -86,7 +87,7 @@ func TestWriterRowCache(t *testing.T) {
 	expect("second read", "Before", "Org", 0)
 
 	// Another connection changes both rows.
-	must(s2.Update(ctx, func(tx chat.Tx) error {
+	must(s2.Update(ctx, func(tx storage.Tx) error {
 		u, err := tx.User(user.ID)
 		if err != nil {
 			return err
@@ -107,7 +108,7 @@ func TestWriterRowCache(t *testing.T) {
 
 	// A transaction that reads, writes, reads its own write and rolls back.
 	rollback := errors.New("rolled back")
-	err := s1.Update(ctx, func(tx chat.Tx) error {
+	err := s1.Update(ctx, func(tx storage.Tx) error {
 		u, err := tx.User(user.ID)
 		if err != nil {
 			return err
@@ -129,7 +130,7 @@ func TestWriterRowCache(t *testing.T) {
 	expect("read again", "Elsewhere", "Renamed Elsewhere", 0)
 
 	// A committed write of this connection is read back.
-	must(s1.Update(ctx, func(tx chat.Tx) error {
+	must(s1.Update(ctx, func(tx storage.Tx) error {
 		r, err := tx.Realm(realm.ID)
 		if err != nil {
 			return err
@@ -143,31 +144,31 @@ func TestWriterRowCache(t *testing.T) {
 	// A user this connection updated is kept as a read would return it,
 	// once committed: the time in another zone comes back in UTC.
 	berlin := time.FixedZone("CET", 3600)
-	must(s1.Update(ctx, func(tx chat.Tx) error {
+	must(s1.Update(ctx, func(tx storage.Tx) error {
 		u, err := tx.User(user.ID)
 		if err != nil {
 			return err
 		}
 		u.FullName = "Updated Here"
 		u.DateJoined = time.Date(2025, 3, 30, 14, 34, 56, 789, berlin)
-		u.Status = chat.UserStatus{Text: "busy", EmojiName: "car", EmojiCode: "1f697", ReactionType: chat.UnicodeEmoji}
+		u.Status = storage.UserStatus{Text: "busy", EmojiName: "car", EmojiCode: "1f697", ReactionType: storage.UnicodeEmoji}
 		return tx.UpdateUser(u)
 	}))
 	expect("after its own user update", "Updated Here", "Renamed Here", 0)
-	var cached, fresh chat.UserRecord
-	must(s1.Update(ctx, func(tx chat.Tx) (err error) { cached, err = tx.User(user.ID); return err }))
-	must(s1.View(ctx, func(tx chat.Tx) (err error) { fresh, err = tx.User(user.ID); return err }))
+	var cached, fresh storage.UserRecord
+	must(s1.Update(ctx, func(tx storage.Tx) (err error) { cached, err = tx.User(user.ID); return err }))
+	must(s1.View(ctx, func(tx storage.Tx) (err error) { fresh, err = tx.User(user.ID); return err }))
 	if cached != fresh || cached.DateJoined.Location() != time.UTC {
 		t.Errorf("cached user after an update = %+v, want what a read gives: %+v", cached, fresh)
 	}
 
 	// Read transactions never use the writer's rows.
-	must(s2.Update(ctx, func(tx chat.Tx) error {
+	must(s2.Update(ctx, func(tx storage.Tx) error {
 		u, _ := tx.User(user.ID)
 		u.FullName = "Third"
 		return tx.UpdateUser(u)
 	}))
-	must(s1.View(ctx, func(tx chat.Tx) error {
+	must(s1.View(ctx, func(tx storage.Tx) error {
 		u, err := tx.User(user.ID)
 		if err == nil && u.FullName != "Third" {
 			t.Errorf("View: user %q, want %q", u.FullName, "Third")
@@ -183,29 +184,29 @@ func TestWriterRowCacheMessages(t *testing.T) {
 	ctx := context.Background()
 	s1, s2 := twoStores(t)
 	must := func(err error) { t.Helper(); mustOK(t, err) }
-	var realm chat.Realm
-	var a, b chat.UserRecord
-	var m chat.MessageRecord
-	must(s1.Update(ctx, func(tx chat.Tx) error {
-		realm = chat.Realm{Name: "Org", Host: "org.example.com"}
+	var realm storage.Realm
+	var a, b storage.UserRecord
+	var m storage.MessageRecord
+	must(s1.Update(ctx, func(tx storage.Tx) error {
+		realm = storage.Realm{Name: "Org", Host: "org.example.com"}
 		if err := tx.CreateRealm(&realm); err != nil {
 			return err
 		}
-		a = chat.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
-		b = chat.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
+		a = storage.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
+		b = storage.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
 		if err := tx.CreateUser(&a); err != nil {
 			return err
 		}
 		if err := tx.CreateUser(&b); err != nil {
 			return err
 		}
-		m = chat.MessageRecord{RealmID: realm.ID, SenderID: a.ID, RecipientType: chat.RecipientDirect,
+		m = storage.MessageRecord{RealmID: realm.ID, SenderID: a.ID, RecipientType: chat.RecipientDirect,
 			DirectUserIDs: []int64{a.ID, b.ID}, Content: "first", RenderedContent: "<p>first</p>",
 			DateSent: time.Unix(1700000000, 0).UTC(), Client: "test"}
-		if err := tx.CreateMessages([]*chat.MessageRecord{&m}); err != nil {
+		if err := tx.CreateMessages([]*storage.MessageRecord{&m}); err != nil {
 			return err
 		}
-		return tx.CreateUserMessages([]chat.UserMessage{{UserID: a.ID, MessageID: m.ID, Flags: chat.FlagRead}})
+		return tx.CreateUserMessages([]storage.UserMessage{{UserID: a.ID, MessageID: m.ID, Flags: storage.FlagRead}})
 	}))
 
 	// state reads what a reaction reads, in a write transaction of s1,
@@ -221,9 +222,9 @@ func TestWriterRowCacheMessages(t *testing.T) {
 		t.Helper()
 		var st state
 		before := s1.QueryCount()
-		must(s1.Update(ctx, func(tx chat.Tx) error {
+		must(s1.Update(ctx, func(tx storage.Tx) error {
 			got, err := tx.Message(m.ID)
-			if errors.Is(err, chat.ErrNotFound) {
+			if errors.Is(err, storage.ErrNotFound) {
 				st.content = "(none)"
 			} else if err != nil {
 				return err
@@ -238,14 +239,14 @@ func TestWriterRowCacheMessages(t *testing.T) {
 			for _, r := range rows {
 				st.recipients = append(st.recipients, r.UserID)
 			}
-			_, err = tx.UserMessage(b.ID, m.ID)
+			_, err = storage.UserMessageOf(tx, b.ID, m.ID)
 			st.bReceived = err == nil
-			if err != nil && !errors.Is(err, chat.ErrNotFound) {
+			if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
 			_, err = tx.RealmEmojiByName(realm.ID, "party")
 			st.emoji = err == nil
-			if err != nil && !errors.Is(err, chat.ErrNotFound) {
+			if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
 			return nil
@@ -268,22 +269,22 @@ func TestWriterRowCacheMessages(t *testing.T) {
 	}
 
 	// Another connection edits the message, adds a recipient and an emoji.
-	must(s2.Update(ctx, func(tx chat.Tx) error {
+	must(s2.Update(ctx, func(tx storage.Tx) error {
 		edited := m
 		edited.Content = "edited elsewhere"
 		if err := tx.UpdateMessage(edited); err != nil {
 			return err
 		}
-		if err := tx.CreateUserMessages([]chat.UserMessage{{UserID: b.ID, MessageID: m.ID}}); err != nil {
+		if err := tx.CreateUserMessages([]storage.UserMessage{{UserID: b.ID, MessageID: m.ID}}); err != nil {
 			return err
 		}
-		return tx.CreateRealmEmoji(&chat.RealmEmoji{RealmID: realm.ID, Name: "party", AuthorID: a.ID})
+		return tx.CreateRealmEmoji(&storage.RealmEmoji{RealmID: realm.ID, Name: "party", AuthorID: a.ID})
 	}))
 	expect("after another connection's commit", state{"edited elsewhere", []int64{a.ID, b.ID}, true, true, 3})
 
 	// This connection edits, deletes and renames, and rolls back.
 	rollback := errors.New("rolled back")
-	err := s1.Update(ctx, func(tx chat.Tx) error {
+	err := s1.Update(ctx, func(tx storage.Tx) error {
 		edited := m
 		edited.Content = "never"
 		if err := tx.UpdateMessage(edited); err != nil {
@@ -300,7 +301,7 @@ func TestWriterRowCacheMessages(t *testing.T) {
 		if err := tx.UpdateRealmEmoji(e); err != nil {
 			return err
 		}
-		if _, err := tx.RealmEmojiByName(realm.ID, "party"); !errors.Is(err, chat.ErrNotFound) {
+		if _, err := tx.RealmEmojiByName(realm.ID, "party"); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("RealmEmojiByName(old name) after its own rename = %v, want ErrNotFound", err)
 		}
 		if err := tx.DeleteMessages([]int64{m.ID}); err != nil {
@@ -318,7 +319,7 @@ func TestWriterRowCacheMessages(t *testing.T) {
 	expect("read again", state{"edited elsewhere", []int64{a.ID, b.ID}, true, true, 0})
 
 	// This connection deletes the message for good.
-	must(s1.Update(ctx, func(tx chat.Tx) error { return tx.DeleteMessages([]int64{m.ID}) }))
+	must(s1.Update(ctx, func(tx storage.Tx) error { return tx.DeleteMessages([]int64{m.ID}) }))
 	expect("after its own delete", state{"(none)", nil, false, true, 2})
 }
 
@@ -331,7 +332,7 @@ func TestWriterRowCacheKnowsEveryWrite(t *testing.T) {
 		"INSERT INTO realms": 1, "UPDATE realms": 1,
 		"INSERT INTO users": 1, "UPDATE users": 2,
 		"INSERT INTO messages": 1, "UPDATE messages": 1, "DELETE FROM messages": 1,
-		"INSERT INTO user_messages": 1, "DELETE FROM user_messages": 1,
+		"INSERT INTO user_messages": 1, "UPDATE user_messages": 1, "DELETE FROM user_messages": 1,
 		"INSERT INTO realm_emoji": 1, "UPDATE realm_emoji": 1,
 	}
 	write := regexp.MustCompile(`(?i)\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(realms|users|messages|user_messages|realm_emoji)\b`)

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -26,7 +26,20 @@ import (
 // readerConns is the size of the reader pool.
 const readerConns = 4
 
-// Store is a chat.Store on a SQLite database file. It is safe for
+// The backend implements the storage SPI.
+var (
+	_ storage.Store = (*Store)(nil)
+	_ storage.Tx    = (*tx)(nil)
+	// It answers every optional query itself.
+	_ storage.UsersByRoleTx        = (*tx)(nil)
+	_ storage.BotsOwnedByTx        = (*tx)(nil)
+	_ storage.ChannelsByNameTx     = (*tx)(nil)
+	_ storage.SubscriptionColorsTx = (*tx)(nil)
+	_ storage.RealmDomainByNameTx  = (*tx)(nil)
+	_ storage.UserMessageTx        = (*tx)(nil)
+)
+
+// Store is a storage.Store on a SQLite database file. It is safe for
 // concurrent use. Open it with Open; the zero value is not usable.
 type Store struct {
 	writer *sql.DB
@@ -132,9 +145,9 @@ func (s *Store) prepare(ctx context.Context) error {
 
 // View runs fn in a read-only transaction on the reader pool: every read of
 // fn sees the database as it was at its first read, and every write returns
-// chat.ErrReadOnly. View returns fn's error, or an error without running fn
+// storage.ErrReadOnly. View returns fn's error, or an error without running fn
 // when ctx is done or the store is closed.
-func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
+func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	s.rtexts.prepare(ctx, s.reader)
 	sqlTx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -152,7 +165,7 @@ func (s *Store) View(ctx context.Context, fn func(chat.Tx) error) error {
 // the store is closed, and an error when a storage failure inside fn (other
 // than ErrNotFound and ErrExists) may have broken the transaction even if
 // fn went on and returned nil; nothing is committed then.
-func (s *Store) Update(ctx context.Context, fn func(chat.Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	s.wtexts.prepare(ctx, s.writer)
 	conn, err := s.writer.Conn(ctx)
 	if err != nil {

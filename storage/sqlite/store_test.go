@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 func open(t *testing.T, path string) *Store {
@@ -27,14 +27,14 @@ func open(t *testing.T, path string) *Store {
 	return s
 }
 
-func update(t *testing.T, s chat.Store, fn func(chat.Tx) error) {
+func update(t *testing.T, s storage.Store, fn func(storage.Tx) error) {
 	t.Helper()
 	if err := s.Update(context.Background(), fn); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 }
 
-func view(t *testing.T, s chat.Store, fn func(chat.Tx) error) {
+func view(t *testing.T, s storage.Store, fn func(storage.Tx) error) {
 	t.Helper()
 	if err := s.View(context.Background(), fn); err != nil {
 		t.Fatalf("View: %v", err)
@@ -43,26 +43,26 @@ func view(t *testing.T, s chat.Store, fn func(chat.Tx) error) {
 
 var t0 = time.Date(2025, time.March, 30, 12, 34, 56, 123456789, time.UTC)
 
-func testRealm(i int) chat.Realm {
-	return chat.Realm{
+func testRealm(i int) storage.Realm {
+	return storage.Realm{
 		Name:                   fmt.Sprintf("Org %d", i),
 		Description:            "Desc",
 		Host:                   fmt.Sprintf("org%d.example.com", i),
 		URL:                    fmt.Sprintf("https://org%d.example.com", i),
 		Deactivated:            i%2 == 0,
 		DateCreated:            t0,
-		DefaultEmailVisibility: chat.EmailVisibleAdmins,
+		DefaultEmailVisibility: storage.EmailVisibleAdmins,
 	}
 }
 
-func testUser(realmID int64, i int) chat.UserRecord {
-	return chat.UserRecord{
+func testUser(realmID int64, i int) storage.UserRecord {
+	return storage.UserRecord{
 		RealmID:         realmID,
 		Email:           fmt.Sprintf("User%d@Example.com", i),
 		FullName:        fmt.Sprintf("User %d", i),
-		Role:            chat.RoleMember,
+		Role:            storage.RoleMember,
 		IsActive:        true,
-		BotType:         chat.BotGeneric,
+		BotType:         storage.BotGeneric,
 		BotOwnerID:      1,
 		DateJoined:      t0.Add(time.Duration(i)),
 		LastLogin:       t0.Add(time.Hour + time.Duration(i)),
@@ -72,7 +72,7 @@ func testUser(realmID int64, i int) chat.UserRecord {
 		AvatarVersion:   2,
 		APIKey:          fmt.Sprintf("key-%d-%d", realmID, i),
 		PasswordHash:    "hash",
-		EmailVisibility: chat.EmailVisibleNobody,
+		EmailVisibility: storage.EmailVisibleNobody,
 	}
 }
 
@@ -84,9 +84,9 @@ func TestReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r chat.Realm
-	var u, human chat.UserRecord
-	update(t, s, func(tx chat.Tx) error {
+	var r storage.Realm
+	var u, human storage.UserRecord
+	update(t, s, func(tx storage.Tx) error {
 		r = testRealm(1)
 		if err := tx.CreateRealm(&r); err != nil {
 			return err
@@ -95,11 +95,11 @@ func TestReopen(t *testing.T) {
 		if err := tx.CreateUser(&u); err != nil {
 			return err
 		}
-		human = chat.UserRecord{RealmID: r.ID, Email: "h@example.com", APIKey: "h", DateJoined: t0}
+		human = storage.UserRecord{RealmID: r.ID, Email: "h@example.com", APIKey: "h", DateJoined: t0}
 		return tx.CreateUser(&human)
 	})
 	// A rolled-back write must not reappear either.
-	s.Update(context.Background(), func(tx chat.Tx) error {
+	s.Update(context.Background(), func(tx storage.Tx) error {
 		r2 := testRealm(2)
 		tx.CreateRealm(&r2)
 		return errors.New("roll back")
@@ -109,7 +109,7 @@ func TestReopen(t *testing.T) {
 	}
 
 	s = open(t, path)
-	view(t, s, func(tx chat.Tx) error {
+	view(t, s, func(tx storage.Tx) error {
 		gotR, err := tx.RealmByHost(r.Host)
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func TestReopen(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if diff := cmp.Diff([]chat.UserRecord{u, human}, gotUs); diff != "" {
+		if diff := cmp.Diff([]storage.UserRecord{u, human}, gotUs); diff != "" {
 			t.Errorf("users after reopen (-want +got):\n%s", diff)
 		}
 		rs, err := tx.Realms()
@@ -130,7 +130,7 @@ func TestReopen(t *testing.T) {
 		}
 		return err
 	})
-	update(t, s, func(tx chat.Tx) error {
+	update(t, s, func(tx storage.Tx) error {
 		u2 := testUser(r.ID, 2)
 		if err := tx.CreateUser(&u2); err != nil {
 			return err
@@ -268,7 +268,7 @@ func TestPathEscaping(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "we?ird#na%20me &x=1.db")
 	s := open(t, path)
-	update(t, s, func(tx chat.Tx) error {
+	update(t, s, func(tx storage.Tx) error {
 		r := testRealm(1)
 		return tx.CreateRealm(&r)
 	})
@@ -288,21 +288,21 @@ func TestPathEscaping(t *testing.T) {
 // uniqueness is an error, but neither ErrExists nor a broken transaction.
 func TestOtherConstraints(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
-	var r chat.Realm
-	update(t, s, func(tx chat.Tx) error {
+	var r storage.Realm
+	update(t, s, func(tx storage.Tx) error {
 		r = testRealm(1)
 		if err := tx.CreateRealm(&r); err != nil {
 			return err
 		}
 		orphan := testUser(999, 1)
 		err := tx.CreateUser(&orphan)
-		if err == nil || errors.Is(err, chat.ErrExists) || errors.Is(err, chat.ErrNotFound) {
+		if err == nil || errors.Is(err, storage.ErrExists) || errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("CreateUser in an unknown realm: %v, want a foreign key error", err)
 		}
 		u := testUser(r.ID, 1)
 		return tx.CreateUser(&u)
 	})
-	view(t, s, func(tx chat.Tx) error {
+	view(t, s, func(tx storage.Tx) error {
 		us, err := tx.Users(r.ID, nil)
 		if len(us) != 1 {
 			t.Errorf("after a failed and a good CreateUser: %d users, want 1", len(us))
@@ -317,7 +317,7 @@ func TestBrokenTransaction(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err := s.Update(ctx, func(tx chat.Tx) error {
+	err := s.Update(ctx, func(tx storage.Tx) error {
 		r := testRealm(1)
 		if err := tx.CreateRealm(&r); err != nil {
 			return err
@@ -332,7 +332,7 @@ func TestBrokenTransaction(t *testing.T) {
 	if err == nil {
 		t.Error("Update committed after a failed statement")
 	}
-	view(t, s, func(tx chat.Tx) error {
+	view(t, s, func(tx storage.Tx) error {
 		rs, err := tx.Realms()
 		if len(rs) != 0 {
 			t.Errorf("%d realms stored by the broken transaction", len(rs))
@@ -344,8 +344,8 @@ func TestBrokenTransaction(t *testing.T) {
 func TestTimes(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
 	zone := time.FixedZone("UTC+1", 3600)
-	var u chat.UserRecord
-	update(t, s, func(tx chat.Tx) error {
+	var u storage.UserRecord
+	update(t, s, func(tx storage.Tx) error {
 		r := testRealm(1)
 		if err := tx.CreateRealm(&r); err != nil {
 			return err
@@ -368,7 +368,7 @@ func TestTimes(t *testing.T) {
 		}
 		return nil
 	})
-	view(t, s, func(tx chat.Tx) error {
+	view(t, s, func(tx storage.Tx) error {
 		got, err := tx.User(u.ID)
 		if err != nil {
 			return err
@@ -393,8 +393,8 @@ func TestTimes(t *testing.T) {
 func TestTwoStores(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chat.db")
 	stores := []*Store{open(t, path), open(t, path)}
-	var r chat.Realm
-	update(t, stores[0], func(tx chat.Tx) error {
+	var r storage.Realm
+	update(t, stores[0], func(tx storage.Tx) error {
 		r = testRealm(1)
 		r.Description = "0"
 		return tx.CreateRealm(&r)
@@ -404,7 +404,7 @@ func TestTwoStores(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range perGoroutine {
-				err := stores[(g+i)%2].Update(context.Background(), func(tx chat.Tx) error {
+				err := stores[(g+i)%2].Update(context.Background(), func(tx storage.Tx) error {
 					got, err := tx.Realm(r.ID)
 					if err != nil {
 						return err
@@ -425,7 +425,7 @@ func TestTwoStores(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	view(t, stores[1], func(tx chat.Tx) error {
+	view(t, stores[1], func(tx storage.Tx) error {
 		got, err := tx.Realm(r.ID)
 		if want := strconv.Itoa(goroutines * perGoroutine); got.Description != want {
 			t.Errorf("counter = %s, want %s", got.Description, want)
@@ -445,8 +445,8 @@ func TestManyUsers(t *testing.T) {
 		n = 10_000
 	}
 	s := open(t, filepath.Join(t.TempDir(), "chat.db"))
-	var r chat.Realm
-	update(t, s, func(tx chat.Tx) error {
+	var r storage.Realm
+	update(t, s, func(tx storage.Tx) error {
 		r = testRealm(1)
 		if err := tx.CreateRealm(&r); err != nil {
 			return err
@@ -459,7 +459,7 @@ func TestManyUsers(t *testing.T) {
 		}
 		return nil
 	})
-	view(t, s, func(tx chat.Tx) error {
+	view(t, s, func(tx storage.Tx) error {
 		all, err := tx.Users(r.ID, nil)
 		if err != nil {
 			return err

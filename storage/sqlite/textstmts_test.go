@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // TestTextStatements runs statements given by text from concurrent read
@@ -25,7 +25,7 @@ func TestTextStatements(t *testing.T) {
 	ctx := context.Background()
 	const texts = 12
 	text := func(i int) string { return fmt.Sprintf("SELECT %d + ?", i) }
-	run := func(in chat.Tx, i int) error {
+	run := func(in storage.Tx, i int) error {
 		var got int64
 		err := in.(*tx).query("test", text(i), func(sc scanner) error { return sc.Scan(&got) }, 1)
 		if err == nil && got != int64(i+1) {
@@ -47,7 +47,7 @@ func TestTextStatements(t *testing.T) {
 					if w%2 == 0 {
 						do = s.Update
 					}
-					errs <- do(ctx, func(tx chat.Tx) error { return run(tx, (i+w)%texts) })
+					errs <- do(ctx, func(tx storage.Tx) error { return run(tx, (i+w)%texts) })
 				}
 			}()
 		}
@@ -65,8 +65,8 @@ func TestTextStatements(t *testing.T) {
 		}
 	}
 	// One more transaction on each pool prepares what is still pending.
-	for _, do := range []func(context.Context, func(chat.Tx) error) error{s.View, s.Update} {
-		if err := do(ctx, func(tx chat.Tx) error { return nil }); err != nil {
+	for _, do := range []func(context.Context, func(storage.Tx) error) error{s.View, s.Update} {
+		if err := do(ctx, func(tx storage.Tx) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func TestTextStatements(t *testing.T) {
 			}
 		}
 	}
-	if err := s.View(ctx, func(tx chat.Tx) error { return run(tx, 3) }); err != nil {
+	if err := s.View(ctx, func(tx storage.Tx) error { return run(tx, 3) }); err != nil {
 		t.Fatal(err)
 	}
 }

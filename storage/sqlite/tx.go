@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // query names one of the prepared statements.
@@ -45,7 +45,6 @@ const (
 	qChannel
 	qChannelsByName
 	qChannels
-	qSubscription
 	qSubscriptionsOfUsers
 	qSubscriptionColors
 	qChannelSubscriptions
@@ -215,7 +214,6 @@ var queries = [numQueries]string{
 	qChannel:              selectChannel + `WHERE id = ?`,
 	qChannelsByName:       selectChannel + `WHERE realm_id = ? AND name_key IN (SELECT value FROM json_each(?)) ORDER BY id`,
 	qChannels:             selectChannel + `WHERE realm_id = ? ORDER BY id`,
-	qSubscription:         selectSub + `WHERE user_id = ? AND channel_id = ?`,
 	qSubscriptionsOfUsers: selectSub + `WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`,
 	qSubscriptionColors: `SELECT DISTINCT user_id, color FROM subscriptions
 		WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, color`,
@@ -267,7 +265,7 @@ var queries = [numQueries]string{
 // the memory store does.
 var errMoveUser = errors.New("sqlite: a user cannot move between organizations")
 
-// tx is a chat.Tx over one database/sql transaction.
+// tx is a storage.Tx over one database/sql transaction.
 type tx struct {
 	ctx     context.Context
 	tx      *sql.Tx
@@ -301,8 +299,8 @@ func (t *tx) stmt(q query) *sql.Stmt {
 }
 
 // check returns the error to give for err, the result of operation op:
-// sql.ErrNoRows becomes chat.ErrNotFound and uniqueness violations
-// chat.ErrExists. Constraint violations undo only their own statement;
+// sql.ErrNoRows becomes storage.ErrNotFound and uniqueness violations
+// storage.ErrExists. Constraint violations undo only their own statement;
 // any other failure (I/O, interruption by the context, ...) may have rolled
 // back the whole transaction, so it marks the transaction failed.
 func (t *tx) check(op string, err error) error {
@@ -310,9 +308,9 @@ func (t *tx) check(op string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, sql.ErrNoRows):
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	case isUniqueViolation(err):
-		return fmt.Errorf("sqlite: %s: %w: %w", op, chat.ErrExists, err)
+		return fmt.Errorf("sqlite: %s: %w: %w", op, storage.ErrExists, err)
 	}
 	err = fmt.Errorf("sqlite: %s: %w", op, err)
 	if t.failed == nil && !isConstraintViolation(err) {
@@ -321,11 +319,11 @@ func (t *tx) check(op string, err error) error {
 	return err
 }
 
-// writable returns chat.ErrReadOnly in a View, and the earlier failure of a
+// writable returns storage.ErrReadOnly in a View, and the earlier failure of a
 // broken transaction.
 func (t *tx) writable() error {
 	if t.readOnly {
-		return chat.ErrReadOnly
+		return storage.ErrReadOnly
 	}
 	return t.failed
 }
@@ -362,9 +360,9 @@ func fromNanos(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-func scanRealm(sc scanner) (chat.Realm, error) {
+func scanRealm(sc scanner) (storage.Realm, error) {
 	var (
-		r                                                                    chat.Realm
+		r                                                                    storage.Realm
 		deactivated                                                          int64
 		created, visibility                                                  int64
 		restricted, noDisposable, editing, spectators, invite, channelEvents int64
@@ -379,21 +377,21 @@ func scanRealm(sc scanner) (chat.Realm, error) {
 	r.EmailsRestrictedToDomains = restricted != 0
 	r.DisallowDisposableEmailAddresses = noDisposable != 0
 	r.AllowMessageEditing = editing != 0
-	r.MessageContentEditLimitSeconds = chat.TimeLimit(editLimit)
-	r.MessageContentDeleteLimitSeconds = chat.TimeLimit(deleteLimit)
-	r.TopicsPolicy = chat.TopicsPolicy(topicsPolicy)
+	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
+	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
+	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)
 	r.EnableSpectatorAccess = spectators != 0
 	r.InviteRequired = invite != 0
 	r.SendChannelEventsMessages = channelEvents != 0
 	r.Deactivated = deactivated != 0
 	r.DateCreated = fromNanos(created)
-	r.DefaultEmailVisibility = chat.EmailVisibility(visibility)
+	r.DefaultEmailVisibility = storage.EmailVisibility(visibility)
 	return r, err
 }
 
-func scanUser(sc scanner) (chat.UserRecord, error) {
+func scanUser(sc scanner) (storage.UserRecord, error) {
 	var (
-		u                                    chat.UserRecord
+		u                                    storage.UserRecord
 		role, active, botType, joined, login int64
 		stub, avatarVersion, visibility      int64
 		canChangeEmails, presence            int64
@@ -405,21 +403,21 @@ func scanUser(sc scanner) (chat.UserRecord, error) {
 		&reactionType)
 	u.CanChangeUserEmails = canChangeEmails != 0
 	u.PresenceEnabled = presence != 0
-	u.Status.ReactionType = chat.ReactionType(reactionType)
-	u.Role = chat.Role(role)
+	u.Status.ReactionType = storage.ReactionType(reactionType)
+	u.Role = storage.Role(role)
 	u.IsActive = active != 0
-	u.BotType = chat.BotType(botType)
+	u.BotType = storage.BotType(botType)
 	u.DateJoined = fromNanos(joined)
 	u.LastLogin = fromNanos(login)
 	u.IsImportedStub = stub != 0
 	u.AvatarVersion = int(avatarVersion)
-	u.EmailVisibility = chat.EmailVisibility(visibility)
+	u.EmailVisibility = storage.EmailVisibility(visibility)
 	return u, err
 }
 
 // realmArgs returns the column values of r in the order of qCreateRealm and
 // qUpdateRealm.
-func realmArgs(r *chat.Realm) ([]any, error) {
+func realmArgs(r *storage.Realm) ([]any, error) {
 	created, err := toNanos(r.DateCreated)
 	if err != nil {
 		return nil, err
@@ -434,7 +432,7 @@ func realmArgs(r *chat.Realm) ([]any, error) {
 }
 
 // userTimes returns the user's times as stored, in nanoseconds.
-func userTimes(u *chat.UserRecord) (joined, login int64, err error) {
+func userTimes(u *storage.UserRecord) (joined, login int64, err error) {
 	if joined, err = toNanos(u.DateJoined); err != nil {
 		return 0, 0, err
 	}
@@ -444,12 +442,12 @@ func userTimes(u *chat.UserRecord) (joined, login int64, err error) {
 
 // userArgs returns the column values of u from email on, in the order of
 // qCreateUser.
-func userArgs(u *chat.UserRecord) ([]any, error) {
+func userArgs(u *storage.UserRecord) ([]any, error) {
 	joined, login, err := userTimes(u)
 	if err != nil {
 		return nil, err
 	}
-	return []any{u.Email, chat.EmailKey(u.Email), u.FullName, int64(u.Role), b2i(u.IsActive),
+	return []any{u.Email, storage.EmailKey(u.Email), u.FullName, int64(u.Role), b2i(u.IsActive),
 		int64(u.BotType), u.BotOwnerID, joined, login, b2i(u.IsImportedStub), u.Timezone, u.AvatarSource,
 		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility), b2i(u.CanChangeUserEmails),
 		b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
@@ -459,7 +457,7 @@ func userArgs(u *chat.UserRecord) ([]any, error) {
 // userUpdateArgs are the values of qUpdateUser's columns: those of
 // userArgs but the indexed ones (qUpdateUserKeys), with u's times as
 // userTimes gives them.
-func userUpdateArgs(u *chat.UserRecord, joined, login int64) []any {
+func userUpdateArgs(u *storage.UserRecord, joined, login int64) []any {
 	return []any{u.Email, u.FullName, b2i(u.IsActive), int64(u.BotType), joined, login, b2i(u.IsImportedStub),
 		u.Timezone, u.AvatarSource, int64(u.AvatarVersion), u.PasswordHash, int64(u.EmailVisibility),
 		b2i(u.CanChangeUserEmails), b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
@@ -468,7 +466,7 @@ func userUpdateArgs(u *chat.UserRecord, joined, login int64) []any {
 
 // Realms.
 
-func (t *tx) CreateRealm(r *chat.Realm) error {
+func (t *tx) CreateRealm(r *storage.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -489,7 +487,7 @@ func (t *tx) CreateRealm(r *chat.Realm) error {
 	return nil
 }
 
-func (t *tx) Realm(id int64) (chat.Realm, error) {
+func (t *tx) Realm(id int64) (storage.Realm, error) {
 	if r, ok := cached(t.rows, realmRows, id); ok {
 		return r, nil
 	}
@@ -500,18 +498,18 @@ func (t *tx) Realm(id int64) (chat.Realm, error) {
 	return r, t.check("Realm", err)
 }
 
-func (t *tx) RealmByHost(host string) (chat.Realm, error) {
+func (t *tx) RealmByHost(host string) (storage.Realm, error) {
 	r, err := scanRealm(t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
 	return r, t.check("RealmByHost", err)
 }
 
-func (t *tx) Realms() ([]chat.Realm, error) {
+func (t *tx) Realms() ([]storage.Realm, error) {
 	rows, err := t.stmt(qRealms).QueryContext(t.ctx)
 	if err != nil {
 		return nil, t.check("Realms", err)
 	}
 	defer rows.Close()
-	var out []chat.Realm
+	var out []storage.Realm
 	for rows.Next() {
 		r, err := scanRealm(rows)
 		if err != nil {
@@ -522,7 +520,7 @@ func (t *tx) Realms() ([]chat.Realm, error) {
 	return out, t.check("Realms", rows.Err())
 }
 
-func (t *tx) UpdateRealm(r chat.Realm) error {
+func (t *tx) UpdateRealm(r storage.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -540,14 +538,14 @@ func (t *tx) UpdateRealm(r chat.Realm) error {
 		return t.check("UpdateRealm", err)
 	}
 	if n == 0 {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	return nil
 }
 
 // Users.
 
-func (t *tx) CreateUser(u *chat.UserRecord) error {
+func (t *tx) CreateUser(u *storage.UserRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -568,7 +566,7 @@ func (t *tx) CreateUser(u *chat.UserRecord) error {
 	return nil
 }
 
-func (t *tx) User(id int64) (chat.UserRecord, error) {
+func (t *tx) User(id int64) (storage.UserRecord, error) {
 	if u, ok := cached(t.rows, userRows, id); ok {
 		return u, nil
 	}
@@ -579,26 +577,26 @@ func (t *tx) User(id int64) (chat.UserRecord, error) {
 	return u, t.check("User", err)
 }
 
-func (t *tx) UserByEmail(realmID int64, email string) (chat.UserRecord, error) {
-	u, err := scanUser(t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, chat.EmailKey(email)))
+func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
+	u, err := scanUser(t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, storage.EmailKey(email)))
 	return u, t.check("UserByEmail", err)
 }
 
-func (t *tx) UserByAPIKey(key string) (chat.UserRecord, error) {
+func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {
 	u, err := scanUser(t.stmt(qUserByAPIKey).QueryRowContext(t.ctx, key))
 	return u, t.check("UserByAPIKey", err)
 }
 
 // Users answers from the user-list cache when the realm's users_version
 // says it holds the realm's users as this transaction sees them.
-func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
+func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 	if ids != nil && len(ids) == 0 {
-		return []chat.UserRecord{}, nil
+		return []storage.UserRecord{}, nil
 	}
 	var version int64
 	err := t.stmt(qUsersVersion).QueryRowContext(t.ctx, realmID).Scan(&version)
 	if errors.Is(err, sql.ErrNoRows) {
-		return []chat.UserRecord{}, nil
+		return []storage.UserRecord{}, nil
 	}
 	if err != nil {
 		return nil, t.check("Users", err)
@@ -627,22 +625,22 @@ func (t *tx) Users(realmID int64, ids []int64) ([]chat.UserRecord, error) {
 	return t.users("Users", qUsersIDs, realmID, string(list))
 }
 
-func (t *tx) UsersByRole(realmID int64, role chat.Role) ([]chat.UserRecord, error) {
+func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {
 	return t.users("UsersByRole", qUsersByRole, realmID, int64(role))
 }
 
-func (t *tx) BotsOwnedBy(ownerID int64) ([]chat.UserRecord, error) {
+func (t *tx) BotsOwnedBy(ownerID int64) ([]storage.UserRecord, error) {
 	return t.users("BotsOwnedBy", qBotsOwnedBy, ownerID)
 }
 
 // users runs a query that lists users.
-func (t *tx) users(op string, q query, args ...any) ([]chat.UserRecord, error) {
+func (t *tx) users(op string, q query, args ...any) ([]storage.UserRecord, error) {
 	rows, err := t.stmt(q).QueryContext(t.ctx, args...)
 	if err != nil {
 		return nil, t.check(op, err)
 	}
 	defer rows.Close()
-	out := []chat.UserRecord{}
+	out := []storage.UserRecord{}
 	for rows.Next() {
 		u, err := scanUser(rows)
 		if err != nil {
@@ -653,7 +651,7 @@ func (t *tx) users(op string, q query, args ...any) ([]chat.UserRecord, error) {
 	return out, t.check(op, rows.Err())
 }
 
-func (t *tx) UpdateUser(u chat.UserRecord) error {
+func (t *tx) UpdateUser(u storage.UserRecord) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -664,7 +662,7 @@ func (t *tx) UpdateUser(u chat.UserRecord) error {
 	}
 	// The keys first: a uniqueness violation there leaves the row as it
 	// was.
-	if _, err := t.stmt(qUpdateUserKeys).ExecContext(t.ctx, chat.EmailKey(u.Email), int64(u.Role), u.BotOwnerID,
+	if _, err := t.stmt(qUpdateUserKeys).ExecContext(t.ctx, storage.EmailKey(u.Email), int64(u.Role), u.BotOwnerID,
 		u.APIKey, u.ID, u.RealmID); err != nil {
 		return t.check("UpdateUser", err)
 	}

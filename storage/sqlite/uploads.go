@@ -3,10 +3,9 @@ package sqlite
 import (
 	"errors"
 
+	"github.com/teamchat/chat/storage"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
-
-	"github.com/teamchat/chat"
 )
 
 // Uploads and push.
@@ -25,7 +24,7 @@ func isForeignKeyViolation(err error) bool {
 	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
 }
 
-func (t *tx) CreateAttachment(a *chat.Attachment) error {
+func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -46,9 +45,9 @@ func (t *tx) CreateAttachment(a *chat.Attachment) error {
 	return nil
 }
 
-func (t *tx) AttachmentByPath(realmID int64, pathID string) (chat.Attachment, error) {
+func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
 	var (
-		a       chat.Attachment
+		a       storage.Attachment
 		created int64
 	)
 	err := t.stmt(qAttachmentByPath).QueryRowContext(t.ctx, pathID, realmID).Scan(&a.ID, &a.RealmID,
@@ -69,7 +68,7 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 	}
 	_, err := t.stmt(qLinkAttachment).ExecContext(t.ctx, attachmentID, messageID)
 	if isForeignKeyViolation(err) {
-		return chat.ErrNotFound
+		return storage.ErrNotFound
 	}
 	return t.check("LinkAttachment", err)
 }
@@ -91,7 +90,7 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 	return out, t.check("AttachmentMessages", rows.Err())
 }
 
-func (t *tx) AddPushToken(pt chat.PushToken) error {
+func (t *tx) AddPushToken(pt storage.PushToken) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -103,16 +102,16 @@ func (t *tx) AddPushToken(pt chat.PushToken) error {
 	return t.check("AddPushToken", err)
 }
 
-func (t *tx) PushTokens(userID int64) ([]chat.PushToken, error) {
+func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 	rows, err := t.stmt(qPushTokens).QueryContext(t.ctx, userID)
 	if err != nil {
 		return nil, t.check("PushTokens", err)
 	}
 	defer rows.Close()
-	out := []chat.PushToken{}
+	out := []storage.PushToken{}
 	for rows.Next() {
 		var (
-			pt      chat.PushToken
+			pt      storage.PushToken
 			created int64
 		)
 		if err := rows.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created); err != nil {
@@ -124,9 +123,9 @@ func (t *tx) PushTokens(userID int64) ([]chat.PushToken, error) {
 	return out, t.check("PushTokens", rows.Err())
 }
 
-func scanDevice(sc scanner) (chat.Device, error) {
+func scanDevice(sc scanner) (storage.Device, error) {
 	var (
-		d              chat.Device
+		d              storage.Device
 		keyID, created int64
 	)
 	err := sc.Scan(&d.ID, &d.UserID, &d.RealmID, &d.PushKey, &keyID, &d.TokenKind, &d.TokenID,
@@ -138,7 +137,7 @@ func scanDevice(sc scanner) (chat.Device, error) {
 
 // deviceArgs returns the column values of d from user_id on, in the order
 // of qCreateDevice and qUpdateDevice.
-func deviceArgs(d *chat.Device) ([]any, error) {
+func deviceArgs(d *storage.Device) ([]any, error) {
 	created, err := toNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
@@ -151,7 +150,7 @@ func deviceArgs(d *chat.Device) ([]any, error) {
 		d.EncryptedPushRegistration, created}, nil
 }
 
-func (t *tx) CreateDevice(d *chat.Device) error {
+func (t *tx) CreateDevice(d *storage.Device) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -171,18 +170,18 @@ func (t *tx) CreateDevice(d *chat.Device) error {
 	return nil
 }
 
-func (t *tx) Device(id int64) (chat.Device, error) {
+func (t *tx) Device(id int64) (storage.Device, error) {
 	d, err := scanDevice(t.stmt(qDevice).QueryRowContext(t.ctx, id))
 	return d, t.check("Device", err)
 }
 
-func (t *tx) Devices(userID int64) ([]chat.Device, error) {
+func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 	rows, err := t.stmt(qDevices).QueryContext(t.ctx, userID)
 	if err != nil {
 		return nil, t.check("Devices", err)
 	}
 	defer rows.Close()
-	out := []chat.Device{}
+	out := []storage.Device{}
 	for rows.Next() {
 		d, err := scanDevice(rows)
 		if err != nil {
@@ -193,7 +192,7 @@ func (t *tx) Devices(userID int64) ([]chat.Device, error) {
 	return out, t.check("Devices", rows.Err())
 }
 
-func (t *tx) UpdateDevice(d chat.Device) error {
+func (t *tx) UpdateDevice(d storage.Device) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -217,4 +216,29 @@ func (t *tx) DeleteDevice(id int64) error {
 		return t.check("DeleteDevice", err)
 	}
 	return t.affected("DeleteDevice", res)
+}
+
+func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
+	out := []storage.Attachment{}
+	err := t.query("Attachments", selectAttachment+`WHERE owner_id = ? ORDER BY id`, func(sc scanner) error {
+		var (
+			a       storage.Attachment
+			created int64
+		)
+		if err := sc.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created); err != nil {
+			return err
+		}
+		a.CreateTime = fromNanos(created)
+		out = append(out, a)
+		return nil
+	}, ownerID)
+	return out, err
+}
+
+func (t *tx) DeleteAttachment(id int64) error {
+	res, err := t.exec("DeleteAttachment", `DELETE FROM attachments WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	return t.affected("DeleteAttachment", res)
 }

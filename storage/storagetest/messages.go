@@ -8,6 +8,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Messages, the users' rows for them, reactions and search.
@@ -25,7 +26,7 @@ var searchTexts = []string{
 	"Walrus, walrus; WALRUS!",
 }
 
-// searchQueries are the word lists searched, each as chat.SearchWords
+// searchQueries are the word lists searched, each as storage.SearchWords
 // gives them.
 var searchQueries = []string{
 	"example", "example.com", "com path", "foo", "bar", "foo-bar", "baz", "qux", "don", "t", "3", "14", "3.14",
@@ -36,15 +37,15 @@ var searchQueries = []string{
 func (s *suite) testMessages(t *testing.T) {
 	st := s.store(t)
 	var (
-		u1, u2 chat.UserRecord
-		ms     []*chat.MessageRecord
+		u1, u2 storage.UserRecord
+		ms     []*storage.MessageRecord
 	)
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		r := createRealm(t, tx, realmN(1))
 		u1 = createUser(t, tx, userN(r.ID, 1))
 		u2 = createUser(t, tx, userN(r.ID, 2))
 		for i, text := range searchTexts {
-			m := &chat.MessageRecord{RealmID: r.ID, SenderID: u1.ID, RecipientType: chat.RecipientChannel,
+			m := &storage.MessageRecord{RealmID: r.ID, SenderID: u1.ID, RecipientType: chat.RecipientChannel,
 				ChannelID: 5, Topic: "topic " + itoa(int64(i)), Content: text, RenderedContent: "<p>" + text + "</p>",
 				DateSent: t0.Add(time.Duration(i) * time.Second), Client: "website"}
 			if i == 1 {
@@ -62,22 +63,22 @@ func (s *suite) testMessages(t *testing.T) {
 				t.Fatalf("message IDs %d, %d: want increasing", ms[i-1].ID, ms[i].ID)
 			}
 		}
-		var rows []chat.UserMessage
+		var rows []storage.UserMessage
 		for _, m := range ms {
-			rows = append(rows, chat.UserMessage{UserID: u1.ID, MessageID: m.ID, Flags: chat.FlagRead})
+			rows = append(rows, storage.UserMessage{UserID: u1.ID, MessageID: m.ID, Flags: storage.FlagRead})
 		}
-		rows = append(rows, chat.UserMessage{UserID: u2.ID, MessageID: ms[1].ID, Flags: chat.FlagStarred | chat.FlagMentioned})
+		rows = append(rows, storage.UserMessage{UserID: u2.ID, MessageID: ms[1].ID, Flags: storage.FlagStarred | storage.FlagMentioned})
 		if err := tx.CreateUserMessages(rows); err != nil {
 			t.Fatalf("CreateUserMessages: %v", err)
 		}
 		// A batch with one existing row stores none, and the transaction
 		// goes on.
-		checkErr(t, "CreateUserMessages(existing)", tx.CreateUserMessages([]chat.UserMessage{
-			{UserID: u2.ID, MessageID: ms[0].ID}, {UserID: u1.ID, MessageID: ms[0].ID}}), chat.ErrExists)
-		_, err := tx.UserMessage(u2.ID, ms[0].ID)
-		checkErr(t, "UserMessage(not stored)", err, chat.ErrNotFound)
+		checkErr(t, "CreateUserMessages(existing)", tx.CreateUserMessages([]storage.UserMessage{
+			{UserID: u2.ID, MessageID: ms[0].ID}, {UserID: u1.ID, MessageID: ms[0].ID}}), storage.ErrExists)
+		_, err := storage.UserMessageOf(tx, u2.ID, ms[0].ID)
+		checkErr(t, "UserMessage(not stored)", err, storage.ErrNotFound)
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		for _, m := range ms {
 			got, err := tx.Message(m.ID)
 			if err != nil {
@@ -88,21 +89,21 @@ func (s *suite) testMessages(t *testing.T) {
 			}
 		}
 		got, err := tx.MessageRecipients(ms[1].ID)
-		want := []chat.UserMessage{{UserID: u1.ID, MessageID: ms[1].ID, Flags: chat.FlagRead},
-			{UserID: u2.ID, MessageID: ms[1].ID, Flags: chat.FlagStarred | chat.FlagMentioned}}
+		want := []storage.UserMessage{{UserID: u1.ID, MessageID: ms[1].ID, Flags: storage.FlagRead},
+			{UserID: u2.ID, MessageID: ms[1].ID, Flags: storage.FlagStarred | storage.FlagMentioned}}
 		if d := gocmp.Diff(want, got); err != nil || d != "" {
 			t.Errorf("MessageRecipients: %v (-want +got):\n%s", err, d)
 		}
-		// Search matches as chat.SearchMatches decides.
+		// Search matches as storage.SearchMatches decides.
 		for _, q := range searchQueries {
-			words := chat.SearchWords(q)
+			words := storage.SearchWords(q)
 			want := []int64{}
 			for _, m := range ms {
-				if chat.SearchMatches(words, m) {
+				if storage.SearchMatches(words, m) {
 					want = append(want, m.ID)
 				}
 			}
-			rows, err := tx.FindMessages(chat.MessageFilter{RealmID: ms[0].RealmID, UserID: u1.ID, Search: words})
+			rows, err := tx.FindMessages(storage.MessageFilter{RealmID: ms[0].RealmID, UserID: u1.ID, Search: words})
 			if err != nil {
 				t.Fatalf("FindMessages(search %q): %v", q, err)
 			}
@@ -116,7 +117,7 @@ func (s *suite) testMessages(t *testing.T) {
 		}
 	})
 	// An edit changes what search finds.
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		m := *ms[0]
 		m.Content, m.EditedAt = "walrus only", t0.Add(2*time.Hour)
 		if err := tx.UpdateMessage(m); err != nil {
@@ -124,10 +125,10 @@ func (s *suite) testMessages(t *testing.T) {
 		}
 		*ms[0] = m
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		for q, want := range map[string]int{"walrus only": 1, "tomorrow": 0} {
-			rows, err := tx.FindMessages(chat.MessageFilter{RealmID: ms[0].RealmID, UserID: u1.ID,
-				Search: chat.SearchWords(q)})
+			rows, err := tx.FindMessages(storage.MessageFilter{RealmID: ms[0].RealmID, UserID: u1.ID,
+				Search: storage.SearchWords(q)})
 			if err != nil || len(rows) != want {
 				t.Errorf("search %q after the edit: %d messages, %v; want %d", q, len(rows), err, want)
 			}
@@ -137,24 +138,24 @@ func (s *suite) testMessages(t *testing.T) {
 
 func (s *suite) testReactions(t *testing.T) {
 	st := s.store(t)
-	var m chat.MessageRecord
-	var u1, u2 chat.UserRecord
-	update(t, st, func(tx chat.Tx) {
+	var m storage.MessageRecord
+	var u1, u2 storage.UserRecord
+	update(t, st, func(tx storage.Tx) {
 		r := createRealm(t, tx, realmN(1))
 		u1 = createUser(t, tx, userN(r.ID, 1))
 		u2 = createUser(t, tx, userN(r.ID, 2))
-		m = chat.MessageRecord{RealmID: r.ID, SenderID: u1.ID, RecipientType: chat.RecipientChannel, ChannelID: 1,
+		m = storage.MessageRecord{RealmID: r.ID, SenderID: u1.ID, RecipientType: chat.RecipientChannel, ChannelID: 1,
 			Topic: "t", Content: "c", RenderedContent: "<p>c</p>", DateSent: t0}
-		if err := tx.CreateMessages([]*chat.MessageRecord{&m}); err != nil {
+		if err := tx.CreateMessages([]*storage.MessageRecord{&m}); err != nil {
 			t.Fatalf("CreateMessages: %v", err)
 		}
-		if err := tx.CreateUserMessages([]chat.UserMessage{{UserID: u1.ID, MessageID: m.ID}}); err != nil {
+		if err := tx.CreateUserMessages([]storage.UserMessage{{UserID: u1.ID, MessageID: m.ID}}); err != nil {
 			t.Fatalf("CreateUserMessages: %v", err)
 		}
-		for _, r := range []chat.Reaction{
-			{MessageID: m.ID, UserID: u2.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: chat.UnicodeEmoji},
-			{MessageID: m.ID, UserID: u1.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: chat.UnicodeEmoji},
-			{MessageID: m.ID, UserID: u1.ID, EmojiName: "tada", EmojiCode: "1f389", ReactionType: chat.UnicodeEmoji},
+		for _, r := range []storage.Reaction{
+			{MessageID: m.ID, UserID: u2.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji},
+			{MessageID: m.ID, UserID: u1.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji},
+			{MessageID: m.ID, UserID: u1.ID, EmojiName: "tada", EmojiCode: "1f389", ReactionType: storage.UnicodeEmoji},
 		} {
 			if err := tx.CreateReaction(r); err != nil {
 				t.Fatalf("CreateReaction: %v", err)
@@ -162,36 +163,36 @@ func (s *suite) testReactions(t *testing.T) {
 		}
 		// The same emoji under another name is the same reaction; the
 		// transaction goes on after ErrExists.
-		checkErr(t, "CreateReaction(again)", tx.CreateReaction(chat.Reaction{MessageID: m.ID, UserID: u1.ID,
-			EmojiName: "happy", EmojiCode: "1f604", ReactionType: chat.UnicodeEmoji}), chat.ErrExists)
-		if err := tx.DeleteReaction(chat.Reaction{MessageID: m.ID, UserID: u1.ID, EmojiCode: "1f604",
-			ReactionType: chat.UnicodeEmoji}); err != nil {
+		checkErr(t, "CreateReaction(again)", tx.CreateReaction(storage.Reaction{MessageID: m.ID, UserID: u1.ID,
+			EmojiName: "happy", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji}), storage.ErrExists)
+		if err := tx.DeleteReaction(storage.Reaction{MessageID: m.ID, UserID: u1.ID, EmojiCode: "1f604",
+			ReactionType: storage.UnicodeEmoji}); err != nil {
 			t.Fatalf("DeleteReaction: %v", err)
 		}
-		checkErr(t, "DeleteReaction(again)", tx.DeleteReaction(chat.Reaction{MessageID: m.ID, UserID: u1.ID,
-			EmojiCode: "1f604", ReactionType: chat.UnicodeEmoji}), chat.ErrNotFound)
+		checkErr(t, "DeleteReaction(again)", tx.DeleteReaction(storage.Reaction{MessageID: m.ID, UserID: u1.ID,
+			EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji}), storage.ErrNotFound)
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		got, err := tx.Reactions([]int64{m.ID, m.ID + 100})
-		want := []chat.Reaction{
-			{MessageID: m.ID, UserID: u2.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: chat.UnicodeEmoji},
-			{MessageID: m.ID, UserID: u1.ID, EmojiName: "tada", EmojiCode: "1f389", ReactionType: chat.UnicodeEmoji},
+		want := []storage.Reaction{
+			{MessageID: m.ID, UserID: u2.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji},
+			{MessageID: m.ID, UserID: u1.ID, EmojiName: "tada", EmojiCode: "1f389", ReactionType: storage.UnicodeEmoji},
 		}
 		if d := gocmp.Diff(want, got); err != nil || d != "" {
 			t.Errorf("Reactions: %v (-want +got):\n%s", err, d)
 		}
 	})
 	// Deleting the message takes its rows and reactions.
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		if err := tx.DeleteMessages([]int64{m.ID, m.ID + 100}); err != nil {
 			t.Fatalf("DeleteMessages: %v", err)
 		}
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		_, err := tx.Message(m.ID)
-		checkErr(t, "Message(deleted)", err, chat.ErrNotFound)
-		_, err = tx.UserMessage(u1.ID, m.ID)
-		checkErr(t, "UserMessage(deleted)", err, chat.ErrNotFound)
+		checkErr(t, "Message(deleted)", err, storage.ErrNotFound)
+		_, err = storage.UserMessageOf(tx, u1.ID, m.ID)
+		checkErr(t, "UserMessage(deleted)", err, storage.ErrNotFound)
 		if got, err := tx.Reactions([]int64{m.ID}); err != nil || len(got) != 0 {
 			t.Errorf("Reactions(deleted) = %v, %v; want none", got, err)
 		}

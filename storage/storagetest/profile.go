@@ -6,43 +6,43 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
-func fieldN(realmID int64, name string, order int) chat.ProfileField {
-	return chat.ProfileField{RealmID: realmID, Name: name, Hint: "hint of " + name, Type: chat.FieldChoice,
+func fieldN(realmID int64, name string, order int) storage.ProfileField {
+	return storage.ProfileField{RealmID: realmID, Name: name, Hint: "hint of " + name, Type: storage.FieldChoice,
 		FieldData: `{"a":{"order":"1","text":"Ä"}}`, Order: order, Required: true, EditableByUser: true,
 		DisplayInProfileSummary: true, UseForUserMatching: true}
 }
 
 func (s *suite) testProfileFields(t *testing.T) {
 	st := s.store(t)
-	var r1, r2 chat.Realm
-	var f1, f2, f3 chat.ProfileField
-	update(t, st, func(tx chat.Tx) {
+	var r1, r2 storage.Realm
+	var f1, f2, f3 storage.ProfileField
+	update(t, st, func(tx storage.Tx) {
 		r1 = createRealm(t, tx, realmN(1))
 		r2 = createRealm(t, tx, realmN(2))
 		f1, f2, f3 = fieldN(r1.ID, "B", 2), fieldN(r1.ID, "A", 1), fieldN(r2.ID, "B", 1)
 		f2.Required, f2.EditableByUser, f2.DisplayInProfileSummary, f2.UseForUserMatching = false, false, false, false
-		f2.FieldData, f2.Type = "", chat.FieldShortText
-		for _, f := range []*chat.ProfileField{&f1, &f2, &f3} {
+		f2.FieldData, f2.Type = "", storage.FieldShortText
+		for _, f := range []*storage.ProfileField{&f1, &f2, &f3} {
 			if err := tx.CreateProfileField(f); err != nil || f.ID <= 0 {
 				t.Fatalf("CreateProfileField(%s): %v, ID %d", f.Name, err, f.ID)
 			}
 		}
 		dup := fieldN(r1.ID, "B", 3)
-		checkErr(t, "CreateProfileField with a taken name", tx.CreateProfileField(&dup), chat.ErrExists)
+		checkErr(t, "CreateProfileField with a taken name", tx.CreateProfileField(&dup), storage.ErrExists)
 		orphan := fieldN(r1.ID+r2.ID+100, "C", 1)
 		if err := tx.CreateProfileField(&orphan); err == nil {
 			t.Errorf("CreateProfileField in an unknown realm succeeded")
 		}
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		got, err := tx.ProfileFields(r1.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := gocmp.Diff([]chat.ProfileField{f2, f1}, got); d != "" {
+		if d := gocmp.Diff([]storage.ProfileField{f2, f1}, got); d != "" {
 			t.Errorf("ProfileFields (-want +got):\n%s", d)
 		}
 		if got, err := tx.ProfileFields(r1.ID + r2.ID + 100); err != nil || len(got) != 0 {
@@ -53,17 +53,17 @@ func (s *suite) testProfileFields(t *testing.T) {
 
 func (s *suite) testProfileValues(t *testing.T) {
 	st := s.store(t)
-	var r1, r2 chat.Realm
-	var u1, u2, u3, other chat.UserRecord
-	var f, g chat.ProfileField
+	var r1, r2 storage.Realm
+	var u1, u2, u3, other storage.UserRecord
+	var f, g storage.ProfileField
 	rendered := "<p>x</p>"
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		r1 = createRealm(t, tx, realmN(1))
 		r2 = createRealm(t, tx, realmN(2))
 		u1, u2, u3 = createUser(t, tx, userN(r1.ID, 1)), createUser(t, tx, userN(r1.ID, 2)), createUser(t, tx, userN(r1.ID, 3))
 		other = createUser(t, tx, userN(r2.ID, 4))
 		f, g = fieldN(r1.ID, "F", 1), fieldN(r1.ID, "G", 2)
-		for _, x := range []*chat.ProfileField{&g, &f} {
+		for _, x := range []*storage.ProfileField{&g, &f} {
 			if err := tx.CreateProfileField(x); err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func (s *suite) testProfileValues(t *testing.T) {
 		if err := tx.CreateProfileField(&o); err != nil {
 			t.Fatal(err)
 		}
-		for _, v := range []chat.ProfileValueRecord{
+		for _, v := range []storage.ProfileValueRecord{
 			{UserID: u2.ID, FieldID: g.ID, Value: "old"},
 			{UserID: u2.ID, FieldID: g.ID, Value: "new", RenderedValue: &rendered},
 			{UserID: u2.ID, FieldID: f.ID, Value: "f2"},
@@ -90,11 +90,11 @@ func (s *suite) testProfileValues(t *testing.T) {
 		if err := tx.DeleteProfileValue(u3.ID, f.ID); err != nil {
 			t.Errorf("deleting a missing value: %v", err)
 		}
-		if err := tx.SetProfileValue(chat.ProfileValueRecord{UserID: u1.ID, FieldID: f.ID + g.ID + 100, Value: "x"}); err == nil {
+		if err := tx.SetProfileValue(storage.ProfileValueRecord{UserID: u1.ID, FieldID: f.ID + g.ID + 100, Value: "x"}); err == nil {
 			t.Errorf("SetProfileValue of an unknown field succeeded")
 		}
 	})
-	all := []chat.ProfileValueRecord{
+	all := []storage.ProfileValueRecord{
 		{UserID: u1.ID, FieldID: f.ID, Value: "f1"},
 		{UserID: u2.ID, FieldID: g.ID, Value: "new", RenderedValue: &rendered},
 		{UserID: u2.ID, FieldID: f.ID, Value: "f2"},
@@ -103,7 +103,7 @@ func (s *suite) testProfileValues(t *testing.T) {
 	if g.ID > f.ID {
 		all[1], all[2] = all[2], all[1]
 	}
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		got, err := tx.ProfileValues(r1.ID, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -129,12 +129,12 @@ func (s *suite) testProfileValues(t *testing.T) {
 			got[i].Value = "changed"
 		}
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		got, _ := tx.ProfileValues(r1.ID, nil)
 		if d := gocmp.Diff(all, got); d != "" {
 			t.Errorf("ProfileValues aliases stored state (-want +got):\n%s", d)
 		}
-		if err := tx.SetProfileValue(chat.ProfileValueRecord{UserID: u1.ID, FieldID: f.ID}); !errors.Is(err, chat.ErrReadOnly) {
+		if err := tx.SetProfileValue(storage.ProfileValueRecord{UserID: u1.ID, FieldID: f.ID}); !errors.Is(err, storage.ErrReadOnly) {
 			t.Errorf("SetProfileValue in View: %v", err)
 		}
 	})
@@ -142,46 +142,46 @@ func (s *suite) testProfileValues(t *testing.T) {
 
 func (s *suite) testProfileValuesRollback(t *testing.T) {
 	st := s.store(t)
-	var r chat.Realm
-	var u chat.UserRecord
-	var f chat.ProfileField
-	update(t, st, func(tx chat.Tx) {
+	var r storage.Realm
+	var u storage.UserRecord
+	var f storage.ProfileField
+	update(t, st, func(tx storage.Tx) {
 		r = createRealm(t, tx, realmN(1))
 		u = createUser(t, tx, userN(r.ID, 1))
 		f = fieldN(r.ID, "F", 1)
 		if err := tx.CreateProfileField(&f); err != nil {
 			t.Fatal(err)
 		}
-		if err := tx.SetProfileValue(chat.ProfileValueRecord{UserID: u.ID, FieldID: f.ID, Value: "kept"}); err != nil {
+		if err := tx.SetProfileValue(storage.ProfileValueRecord{UserID: u.ID, FieldID: f.ID, Value: "kept"}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	boom := errors.New("boom")
-	err := st.Update(context.Background(), func(tx chat.Tx) error {
+	err := st.Update(context.Background(), func(tx storage.Tx) error {
 		g := fieldN(r.ID, "G", 2)
 		if err := tx.CreateProfileField(&g); err != nil {
 			return err
 		}
-		if err := tx.SetProfileValue(chat.ProfileValueRecord{UserID: u.ID, FieldID: g.ID, Value: "lost"}); err != nil {
+		if err := tx.SetProfileValue(storage.ProfileValueRecord{UserID: u.ID, FieldID: g.ID, Value: "lost"}); err != nil {
 			return err
 		}
 		if err := tx.DeleteProfileValue(u.ID, f.ID); err != nil {
 			return err
 		}
-		e := chat.RealmEmoji{RealmID: r.ID, Name: "lost"}
+		e := storage.RealmEmoji{RealmID: r.ID, Name: "lost"}
 		if err := tx.CreateRealmEmoji(&e); err != nil {
 			return err
 		}
 		return boom
 	})
 	checkErr(t, "failed Update", err, boom)
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		fields, _ := tx.ProfileFields(r.ID)
 		values, _ := tx.ProfileValues(r.ID, nil)
 		if len(fields) != 1 || len(values) != 1 || values[0].Value != "kept" {
 			t.Errorf("after rollback: fields %+v, values %+v", fields, values)
 		}
-		if _, err := tx.RealmEmojiByName(r.ID, "lost"); !errors.Is(err, chat.ErrNotFound) {
+		if _, err := tx.RealmEmojiByName(r.ID, "lost"); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("emoji of a rolled-back Update: %v", err)
 		}
 	})
@@ -189,34 +189,34 @@ func (s *suite) testProfileValuesRollback(t *testing.T) {
 
 func (s *suite) testRealmEmoji(t *testing.T) {
 	st := s.store(t)
-	var r1, r2 chat.Realm
-	var a, b, c chat.RealmEmoji
-	update(t, st, func(tx chat.Tx) {
+	var r1, r2 storage.Realm
+	var a, b, c storage.RealmEmoji
+	update(t, st, func(tx storage.Tx) {
 		r1 = createRealm(t, tx, realmN(1))
 		r2 = createRealm(t, tx, realmN(2))
 		author := createUser(t, tx, userN(r1.ID, 1))
-		a = chat.RealmEmoji{RealmID: r1.ID, Name: "party", AuthorID: author.ID}
-		b = chat.RealmEmoji{RealmID: r1.ID, Name: "parrot", Deactivated: true}
-		c = chat.RealmEmoji{RealmID: r2.ID, Name: "party"}
-		for _, e := range []*chat.RealmEmoji{&a, &b, &c} {
+		a = storage.RealmEmoji{RealmID: r1.ID, Name: "party", AuthorID: author.ID}
+		b = storage.RealmEmoji{RealmID: r1.ID, Name: "parrot", Deactivated: true}
+		c = storage.RealmEmoji{RealmID: r2.ID, Name: "party"}
+		for _, e := range []*storage.RealmEmoji{&a, &b, &c} {
 			if err := tx.CreateRealmEmoji(e); err != nil || e.ID <= 0 {
 				t.Fatalf("CreateRealmEmoji(%s): %v, ID %d", e.Name, err, e.ID)
 			}
 		}
-		dup := chat.RealmEmoji{RealmID: r1.ID, Name: "party"}
-		checkErr(t, "CreateRealmEmoji with a taken name", tx.CreateRealmEmoji(&dup), chat.ErrExists)
+		dup := storage.RealmEmoji{RealmID: r1.ID, Name: "party"}
+		checkErr(t, "CreateRealmEmoji with a taken name", tx.CreateRealmEmoji(&dup), storage.ErrExists)
 		renamed := b
 		renamed.Name = "party"
-		checkErr(t, "UpdateRealmEmoji to a taken name", tx.UpdateRealmEmoji(renamed), chat.ErrExists)
+		checkErr(t, "UpdateRealmEmoji to a taken name", tx.UpdateRealmEmoji(renamed), storage.ErrExists)
 		a.Deactivated = true
 		if err := tx.UpdateRealmEmoji(a); err != nil {
 			t.Fatal(err)
 		}
-		missing := chat.RealmEmoji{ID: a.ID + b.ID + c.ID + 100, RealmID: r1.ID, Name: "x"}
-		checkErr(t, "UpdateRealmEmoji of an unknown ID", tx.UpdateRealmEmoji(missing), chat.ErrNotFound)
+		missing := storage.RealmEmoji{ID: a.ID + b.ID + c.ID + 100, RealmID: r1.ID, Name: "x"}
+		checkErr(t, "UpdateRealmEmoji of an unknown ID", tx.UpdateRealmEmoji(missing), storage.ErrNotFound)
 	})
-	view(t, st, func(tx chat.Tx) {
-		for _, want := range []chat.RealmEmoji{a, b, c} {
+	view(t, st, func(tx storage.Tx) {
+		for _, want := range []storage.RealmEmoji{a, b, c} {
 			got, err := tx.RealmEmoji(want.ID)
 			if err != nil || got != want {
 				t.Errorf("RealmEmoji(%d) = %+v, %v; want %+v", want.ID, got, err, want)
@@ -227,8 +227,17 @@ func (s *suite) testRealmEmoji(t *testing.T) {
 			}
 		}
 		_, err := tx.RealmEmoji(a.ID + b.ID + c.ID + 100)
-		checkErr(t, "RealmEmoji of an unknown ID", err, chat.ErrNotFound)
+		checkErr(t, "RealmEmoji of an unknown ID", err, storage.ErrNotFound)
 		_, err = tx.RealmEmojiByName(r2.ID, "parrot")
-		checkErr(t, "RealmEmojiByName in another realm", err, chat.ErrNotFound)
+		checkErr(t, "RealmEmojiByName in another realm", err, storage.ErrNotFound)
+		all, err := tx.RealmEmojis(r1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "RealmEmojis(r1)", all, []storage.RealmEmoji{a, b})
+		none, err := tx.RealmEmojis(r2.ID + 100)
+		if err != nil || none == nil || len(none) != 0 {
+			t.Errorf("RealmEmojis(unknown realm) = %#v, %v; want an empty list", none, err)
+		}
 	})
 }

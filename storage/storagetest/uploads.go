@@ -8,15 +8,15 @@ import (
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
-	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // Uploads and push.
 
 // attachmentN returns an attachment of the user with every field set,
 // distinct for each i.
-func attachmentN(u chat.UserRecord, i int) chat.Attachment {
-	return chat.Attachment{
+func attachmentN(u storage.UserRecord, i int) storage.Attachment {
+	return storage.Attachment{
 		RealmID:     u.RealmID,
 		OwnerID:     u.ID,
 		PathID:      pathID(u.RealmID, i),
@@ -36,11 +36,11 @@ func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 func (s *suite) testAttachments(t *testing.T) {
 	st := s.store(t)
 	var (
-		r1, r2 chat.Realm
-		u1, u2 chat.UserRecord
-		a1, a2 chat.Attachment
+		r1, r2 storage.Realm
+		u1, u2 storage.UserRecord
+		a1, a2 storage.Attachment
 	)
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		r1 = createRealm(t, tx, realmN(1))
 		r2 = createRealm(t, tx, realmN(2))
 		u1 = createUser(t, tx, userN(r1.ID, 1))
@@ -58,9 +58,9 @@ func (s *suite) testAttachments(t *testing.T) {
 		}
 		dup := attachmentN(u2, 1)
 		dup.PathID = a1.PathID
-		checkErr(t, "CreateAttachment(same path)", tx.CreateAttachment(&dup), chat.ErrExists)
+		checkErr(t, "CreateAttachment(same path)", tx.CreateAttachment(&dup), storage.ErrExists)
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		got, err := tx.AttachmentByPath(r1.ID, a1.PathID)
 		if err != nil {
 			t.Fatalf("AttachmentByPath: %v", err)
@@ -69,9 +69,9 @@ func (s *suite) testAttachments(t *testing.T) {
 			t.Errorf("AttachmentByPath round trip (-want +got):\n%s", d)
 		}
 		_, err = tx.AttachmentByPath(r2.ID, a1.PathID)
-		checkErr(t, "AttachmentByPath(other realm)", err, chat.ErrNotFound)
+		checkErr(t, "AttachmentByPath(other realm)", err, storage.ErrNotFound)
 		_, err = tx.AttachmentByPath(r1.ID, a1.PathID+"x")
-		checkErr(t, "AttachmentByPath(unknown)", err, chat.ErrNotFound)
+		checkErr(t, "AttachmentByPath(unknown)", err, storage.ErrNotFound)
 		used, err := tx.UploadSpaceUsed(r1.ID)
 		if err != nil || used != a1.Size+a2.Size {
 			t.Errorf("UploadSpaceUsed(r1) = %d, %v; want %d", used, err, a1.Size+a2.Size)
@@ -85,17 +85,17 @@ func (s *suite) testAttachments(t *testing.T) {
 			t.Errorf("AttachmentMessages before linking = %v, %v; want none", ids, err)
 		}
 	})
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		for _, m := range []int64{30, 10, 20, 10} {
 			if err := tx.LinkAttachment(a1.ID, m); err != nil {
 				t.Errorf("LinkAttachment(%d): %v", m, err)
 			}
 		}
-		checkErr(t, "LinkAttachment(unknown attachment)", tx.LinkAttachment(999, 1), chat.ErrNotFound)
+		checkErr(t, "LinkAttachment(unknown attachment)", tx.LinkAttachment(999, 1), storage.ErrNotFound)
 	})
 	// A failed transaction leaves no attachment and no link behind.
 	boom := errors.New("boom")
-	err := st.Update(context.Background(), func(tx chat.Tx) error {
+	err := st.Update(context.Background(), func(tx storage.Tx) error {
 		a := attachmentN(u1, 3)
 		if err := tx.CreateAttachment(&a); err != nil {
 			return err
@@ -106,7 +106,7 @@ func (s *suite) testAttachments(t *testing.T) {
 		return boom
 	})
 	checkErr(t, "failed Update", err, boom)
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		ids, err := tx.AttachmentMessages(a1.ID)
 		if d := gocmp.Diff([]int64{10, 20, 30}, ids); err != nil || d != "" {
 			t.Errorf("AttachmentMessages: %v (-want +got):\n%s", err, d)
@@ -116,66 +116,66 @@ func (s *suite) testAttachments(t *testing.T) {
 			t.Errorf("AttachmentMessages after rollback = %v, %v; want none", ids, err)
 		}
 		_, err = tx.AttachmentByPath(r1.ID, pathID(r1.ID, 3))
-		checkErr(t, "AttachmentByPath(rolled back)", err, chat.ErrNotFound)
+		checkErr(t, "AttachmentByPath(rolled back)", err, storage.ErrNotFound)
 		used, _ := tx.UploadSpaceUsed(r1.ID)
 		if used != a1.Size+a2.Size {
 			t.Errorf("UploadSpaceUsed after rollback = %d, want %d", used, a1.Size+a2.Size)
 		}
 		a := attachmentN(u1, 4)
-		checkErr(t, "CreateAttachment in View", tx.CreateAttachment(&a), chat.ErrReadOnly)
-		checkErr(t, "LinkAttachment in View", tx.LinkAttachment(a1.ID, 50), chat.ErrReadOnly)
+		checkErr(t, "CreateAttachment in View", tx.CreateAttachment(&a), storage.ErrReadOnly)
+		checkErr(t, "LinkAttachment in View", tx.LinkAttachment(a1.ID, 50), storage.ErrReadOnly)
 	})
 }
 
 func (s *suite) testPushTokens(t *testing.T) {
 	st := s.store(t)
-	var u1, u2 chat.UserRecord
-	tok := func(u chat.UserRecord, token string) chat.PushToken {
-		return chat.PushToken{UserID: u.ID, Kind: "apns", Token: token, AppID: "org.example.app", CreateTime: t0}
+	var u1, u2 storage.UserRecord
+	tok := func(u storage.UserRecord, token string) storage.PushToken {
+		return storage.PushToken{UserID: u.ID, Kind: "apns", Token: token, AppID: "org.example.app", CreateTime: t0}
 	}
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		r := createRealm(t, tx, realmN(1))
 		u1 = createUser(t, tx, userN(r.ID, 1))
 		u2 = createUser(t, tx, userN(r.ID, 2))
-		for _, pt := range []chat.PushToken{tok(u1, "ff00"), tok(u1, "00aa"), tok(u2, "ff00")} {
+		for _, pt := range []storage.PushToken{tok(u1, "ff00"), tok(u1, "00aa"), tok(u2, "ff00")} {
 			if err := tx.AddPushToken(pt); err != nil {
 				t.Errorf("AddPushToken(%v): %v", pt, err)
 			}
 		}
-		checkErr(t, "AddPushToken(again)", tx.AddPushToken(tok(u1, "ff00")), chat.ErrExists)
+		checkErr(t, "AddPushToken(again)", tx.AddPushToken(tok(u1, "ff00")), storage.ErrExists)
 		other := tok(u1, "ff00")
 		other.Kind = "fcm"
 		if err := tx.AddPushToken(other); err != nil {
 			t.Errorf("AddPushToken(other kind): %v", err)
 		}
 	})
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		got, err := tx.PushTokens(u1.ID)
 		fcm := tok(u1, "ff00")
 		fcm.Kind = "fcm"
-		want := []chat.PushToken{tok(u1, "ff00"), tok(u1, "00aa"), fcm}
+		want := []storage.PushToken{tok(u1, "ff00"), tok(u1, "00aa"), fcm}
 		if d := gocmp.Diff(want, got); err != nil || d != "" {
 			t.Errorf("PushTokens: %v (-want +got):\n%s", err, d)
 		}
-		checkErr(t, "AddPushToken in View", tx.AddPushToken(tok(u2, "01")), chat.ErrReadOnly)
+		checkErr(t, "AddPushToken in View", tx.AddPushToken(tok(u2, "01")), storage.ErrReadOnly)
 	})
 }
 
 func (s *suite) testDevices(t *testing.T) {
 	st := s.store(t)
 	var (
-		u1, u2     chat.UserRecord
-		d1, d2, d3 chat.Device
+		u1, u2     storage.UserRecord
+		d1, d2, d3 storage.Device
 	)
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		r := createRealm(t, tx, realmN(1))
 		u1 = createUser(t, tx, userN(r.ID, 1))
 		u2 = createUser(t, tx, userN(r.ID, 2))
-		for _, d := range []*chat.Device{&d1, &d2, &d3} {
-			*d = chat.Device{UserID: u1.ID, RealmID: r.ID, CreateTime: t0}
+		for _, d := range []*storage.Device{&d1, &d2, &d3} {
+			*d = storage.Device{UserID: u1.ID, RealmID: r.ID, CreateTime: t0}
 		}
 		d2.UserID = u2.ID
-		for _, d := range []*chat.Device{&d1, &d2, &d3} {
+		for _, d := range []*storage.Device{&d1, &d2, &d3} {
 			if err := tx.CreateDevice(d); err != nil {
 				t.Fatalf("CreateDevice: %v", err)
 			}
@@ -186,7 +186,7 @@ func (s *suite) testDevices(t *testing.T) {
 	})
 	key := append([]byte{0x31}, make([]byte, 32)...)
 	key[5] = 0xfe
-	update(t, st, func(tx chat.Tx) {
+	update(t, st, func(tx storage.Tx) {
 		d1.PushKey, d1.PushKeyID = key, 4294967295
 		d1.TokenKind, d1.TokenID = "fcm", "AAECAwQFBgc="
 		d1.BouncerPublicKey, d1.EncryptedPushRegistration = "bpk", "epr"
@@ -197,11 +197,11 @@ func (s *suite) testDevices(t *testing.T) {
 		if err := tx.DeleteDevice(d3.ID); err != nil {
 			t.Fatalf("DeleteDevice: %v", err)
 		}
-		checkErr(t, "DeleteDevice(again)", tx.DeleteDevice(d3.ID), chat.ErrNotFound)
-		checkErr(t, "UpdateDevice(deleted)", tx.UpdateDevice(d3), chat.ErrNotFound)
+		checkErr(t, "DeleteDevice(again)", tx.DeleteDevice(d3.ID), storage.ErrNotFound)
+		checkErr(t, "UpdateDevice(deleted)", tx.UpdateDevice(d3), storage.ErrNotFound)
 	})
 	key[5] = 0xfe
-	view(t, st, func(tx chat.Tx) {
+	view(t, st, func(tx storage.Tx) {
 		got, err := tx.Device(d1.ID)
 		if d := gocmp.Diff(d1, got); err != nil || d != "" {
 			t.Errorf("Device round trip: %v (-want +got):\n%s", err, d)
@@ -211,19 +211,85 @@ func (s *suite) testDevices(t *testing.T) {
 			t.Errorf("Device returned a key aliasing stored state")
 		}
 		_, err = tx.Device(d3.ID)
-		checkErr(t, "Device(deleted)", err, chat.ErrNotFound)
+		checkErr(t, "Device(deleted)", err, storage.ErrNotFound)
 		list, err := tx.Devices(u1.ID)
-		if d := gocmp.Diff([]chat.Device{d1}, list); err != nil || d != "" {
+		if d := gocmp.Diff([]storage.Device{d1}, list); err != nil || d != "" {
 			t.Errorf("Devices(u1): %v (-want +got):\n%s", err, d)
 		}
 		list, err = tx.Devices(u2.ID)
-		if d := gocmp.Diff([]chat.Device{d2}, list); err != nil || d != "" {
+		if d := gocmp.Diff([]storage.Device{d2}, list); err != nil || d != "" {
 			t.Errorf("Devices(u2): %v (-want +got):\n%s", err, d)
 		}
 		list, err = tx.Devices(999)
 		if err != nil || len(list) != 0 {
 			t.Errorf("Devices(unknown) = %v, %v; want none", list, err)
 		}
-		checkErr(t, "DeleteDevice in View", tx.DeleteDevice(d1.ID), chat.ErrReadOnly)
+		checkErr(t, "DeleteDevice in View", tx.DeleteDevice(d1.ID), storage.ErrReadOnly)
+	})
+}
+
+// testAttachmentsOfOwner checks Attachments and DeleteAttachment: a
+// user's attachments in ID order, and a removal that takes the links and
+// the space used with it, and is undone with its transaction.
+func (s *suite) testAttachmentsOfOwner(t *testing.T) {
+	st := s.store(t)
+	var (
+		u1, u2     storage.UserRecord
+		a1, a2, a3 storage.Attachment
+		realmID    int64
+	)
+	update(t, st, func(tx storage.Tx) {
+		r := createRealm(t, tx, realmN(1))
+		realmID = r.ID
+		u1 = createUser(t, tx, userN(r.ID, 1))
+		u2 = createUser(t, tx, userN(r.ID, 2))
+		a1, a2, a3 = attachmentN(u1, 1), attachmentN(u2, 2), attachmentN(u1, 3)
+		for _, a := range []*storage.Attachment{&a1, &a2, &a3} {
+			if err := tx.CreateAttachment(a); err != nil {
+				t.Fatalf("CreateAttachment: %v", err)
+			}
+		}
+		if err := tx.LinkAttachment(a3.ID, 7); err != nil {
+			t.Fatal(err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, err := tx.Attachments(u1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "Attachments(u1)", got, []storage.Attachment{a1, a3})
+		none, err := tx.Attachments(999999)
+		if err != nil || none == nil || len(none) != 0 {
+			t.Errorf("Attachments(unknown) = %#v, %v; want an empty list", none, err)
+		}
+	})
+	err := st.Update(context.Background(), func(tx storage.Tx) error {
+		if err := tx.DeleteAttachment(a3.ID); err != nil {
+			return err
+		}
+		return errTest
+	})
+	checkErr(t, "failed Update", err, errTest)
+	update(t, st, func(tx storage.Tx) {
+		if ids, _ := tx.AttachmentMessages(a3.ID); len(ids) != 1 {
+			t.Errorf("links after a rolled-back removal: %v", ids)
+		}
+		if err := tx.DeleteAttachment(a3.ID); err != nil {
+			t.Fatalf("DeleteAttachment: %v", err)
+		}
+		checkErr(t, "DeleteAttachment(again)", tx.DeleteAttachment(a3.ID), storage.ErrNotFound)
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, _ := tx.Attachments(u1.ID)
+		checkEqual(t, "Attachments after removal", got, []storage.Attachment{a1})
+		_, err := tx.AttachmentByPath(realmID, a3.PathID)
+		checkErr(t, "AttachmentByPath(removed)", err, storage.ErrNotFound)
+		if ids, _ := tx.AttachmentMessages(a3.ID); len(ids) != 0 {
+			t.Errorf("links of a removed attachment: %v", ids)
+		}
+		if used, _ := tx.UploadSpaceUsed(realmID); used != a1.Size+a2.Size {
+			t.Errorf("UploadSpaceUsed after removal = %d, want %d", used, a1.Size+a2.Size)
+		}
 	})
 }

@@ -1,0 +1,174 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/teamchat/chat/storage"
+)
+
+// markReadBatch is the number of messages marked read per transaction by
+// the bulk operations, so that no transaction holds the writer long and
+// 100 000 unread messages are marked within one request.
+const markReadBatch = 1000
+
+// MarkAllAsRead marks every unread message of the actor read, in
+// transactions of markReadBatch messages, each with its
+// update_message_flags event. Like DeleteTopic, it checks the time spent
+// against Config.DeleteTopicTimeBudget before each batch and returns false
+// when the budget is used up, for the client to repeat the request; true
+// once nothing is left unread. Any user may call it.
+//
+// Errors: those of the actor check.
+func (s *Service) MarkAllAsRead(ctx context.Context, actor Actor) (bool, error) {
+	return s.markRead(ctx, actor, OpMarkAllAsRead, func(tx storage.Tx, cc *channelContext) (storage.MessageFilter, error) {
+		return storage.MessageFilter{}, nil
+	})
+}
+
+// MarkChannelAsRead marks the actor's unread messages of a channel read,
+// as MarkAllAsRead does. Any user may call it for a channel whose messages
+// they may read.
+//
+// Errors: ErrInvalidChannelID; those of the actor check.
+func (s *Service) MarkChannelAsRead(ctx context.Context, actor Actor, channelID int64) error {
+	complete, err := s.markRead(ctx, actor, OpMarkChannelAsRead, func(tx storage.Tx, cc *channelContext) (storage.MessageFilter, error) {
+		c, err := cc.channel(tx, channelID, true)
+		return storage.MessageFilter{ChannelID: c.ID}, err
+	})
+	if err == nil && !complete {
+		err = ErrMarkReadIncomplete
+	}
+	return err
+}
+
+// MarkTopicAsRead marks the actor's unread messages of a channel's topic
+// read, as MarkAllAsRead does; the topic is matched without regard to
+// case, and "general chat" means the empty topic. Any user may call it for
+// a channel whose messages they may read.
+//
+// Errors: ErrInvalidChannelID; "No such topic '{topic}'" for a topic
+// without messages; those of the actor check.
+func (s *Service) MarkTopicAsRead(ctx context.Context, actor Actor, channelID int64, topic string) error {
+	if topic == EmptyTopicDisplayName {
+		topic = ""
+	}
+	key := storage.TopicKey(topic)
+	complete, err := s.markRead(ctx, actor, OpMarkTopicAsRead, func(tx storage.Tx, cc *channelContext) (storage.MessageFilter, error) {
+		c, err := cc.channel(tx, channelID, true)
+		if err != nil {
+			return storage.MessageFilter{}, err
+		}
+		ids, err := tx.TopicMessageIDs(c.ID, key, 1)
+		if err != nil {
+			return storage.MessageFilter{}, err
+		}
+		if len(ids) == 0 {
+			return storage.MessageFilter{}, errorf("No such topic '%s'", topic)
+		}
+		return storage.MessageFilter{ChannelID: c.ID, TopicKey: &key}, nil
+	})
+	if err == nil && !complete {
+		err = ErrMarkReadIncomplete
+	}
+	return err
+}
+
+// ErrMarkReadIncomplete answers a request to mark a channel or topic read
+// that ran out of time; what was marked stays marked, and the request can
+// be repeated.
+var ErrMarkReadIncomplete = errorf("Marking messages as read took too long; repeat the request to finish.")
+
+// markRead marks the actor's unread messages that selection's filter
+// keeps read, batch by batch; it reports whether it finished within the
+// time budget.
+func (s *Service) markRead(ctx context.Context, actor Actor, op Operation,
+	selection func(tx storage.Tx, cc *channelContext) (storage.MessageFilter, error)) (bool, error) {
+	start := s.cfg.Now()
+	for {
+		if s.cfg.Now().Sub(start) >= s.cfg.DeleteTopicTimeBudget {
+			return false, nil
+		}
+		done := false
+		err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+			cc, err := s.channelContextFor(tx, actor, op)
+			if err != nil {
+				return err
+			}
+			f, err := selection(tx, cc)
+			if err != nil {
+				return err
+			}
+			f.RealmID, f.UserID, f.Unread, f.Limit = cc.realm.ID, cc.actor.ID, true, markReadBatch
+			rows, err := tx.FindMessages(f)
+			if err != nil {
+				return err
+			}
+			ids := make([]int64, len(rows))
+			for i, r := range rows {
+				ids[i] = r.Message.ID
+			}
+			done = len(rows) < markReadBatch
+			if len(ids) == 0 {
+				return nil
+			}
+			changed, err := tx.UpdateUserMessageFlags(cc.actor.ID, ids, storage.FlagRead, 0)
+			if err != nil {
+				return err
+			}
+			emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: map[string]any{
+				"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
+				"messages": changed, "all": false,
+			}})
+			return nil
+		})
+		if err != nil || done {
+			return err == nil, err
+		}
+	}
+}
+
+// TopicSummary is a topic of a channel as GET /users/me/{stream_id}/topics
+// lists it: its latest name and its newest message the user may read.
+type TopicSummary struct {
+	Name  string `json:"name"`
+	MaxID int64  `json:"max_id"`
+}
+
+// Topics returns the topics of a channel the actor may read, newest first,
+// counting only the messages the actor may read: the channel's history
+// when it is open to them, else the messages they received. The empty
+// topic is named "general chat" unless allowEmptyName. Any user may call
+// it.
+//
+// Errors: ErrInvalidChannelID; those of the actor check.
+func (s *Service) Topics(ctx context.Context, actor Actor, channelID int64, allowEmptyName bool) ([]TopicSummary, error) {
+	out := []TopicSummary{}
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
+		cc, err := s.channelContextFor(tx, actor, OpTopics)
+		if err != nil {
+			return err
+		}
+		c, err := cc.channel(tx, channelID, true)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: cc.realm.ID, UserID: cc.actor.ID, ChannelID: c.ID,
+			ChannelHistory: historyAccess(cc, &c), Descending: true})
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			if key := storage.TopicKey(r.Message.Topic); !seen[key] {
+				seen[key] = true
+				name := r.Message.Topic
+				if name == "" && !allowEmptyName {
+					name = EmptyTopicDisplayName
+				}
+				out = append(out, TopicSummary{Name: name, MaxID: r.Message.ID})
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,86 @@
+package chat_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
+)
+
+// TestRegisterUnreadState checks unread_msgs and starred_messages in POST
+// /register on every backend, as messages arrive and are read.
+func TestRegisterUnreadState(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)
+		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "unread"}},
+			Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		channel, _ := f.svc.ChannelIDByName(ctx, owner, "unread")
+		c1, _ := f.svc.PostChannelMessage(ctx, owner, channel, "Lunch", "hi")
+		c2, _ := f.svc.PostChannelMessage(ctx, owner, channel, "lunch", "@**Max Member** there?")
+		send := func(to ...int64) int64 {
+			id, err := f.svc.SendMessage(ctx, owner, chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: to}, Content: "psst"})
+			wantNoErr(t, "SendMessage", err)
+			return id
+		}
+		d1 := send(f.member.ID)
+		g1 := send(f.member.ID, f.admin.ID)
+		state := func() map[string]any {
+			t.Helper()
+			st, err := f.svc.Register(ctx, member, chat.RegisterRequest{
+				FetchEventTypes: []string{"message", "update_message_flags", "starred_messages"}})
+			wantNoErr(t, "Register", err)
+			b, err := json.Marshal(map[string]any{"unread_msgs": st["unread_msgs"], "starred_messages": st["starred_messages"]})
+			wantNoErr(t, "Marshal", err)
+			var out map[string]any
+			wantNoErr(t, "Unmarshal", json.Unmarshal(b, &out))
+			return out
+		}
+		n := func(ids ...int64) []any {
+			out := []any{}
+			for _, id := range ids {
+				out = append(out, float64(id))
+			}
+			return out
+		}
+		group := itoa(min(f.owner.ID, f.member.ID, f.admin.ID)) + "," + itoa(f.owner.ID+f.member.ID+f.admin.ID-
+			min(f.owner.ID, f.member.ID, f.admin.ID)-max(f.owner.ID, f.member.ID, f.admin.ID)) + "," + itoa(max(f.owner.ID, f.member.ID, f.admin.ID))
+		diff(t, "unread state", state(), map[string]any{
+			"starred_messages": []any{},
+			"unread_msgs": map[string]any{
+				"count": float64(5),
+				"pms":   []any{map[string]any{"other_user_id": float64(f.owner.ID), "sender_id": float64(f.owner.ID), "unread_message_ids": n(d1)}},
+				"streams": []any{
+					map[string]any{"stream_id": float64(channel), "topic": "Lunch", "unread_message_ids": n(c1, c2)},
+					// The notification bot's message of the channel's creation.
+					map[string]any{"stream_id": float64(channel), "topic": "channel events", "unread_message_ids": n(c1 - 1)},
+				},
+				"huddles":             []any{map[string]any{"user_ids_string": group, "unread_message_ids": n(g1)}},
+				"mentions":            n(c2),
+				"old_unreads_missing": false,
+			},
+		})
+		wantNoErr(t, "read", f.svc.UpdateMessageFlags(ctx, member, chat.MessageFlagsRequest{Op: "add", Flag: "read", Messages: []int64{c1, c2, g1}}))
+		wantNoErr(t, "star", f.svc.UpdateMessageFlags(ctx, member, chat.MessageFlagsRequest{Op: "add", Flag: "starred", Messages: []int64{g1, c1}}))
+		diff(t, "after reading", state(), map[string]any{
+			"starred_messages": n(c1, g1),
+			"unread_msgs": map[string]any{
+				"count":               float64(2),
+				"pms":                 []any{map[string]any{"other_user_id": float64(f.owner.ID), "sender_id": float64(f.owner.ID), "unread_message_ids": n(d1)}},
+				"streams":             []any{map[string]any{"stream_id": float64(channel), "topic": "channel events", "unread_message_ids": n(c1 - 1)}},
+				"huddles":             []any{},
+				"mentions":            []any{},
+				"old_unreads_missing": false,
+			},
+		})
+		// Without "message", update_message_flags fetches no unread state.
+		st, err := f.svc.Register(ctx, member, chat.RegisterRequest{FetchEventTypes: []string{"update_message_flags"}})
+		wantNoErr(t, "Register(flags only)", err)
+		if _, ok := st["unread_msgs"]; ok {
+			t.Error("unread_msgs without message")
+		}
+	})
+}

@@ -1,0 +1,25 @@
+package storage
+
+// BotStorageEntry is one key of a user's bot storage, the key-value store
+// that bots keep their state in.
+type BotStorageEntry struct {
+	UserID     int64
+	Key, Value string
+}
+
+// BotStorageTx stores the bot storage of users.
+type BotStorageTx interface {
+	// BotStorage returns the user's entries ordered by key: all of them
+	// when keys is nil, otherwise those whose key is in keys (unknown keys
+	// are skipped).
+	BotStorage(userID int64, keys []string) ([]BotStorageEntry, error)
+	// BotStorageSize returns the number of Unicode code points in the
+	// keys and values of the user's entries.
+	BotStorageSize(userID int64) (int64, error)
+	// SetBotStorage stores the entries, replacing the values of keys that
+	// exist; their users must exist.
+	SetBotStorage(entries []BotStorageEntry) error
+	// DeleteBotStorage removes the user's entries whose key is in keys;
+	// unknown keys are skipped.
+	DeleteBotStorage(userID int64, keys []string) error
+}

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+)
+
+// Optional queries. Each can be derived from the required methods of Tx,
+// and package chat derives it when a backend's Tx lacks it; a backend
+// implements one where an index answers it faster than the derivation.
+// The conformance suite checks every one a backend implements against its
+// derivation.
+
+// UsersByRoleTx finds users by role.
+type UsersByRoleTx interface {
+	// UsersByRole returns the realm's users with the role, active or not,
+	// ordered by ID.
+	UsersByRole(realmID int64, role Role) ([]UserRecord, error)
+}
+
+// BotsOwnedByTx finds a user's bots.
+type BotsOwnedByTx interface {
+	// BotsOwnedBy returns the bots of the owner's realm whose BotOwnerID is
+	// ownerID, ordered by ID; none for an unknown owner or ownerID 0.
+	BotsOwnedBy(ownerID int64) ([]UserRecord, error)
+}
+
+// ChannelsByNameTx finds channels by name.
+type ChannelsByNameTx interface {
+	// ChannelsByName returns the realm's channels whose ChannelNameKey is
+	// one of keys (which are already keys), ordered by ID.
+	ChannelsByName(realmID int64, keys []string) ([]Channel, error)
+}
+
+// SubscriptionColorsTx reads the colours users already use.
+type SubscriptionColorsTx interface {
+	// SubscriptionColors returns the distinct colours of the users'
+	// subscriptions, keyed by user ID, each user's sorted; users without
+	// subscriptions have no entry.
+	SubscriptionColors(userIDs []int64) (map[int64][]string, error)
+}
+
+// RealmDomainByNameTx finds one allowed domain of a realm.
+type RealmDomainByNameTx interface {
+	// RealmDomain returns the realm's entry for domain (compared exactly),
+	// or ErrNotFound.
+	RealmDomain(realmID int64, domain string) (RealmDomain, error)
+}
+
+// UserMessageTx finds one user's row of a message.
+type UserMessageTx interface {
+	// UserMessage returns the user's row for the message, or ErrNotFound.
+	UserMessage(userID, messageID int64) (UserMessage, error)
+}
+
+// UsersByRole answers UsersByRoleTx's query in tx: with tx's own method
+// when it has one, else from Users.
+func UsersByRole(tx Tx, realmID int64, role Role) ([]UserRecord, error) {
+	if o, ok := tx.(UsersByRoleTx); ok {
+		return o.UsersByRole(realmID, role)
+	}
+	all, err := tx.Users(realmID, nil)
+	return slices.DeleteFunc(all, func(u UserRecord) bool { return u.Role != role }), err
+}
+
+// BotsOwnedBy answers BotsOwnedByTx's query in tx: with tx's own method
+// when it has one, else from User and Users.
+func BotsOwnedBy(tx Tx, ownerID int64) ([]UserRecord, error) {
+	if o, ok := tx.(BotsOwnedByTx); ok {
+		return o.BotsOwnedBy(ownerID)
+	}
+	owner, err := tx.User(ownerID)
+	if errors.Is(err, ErrNotFound) || ownerID == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	all, err := tx.Users(owner.RealmID, nil)
+	return slices.DeleteFunc(all, func(u UserRecord) bool { return !u.IsBot() || u.BotOwnerID != ownerID }), err
+}
+
+// ChannelsByName answers ChannelsByNameTx's query in tx: with tx's own
+// method when it has one, else from Channels.
+func ChannelsByName(tx Tx, realmID int64, keys []string) ([]Channel, error) {
+	if o, ok := tx.(ChannelsByNameTx); ok {
+		return o.ChannelsByName(realmID, keys)
+	}
+	all, err := tx.Channels(realmID)
+	return slices.DeleteFunc(all, func(c Channel) bool {
+		return !slices.Contains(keys, ChannelNameKey(c.Name))
+	}), err
+}
+
+// SubscriptionColors answers SubscriptionColorsTx's query in tx: with tx's
+// own method when it has one, else from SubscriptionsOfUsers.
+func SubscriptionColors(tx Tx, userIDs []int64) (map[int64][]string, error) {
+	if o, ok := tx.(SubscriptionColorsTx); ok {
+		return o.SubscriptionColors(userIDs)
+	}
+	subs, err := tx.SubscriptionsOfUsers(userIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64][]string{}
+	for _, sub := range subs {
+		if !slices.Contains(out[sub.UserID], sub.Color) {
+			out[sub.UserID] = append(out[sub.UserID], sub.Color)
+		}
+	}
+	for _, colors := range out {
+		slices.Sort(colors)
+	}
+	return out, nil
+}
+
+// RealmDomainByName answers RealmDomainByNameTx's query in tx: with tx's own
+// method when it has one, else from RealmDomains.
+func RealmDomainByName(tx Tx, realmID int64, domain string) (RealmDomain, error) {
+	if o, ok := tx.(RealmDomainByNameTx); ok {
+		return o.RealmDomain(realmID, domain)
+	}
+	all, err := tx.RealmDomains(realmID)
+	if err != nil {
+		return RealmDomain{}, err
+	}
+	for _, d := range all {
+		if d.Domain == domain {
+			return d, nil
+		}
+	}
+	return RealmDomain{}, ErrNotFound
+}
+
+// UserMessageOf answers UserMessageTx's query in tx: with tx's own method
+// when it has one, else from MessageRecipients.
+func UserMessageOf(tx Tx, userID, messageID int64) (UserMessage, error) {
+	if o, ok := tx.(UserMessageTx); ok {
+		return o.UserMessage(userID, messageID)
+	}
+	rows, err := tx.MessageRecipients(messageID)
+	if err != nil {
+		return UserMessage{}, err
+	}
+	if i, found := slices.BinarySearchFunc(rows, userID, func(r UserMessage, id int64) int {
+		return cmp.Compare(r.UserID, id)
+	}); found {
+		return rows[i], nil
+	}
+	return UserMessage{}, ErrNotFound
+}

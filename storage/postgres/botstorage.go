@@ -1,0 +1,44 @@
+package postgres
+
+import (
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamchat/chat/storage"
+)
+
+func (t *tx) BotStorage(userID int64, keys []string) ([]storage.BotStorageEntry, error) {
+	scan := func(row pgx.Row) (storage.BotStorageEntry, error) {
+		e := storage.BotStorageEntry{UserID: userID}
+		err := row.Scan(&e.Key, &e.Value)
+		return e, err
+	}
+	if keys == nil {
+		return list(t, "BotStorage", `SELECT key, value FROM bot_storage WHERE user_id = $1 ORDER BY key`, scan, userID)
+	}
+	return list(t, "BotStorage", `SELECT key, value FROM bot_storage WHERE user_id = $1 AND key = ANY($2) ORDER BY key`,
+		scan, userID, keys)
+}
+
+func (t *tx) BotStorageSize(userID int64) (int64, error) {
+	return one(t, "BotStorageSize", `SELECT COALESCE(SUM(char_length(key) + char_length(value)), 0) FROM bot_storage
+		WHERE user_id = $1`, func(row pgx.Row) (int64, error) {
+		var n int64
+		err := row.Scan(&n)
+		return n, err
+	}, userID)
+}
+
+func (t *tx) SetBotStorage(entries []storage.BotStorageEntry) error {
+	for _, e := range entries {
+		if _, err := t.exec("SetBotStorage", `INSERT INTO bot_storage (user_id, key, value) VALUES ($1, $2, $3)
+			ON CONFLICT (user_id, key) DO UPDATE SET value = excluded.value`, e.UserID, e.Key, e.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) DeleteBotStorage(userID int64, keys []string) error {
+	_, err := t.exec("DeleteBotStorage", `DELETE FROM bot_storage WHERE user_id = $1 AND key = ANY($2)`, userID, keys)
+	return err
+}

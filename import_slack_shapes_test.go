@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // realWorldShape rewrites an export the way real exports differ from the
@@ -37,7 +38,7 @@ func realWorldShape(t *testing.T, files map[string]any) map[string]any {
 }
 
 func TestImportSlackRealWorldShapes(t *testing.T) {
-	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) chat.Store) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		want, err := importSample(t, svc, sampleExport(), chat.SlackImportOptions{Name: "Acme", Host: "acme.example.com"})
 		wantNoErr(t, "ImportSlack of the sample", err)

@@ -159,3 +159,20 @@ describe('topics', () => {
     assert.deepEqual([unknown.result, unknown.msg, unknown.code], ['error', 'Invalid channel ID', 'BAD_REQUEST']);
   });
 });
+
+describe('flags on a narrow', () => {
+  test('POST /messages/flags/narrow marks a topic read from first_unread, then reports an empty range', async () => {
+    const ids = [];
+    for (const c of ['1', '2', '3']) ids.push(await send(z.admin, { type: 'stream', to: 'news', topic: 'ranged', content: c }));
+    const narrow = j([{ operator: 'channel', operand: news }, { operator: 'topic', operand: 'ranged' }]);
+    const params = { anchor: 'first_unread', num_before: 0, num_after: 1000, narrow, op: 'add', flag: 'read' };
+    const res = ok(await z.member.callEndpoint('/messages/flags/narrow', 'POST', params));
+    assert.deepEqual([res.processed_count, res.updated_count, res.first_processed_id, res.last_processed_id, res.found_oldest, res.found_newest],
+      [3, 3, ids[0], ids[2], false, true]);
+    const again = ok(await z.member.callEndpoint('/messages/flags/narrow', 'POST', params));
+    assert.deepEqual([again.processed_count, again.updated_count, again.first_processed_id, again.last_processed_id],
+      [0, 0, null, null]);
+    const st = await unread();
+    assert.deepEqual(st.streams.filter((s) => s.topic === 'ranged'), []);
+  });
+});

@@ -9,7 +9,7 @@ import (
 // markReadBatch is the number of messages marked read per transaction by
 // the bulk operations, so that no transaction holds the writer long and
 // 100 000 unread messages are marked within one request.
-const markReadBatch = 1000
+var markReadBatch = 1000
 
 // MarkAllAsRead marks every unread message of the actor read, in
 // transactions of markReadBatch messages, each with its

@@ -225,9 +225,9 @@ func placeholderIDAny(email string) (int64, bool) {
 // request: an array of {"name", "description"?, "color"?} objects (other
 // keys are tolerated), with the reference server's texts.
 func DecodeChannelSpecs(data []byte) ([]ChannelSpec, error) {
-	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, errorf("subscriptions is not a list of dicts")
+	raw, err := decodeDictList("subscriptions", data)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]ChannelSpec, len(raw))
 	for i, obj := range raw {
@@ -247,6 +247,23 @@ func DecodeChannelSpecs(data []byte) ([]ChannelSpec, error) {
 			if json.Unmarshal(c, &color) != nil || !validColor(color) {
 				return nil, errorf("Invalid %s: Value error, add.color is not a valid hex color code", where)
 			}
+		}
+	}
+	return out, nil
+}
+
+// decodeDictList decodes a JSON parameter that must be a list of objects,
+// with the reference's texts: "{name} is not a list" for anything but an
+// array, "{name}[i] is not a dict" for an element that is not an object.
+func decodeDictList(name string, data []byte) ([]map[string]json.RawMessage, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil || items == nil {
+		return nil, errorf("%s is not a list", name)
+	}
+	out := make([]map[string]json.RawMessage, len(items))
+	for i, item := range items {
+		if err := json.Unmarshal(item, &out[i]); err != nil || out[i] == nil {
+			return nil, errorf("%s[%d] is not a dict", name, i)
 		}
 	}
 	return out, nil

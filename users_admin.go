@@ -214,13 +214,13 @@ func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwor
 }
 
 // ProvisionUser creates an account of any role or bot type in the
-// organization. It is a provisioning operation for the server's operator
+// organization and emits its realm_user add event. It is a provisioning operation for the server's operator
 // (`chatd create-user`, embedding programs) and checks no actor.
 //
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
 func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser) (NewUserResult, error) {
 	var out NewUserResult
-	err := s.update(ctx, noActor, func(tx storage.Tx) error {
+	err := s.updateWithEvents(ctx, noActor, func(tx storage.Tx, emit func(Event)) error {
 		realm, err := tx.Realm(realmID)
 		if errors.Is(err, storage.ErrNotFound) {
 			return errorf("No such organization: %d", realmID)
@@ -233,13 +233,13 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 			return err
 		}
 		out = NewUserResult{UserID: u.ID, Email: u.Email, APIKey: u.APIKey}
-		return nil
+		return s.emitUserAdded(tx, emit, realm, &u)
 	})
 	return out, err
 }
 
-// CreateUser creates a member account with a password, as POST /users does.
-// Administrators and owners may call it.
+// CreateUser creates a member account with a password, as POST /users does,
+// and emits its realm_user add event. Administrators and owners may call it.
 //
 // Errors, in the order they are checked: ErrMustBeAdmin; ErrNameTooLong,
 // ErrNameTooShort, ErrNameInvalidChars, ErrNameInvalidFormat; ErrBadEmail;
@@ -248,7 +248,7 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 // ErrEmailInUse; ErrPasswordTooWeak.
 func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, fullName string) (int64, error) {
 	var id int64
-	err := s.update(ctx, actor, func(tx storage.Tx) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		_, realm, err := s.admit(tx, actor, OpCreateUser)
 		if err != nil {
 			return err
@@ -258,7 +258,7 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 			return err
 		}
 		id = u.ID
-		return nil
+		return s.emitUserAdded(tx, emit, realm, &u)
 	})
 	return id, err
 }

@@ -49,7 +49,7 @@ func TestDeactivationEvents(t *testing.T) {
 			}
 			ids = append(ids, res.UserID)
 		}
-		rec.take() // the accounts' realm_user add events
+		rec.take() // the realm_user add events of the new accounts
 		if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), ids[3]); err != nil {
 			t.Fatal(err)
 		}
@@ -93,4 +93,47 @@ func TestNoEventSinkIsFine(t *testing.T) {
 	if err := svc.DeactivateUser(ctx, chat.AsUser(org.UserID), res.UserID); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestUserAddedEvents checks the realm_user add events of a new account,
+// on every backend: every active user gets the person, with its real
+// address only where its email visibility shows it to them.
+func TestUserAddedEvents(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		rec := &recorder{}
+		svc, _ := newService(t, newStore, chat.Config{Events: rec})
+		ctx := t.Context()
+		org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", OwnerEmail: "owner@example.com", OwnerName: "Olivia Owner"})
+		wantNoErr(t, "CreateOrg", err)
+		member, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "m@example.com", FullName: "Max Member"})
+		wantNoErr(t, "ProvisionUser", err)
+		rec.take()
+		id, err := svc.CreateUser(ctx, chat.AsUser(org.UserID), "hidden@example.com", "a-long-password", "Hidden One")
+		wantNoErr(t, "CreateUser", err)
+		events := rec.take()
+		if len(events) != 1 {
+			t.Fatalf("%d events, want 1 (everyone sees the address by default): %v", len(events), events)
+		}
+		person, ok := events[0].Payload["person"].(chat.User)
+		if events[0].Payload["type"] != "realm_user" || events[0].Payload["op"] != "add" || !ok || person.UserID != id {
+			t.Fatalf("event %v", events[0])
+		}
+		diff(t, "recipients", events[0].UserIDs, []int64{org.UserID, member.UserID, id})
+
+		_, err = svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "admins-only@example.com", FullName: "Ada Admins",
+			EmailVisibility: chat.EmailVisibleAdmins})
+		wantNoErr(t, "ProvisionUser(admins only)", err)
+		events = rec.take()
+		if len(events) != 2 {
+			t.Fatalf("%d events, want 2: %v", len(events), events)
+		}
+		seen := map[bool][]int64{}
+		for _, e := range events {
+			p := e.Payload["person"].(chat.User)
+			seen[p.DeliveryEmail != nil] = append(seen[p.DeliveryEmail != nil], e.UserIDs...)
+		}
+		if len(seen[true]) != 2 || seen[true][0] != org.UserID || len(seen[false]) != 2 {
+			t.Errorf("who sees the address: %v", seen)
+		}
+	})
 }

@@ -208,9 +208,10 @@ func (im *slackImport) channelName(id string) (string, bool) {
 // index lists the archive's files.
 func (im *slackImport) index(zr *zip.Reader) error {
 	im.files, im.days, im.uploads = map[string]*zip.File{}, map[string][]*zip.File{}, map[string]*zip.File{}
+	prefix := slackExportRoot(zr)
 	for _, f := range zr.File {
-		name := f.Name
-		if strings.HasSuffix(name, "/") {
+		name, ok := strings.CutPrefix(f.Name, prefix)
+		if !ok || name == "" || strings.HasSuffix(name, "/") {
 			continue
 		}
 		if rest, ok := strings.CutPrefix(name, slackUploadsDir); ok {
@@ -235,6 +236,22 @@ func (im *slackImport) index(zr *zip.Reader) error {
 		slices.SortFunc(list, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return nil
+}
+
+// slackExportRoot gives the folder that holds the export inside the zip:
+// "" when users.json sits at the top, or "NAME/" when every export file
+// sits in one top-level folder (what compressing an extracted export gives).
+func slackExportRoot(zr *zip.Reader) string {
+	root := ""
+	for _, f := range zr.File {
+		if f.Name == "users.json" {
+			return ""
+		}
+		if dir, ok := strings.CutSuffix(f.Name, "/users.json"); ok && dir != "" && !strings.Contains(dir, "/") {
+			root = dir + "/"
+		}
+	}
+	return root
 }
 
 // checkOrg validates the organization's settings before any write.
@@ -494,13 +511,13 @@ func (im *slackImport) importEmoji() error {
 
 // slackChannelJSON is an element of channels.json or groups.json.
 type slackChannelJSON struct {
-	ID         string   `json:"id"`
-	Name       string   `json:"name"`
-	Created    int64    `json:"created"`
-	Creator    string   `json:"creator"`
-	IsArchived bool     `json:"is_archived"`
-	IsGeneral  bool     `json:"is_general"`
-	Members    []string `json:"members"`
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Created    slackStamp `json:"created"`
+	Creator    string     `json:"creator"`
+	IsArchived bool       `json:"is_archived"`
+	IsGeneral  bool       `json:"is_general"`
+	Members    []string   `json:"members"`
 	Topic      struct {
 		Value string `json:"value"`
 	} `json:"topic"`
@@ -547,8 +564,8 @@ func (im *slackImport) importChannels(owner int64) error {
 			c.HistoryPublicToSubscribers = true
 			c.IsDefault = sc.IsGeneral && !private
 			c.IsArchived = sc.IsArchived
-			if sc.Created > 0 {
-				c.DateCreated = time.Unix(sc.Created, 0).UTC()
+			if sec := sc.Created.seconds(); sec > 0 {
+				c.DateCreated = time.Unix(sec, 0).UTC()
 			}
 			c.Name = uniqueChannelName(sc.Name, keys)
 			desc := sc.Purpose.Value

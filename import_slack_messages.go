@@ -17,14 +17,14 @@ import (
 
 // slackMessageJSON is an element of a day file.
 type slackMessageJSON struct {
-	Type     string `json:"type"`
-	Subtype  string `json:"subtype"`
-	User     string `json:"user"`
-	Text     string `json:"text"`
-	TS       string `json:"ts"`
-	ThreadTS string `json:"thread_ts"`
+	Type     string     `json:"type"`
+	Subtype  string     `json:"subtype"`
+	User     string     `json:"user"`
+	Text     string     `json:"text"`
+	TS       slackStamp `json:"ts"`
+	ThreadTS slackStamp `json:"thread_ts"`
 	Edited   *struct {
-		TS string `json:"ts"`
+		TS slackStamp `json:"ts"`
 	} `json:"edited"`
 	Reactions []struct {
 		Name  string   `json:"name"`
@@ -110,7 +110,7 @@ func (d *dayReader) next() error {
 	if err := d.dec.Decode(&m); err != nil {
 		return malformed(d.f.Name, "%v", err)
 	}
-	at, ok := parseSlackTS(m.TS)
+	at, ok := parseSlackTS(string(m.TS))
 	if !ok {
 		return malformed(d.f.Name, "invalid timestamp %q", m.TS)
 	}
@@ -276,14 +276,14 @@ func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSO
 	m := &storage.MessageRecord{RealmID: im.realm.ID, SenderID: sender.id, Content: content,
 		DateSent: time.UnixMicro(at).UTC(), Client: slackImportClient}
 	if sm.Edited != nil {
-		if e, ok := parseSlackTS(sm.Edited.TS); ok && e >= at {
+		if e, ok := parseSlackTS(string(sm.Edited.TS)); ok && e >= at {
 			m.EditedAt = time.UnixMicro(e).UTC()
 		}
 	}
 	if conv.channelID != 0 {
 		m.RecipientType, m.ChannelID = RecipientChannel, conv.channelID
 		if sm.ThreadTS != "" {
-			key := threadKey{conv.folder, sm.ThreadTS}
+			key := threadKey{conv.folder, string(sm.ThreadTS)}
 			topic, ok := im.threads[key]
 			if !ok {
 				topic = im.threadTopic(sm, at)

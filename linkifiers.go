@@ -333,12 +333,21 @@ func (req *LinkifierRequest) normalise() {
 	}
 }
 
+// MaxLinkifiers bounds an organization's linkifiers: every message and
+// topic is matched against each of them. The reference sets no limit; this
+// one is far above what organizations use.
+const MaxLinkifiers = 100
+
+// ErrTooManyLinkifiers answers a linkifier past MaxLinkifiers.
+var ErrTooManyLinkifiers = errorf("This organization has too many linkifiers (limit: %d).", MaxLinkifiers)
+
 // AddLinkifier adds a linkifier after the organization's others and returns
 // its ID. Administrators may call it; every active user gets a
 // realm_linkifiers event with the new list.
 //
-// Errors: ErrMustBeAdmin; BAD_REQUEST with the first validation message
-// and every message by field in the "errors" data field
+// Errors: ErrMustBeAdmin; ErrTooManyLinkifiers; BAD_REQUEST with the
+// first validation message and every message by field in the "errors" data
+// field
 // ("This field cannot be blank.", "Bad regular expression: ...", "Invalid
 // URL template.", the group and example checks, "Realm filter with this
 // Realm and Pattern already exists.").
@@ -353,6 +362,9 @@ func (s *Service) AddLinkifier(ctx context.Context, actor Actor, req LinkifierRe
 		existing, err := tx.Linkifiers(realm.ID)
 		if err != nil {
 			return err
+		}
+		if len(existing) >= MaxLinkifiers {
+			return ErrTooManyLinkifiers
 		}
 		if _, err := validateLinkifier(&req, existing); err != nil {
 			return err
@@ -495,6 +507,11 @@ type LinkMatch struct {
 // of the text or after white space or one of ' " ( , : <, and only when no
 // letter or digit follows it. Linkifiers that fail to compile (none are
 // stored that way) are skipped.
+//
+// Each linkifier's search skips a link already made whole rather than
+// retrying inside it, and finds overlaps by binary search, so that the
+// work grows with the length of the text and the number of linkifiers,
+// not with their product by the number of links.
 func Linkify(text string, linkifiers []Linkifier) []LinkMatch {
 	var out []LinkMatch
 	for _, l := range linkifiers {
@@ -504,7 +521,6 @@ func Linkify(text string, linkifiers []Linkifier) []LinkMatch {
 		}
 		out = c.apply(text, l.ID, out)
 	}
-	slices.SortFunc(out, func(a, b LinkMatch) int { return a.Start - b.Start })
 	return out
 }
 
@@ -521,7 +537,8 @@ func compileForUse(l Linkifier) (compiledLinkifier, bool) {
 	return compiledLinkifier{re: re, actual: re.SubexpIndex(groupActual), template: t, groups: re.SubexpNames()}, true
 }
 
-// apply adds to taken the matches of c in text that overlap none of taken.
+// apply adds to taken, which is ordered by position, the matches of c in
+// text that overlap none of taken, and returns it still ordered.
 func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch) []LinkMatch {
 	// The search runs over "\n" + text, with a pattern whose before-group
 	// has no ^: the newline stands for the start of the text. So a search
@@ -536,8 +553,21 @@ func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch) []Lin
 		}
 		matchStart := base + m[0]
 		start, end := base+m[2*c.actual], base+m[2*c.actual+1]
-		if start == end || overlaps(taken, start-1, end-1) {
+		if start == end {
 			base = nextRune(s, matchStart)
+			continue
+		}
+		if i, hit := overlapping(taken, start-1, end-1); hit {
+			// A match that begins inside a link overlaps it wherever it
+			// begins there: resume on the link's last character, as after
+			// a link of one's own. One that begins before it may have a
+			// shorter neighbour that does not: resume one character on.
+			if t := taken[i]; matchStart-1 >= t.Start {
+				_, size := utf8.DecodeLastRuneInString(s[:t.End+1])
+				base = max(t.End+1-size, nextRune(s, matchStart))
+			} else {
+				base = nextRune(s, matchStart)
+			}
 			continue
 		}
 		values := map[string]string{}
@@ -547,7 +577,9 @@ func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch) []Lin
 			}
 			values[name] = s[base+m[2*i] : base+m[2*i+1]]
 		}
-		taken = append(taken, LinkMatch{Start: start - 1, End: end - 1, URL: c.template.Expand(values), LinkifierID: id})
+		match := LinkMatch{Start: start - 1, End: end - 1, URL: c.template.Expand(values), LinkifierID: id}
+		at, _ := slices.BinarySearchFunc(taken, match.Start, func(t LinkMatch, start int) int { return t.Start - start })
+		taken = slices.Insert(taken, at, match)
 		// Resume on the last character of the link, which the next
 		// match's before-group may take only if it is a delimiter.
 		_, size := utf8.DecodeLastRuneInString(s[:end])
@@ -562,11 +594,15 @@ func nextRune(s string, i int) int {
 	return i + max(size, 1)
 }
 
-func overlaps(taken []LinkMatch, start, end int) bool {
-	for _, t := range taken {
-		if start < t.End && t.Start < end {
-			return true
+// overlapping finds, by binary search in taken (ordered by position, no
+// two overlapping), a link that overlaps [start, end): the first one that
+// ends after start, when it begins before end.
+func overlapping(taken []LinkMatch, start, end int) (int, bool) {
+	i, _ := slices.BinarySearchFunc(taken, start, func(t LinkMatch, start int) int {
+		if t.End <= start {
+			return -1
 		}
-	}
-	return false
+		return 1
+	})
+	return i, i < len(taken) && taken[i].Start < end
 }

@@ -1,9 +1,11 @@
 package chat_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 func TestLinkify(t *testing.T) {
@@ -66,4 +68,28 @@ func TestURLTemplateExamples(t *testing.T) {
 			t.Errorf("%s: got %+v, want URL %s", c.template, got, c.want)
 		}
 	}
+}
+
+// TestLinkifierLimit checks MaxLinkifiers on every backend: the last one
+// that fits is stored, the next is refused and stores nothing.
+func TestLinkifierLimit(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		owner := chat.AsUser(f.owner.ID)
+		add := func(i int) error {
+			_, err := f.svc.AddLinkifier(ctx, owner, chat.LinkifierRequest{Pattern: fmt.Sprintf(`L%d-(?P<id>[0-9]+)`, i),
+				URLTemplate: "https://example.org/{id}"})
+			return err
+		}
+		for i := range chat.MaxLinkifiers {
+			wantNoErr(t, "AddLinkifier", add(i))
+		}
+		wantErr(t, "one too many", add(chat.MaxLinkifiers), chat.ErrTooManyLinkifiers)
+		list, err := f.svc.Linkifiers(ctx, owner)
+		wantNoErr(t, "Linkifiers", err)
+		if len(list) != chat.MaxLinkifiers {
+			t.Errorf("%d linkifiers stored, want %d", len(list), chat.MaxLinkifiers)
+		}
+	})
 }

@@ -318,6 +318,54 @@ func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64)
 	return err
 }
 
+// emitUserAdded emits the realm_user add event of a new account to every
+// active user of the realm, the new one included: the person as each of
+// them sees it, with delivery_email only for those the new user's email
+// visibility shows it to (one event per way of seeing it).
+func (s *Service) emitUserAdded(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
+	users, err := tx.Users(realm.ID, nil)
+	if err != nil {
+		return err
+	}
+	var see, notSee []int64
+	var seer, other *storage.UserRecord
+	for i := range users {
+		r := &users[i]
+		if !r.IsActive {
+			continue
+		}
+		if emailVisibleTo(r, u) {
+			see, seer = append(see, r.ID), cmpOr(seer, r)
+		} else {
+			notSee, other = append(notSee, r.ID), cmpOr(other, r)
+		}
+	}
+	for _, group := range []struct {
+		ids    []int64
+		viewer *storage.UserRecord
+	}{{see, seer}, {notSee, other}} {
+		if len(group.ids) == 0 {
+			continue
+		}
+		// A new user has no profile data yet; the reference still sends
+		// the empty profile_data, which clients read.
+		v := &viewer{user: *group.viewer, realm: realm, emailDomain: s.emailDomain(realm),
+			query: UserQuery{IncludeCustomProfileFields: true}}
+		emit(Event{RealmID: realm.ID, UserIDs: group.ids, Payload: map[string]any{
+			"type": "realm_user", "op": "add", "person": v.view(u),
+		}})
+	}
+	return nil
+}
+
+// cmpOr returns a unless it is nil, else b.
+func cmpOr[T any](a, b *T) *T {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
 // emitActiveChange emits the realm_user update event of an account that was
 // deactivated or reactivated, to every active user of the realm.
 func emitActiveChange(_ storage.Tx, emit func(Event), realmID, userID int64, active bool) error {

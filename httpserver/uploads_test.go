@@ -366,7 +366,7 @@ func TestUploadEvent(t *testing.T) {
 	sink := &recordingSink{}
 	e := newEnvWith(t, memory.New(), func(c *chat.Config) { c.Events = sink })
 	ue := &uploadEnv{env: e}
-	sink.events = nil // the set-up accounts' realm_user add events
+	sink.events = nil // the accounts' realm_user add events
 	url := ue.upload(&e.member, "a b.txt", []byte("12345"))
 	if len(sink.events) != 1 {
 		t.Fatalf("events %v, want one", sink.events)

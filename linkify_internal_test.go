@@ -1,0 +1,125 @@
+package chat
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// linkifyNaive is the matcher as it was first written: every retry one
+// character on, every overlap checked against every link. It is the
+// specification Linkify is checked against.
+func linkifyNaive(text string, linkifiers []Linkifier) []LinkMatch {
+	var out []LinkMatch
+	for _, l := range linkifiers {
+		c, ok := compileForUse(l)
+		if !ok {
+			continue
+		}
+		s := "\n" + text
+		base := 0
+		for base < len(s) {
+			m := c.re.FindStringSubmatchIndex(s[base:])
+			if m == nil {
+				break
+			}
+			matchStart := base + m[0]
+			start, end := base+m[2*c.actual], base+m[2*c.actual+1]
+			overlap := false
+			for _, t := range out {
+				if start-1 < t.End && t.Start < end-1 {
+					overlap = true
+				}
+			}
+			if start == end || overlap {
+				base = nextRune(s, matchStart)
+				continue
+			}
+			values := map[string]string{}
+			for i, name := range c.groups {
+				if name == "" || name == groupBefore || name == groupActual || name == groupAfter || m[2*i] < 0 {
+					continue
+				}
+				values[name] = s[base+m[2*i] : base+m[2*i+1]]
+			}
+			out = append(out, LinkMatch{Start: start - 1, End: end - 1, URL: c.template.Expand(values), LinkifierID: l.ID})
+			_, size := utf8.DecodeLastRuneInString(s[:end])
+			base = end - size
+		}
+	}
+	slices.SortFunc(out, func(a, b LinkMatch) int { return a.Start - b.Start })
+	return out
+}
+
+// matcherPatterns are patterns whose matches overlap in many ways.
+var matcherPatterns = []string{`#(?P<id>[0-9]+)`, `(?P<w>[a-z]+)`, `(?P<w>[a-z]+ [a-z]+)`, `(?P<x>.+)`,
+	`(?P<x>[a-z]*#[0-9]*)`, `(?P<n>[0-9]+)x?`, `(?P<u>ü+)`, `(?P<a>a)(?P<b>b)?`}
+
+// FuzzLinkifyMatcher checks Linkify against linkifyNaive: the same links,
+// in the same order, for any text and any choice of linkifiers.
+func FuzzLinkifyMatcher(f *testing.F) {
+	f.Add("see #42 and #7! abc def #9x", uint8(0b111))
+	f.Add("aaa bbb ccc, :ab (ab) ü üü #1", uint8(0xff))
+	f.Add("", uint8(1))
+	f.Fuzz(func(t *testing.T, text string, choice uint8) {
+		var ls []Linkifier
+		for i, p := range matcherPatterns {
+			if choice&(1<<i) != 0 {
+				ls = append(ls, Linkifier{ID: int64(i + 1), Pattern: p, URLTemplate: "https://example.org/{+x}"})
+			}
+		}
+		got, want := Linkify(text, ls), linkifyNaive(text, ls)
+		if len(got) == 0 && len(want) == 0 {
+			return
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("Linkify(%q) = %v, want %v", text, got, want)
+		}
+	})
+}
+
+// TestLinkifyMatchesNaive runs the comparison on random texts over the
+// characters the patterns care about.
+func TestLinkifyMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", "c", " ", "#", "1", "2", ",", ":", "(", "ü", "x", "\n"}
+	for n := range 2000 {
+		var b strings.Builder
+		for range r.IntN(60) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		var ls []Linkifier
+		for i, p := range matcherPatterns {
+			if r.IntN(2) == 0 {
+				ls = append(ls, Linkifier{ID: int64(i + 1), Pattern: p, URLTemplate: "https://example.org/"})
+			}
+		}
+		r.Shuffle(len(ls), func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
+		got, want := Linkify(b.String(), ls), linkifyNaive(b.String(), ls)
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("case %d: Linkify(%q) = %v, want %v", n, b.String(), got, want)
+		}
+	}
+}
+
+// BenchmarkLinkifyLength measures the matcher per character with 50
+// broad linkifiers, at 1 000 and 10 000 characters; the time per
+// character should stay flat (compare the two as a ratio).
+func BenchmarkLinkifyLength(b *testing.B) {
+	var ls []Linkifier
+	for i := range 50 {
+		ls = append(ls, Linkifier{ID: int64(i + 1), Pattern: fmt.Sprintf(`(?P<w>[a-z]+%d?)`, i), URLTemplate: "https://example.org/{w}"})
+	}
+	for _, n := range []int{1000, 10000} {
+		text := strings.Repeat("word ", n/5)
+		b.Run(fmt.Sprintf("chars=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				Linkify(text, ls)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/char")
+		})
+	}
+}

@@ -106,6 +106,7 @@ const (
 	OpChannelFolders               Operation = "ChannelFolders"
 	OpUserGroups                   Operation = "UserGroups"
 	OpLinkifiers                   Operation = "Linkifiers"
+	OpRealmEmoji                   Operation = "RealmEmoji"
 	OpRealmDomains                 Operation = "RealmDomains"
 	OpCreateVideoCall              Operation = "CreateVideoCall"
 	OpRegisterClientDevice         Operation = "RegisterClientDevice"
@@ -177,6 +178,7 @@ var policy = map[Operation]Access{
 	OpMuteTopic: AnyUser, OpSetUserTopic: AnyUser, OpChannels: AnyUser, OpChannelByID: AnyUser,
 	OpChannelIDByName: AnyUser, OpChannelSubscribers: AnyUser, OpIsSubscribed: AnyUser,
 	OpChannelFolders: AnyUser, OpUserGroups: AnyUser, OpLinkifiers: AnyUser,
+	OpRealmEmoji:   AnyUser,
 	OpRealmDomains: AnyUser, OpCreateVideoCall: AnyUser,
 	OpRegisterClientDevice: AnyUser, OpRemoveClientDevice: AnyUser,
 	OpUploadFile: AnyUser, OpOpenAttachment: AnyUser, OpTemporaryUploadURL: AnyUser,

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -68,23 +67,12 @@ func userSettingsState(s *Service, ctx context.Context, actor Actor, req *Regist
 }
 
 // realmEmojiState is the "realm_emoji" block: the organization's custom
-// emoji by ID, deactivated ones included. This server keeps no images for
-// them, so their URLs are empty.
+// emoji by ID, deactivated ones included, as GET /realm/emoji gives them.
 func realmEmojiState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
-		list, err := tx.RealmEmojis(v.realm.ID)
+		out, err := realmEmojiViews(tx, v.realm.ID)
 		if err != nil {
 			return err
-		}
-		out := make(map[string]any, len(list))
-		for _, e := range list {
-			var author any
-			if e.AuthorID != 0 {
-				author = e.AuthorID
-			}
-			id := strconv.FormatInt(e.ID, 10)
-			out[id] = map[string]any{"id": id, "name": e.Name, "source_url": "", "still_url": nil,
-				"deactivated": e.Deactivated, "author_id": author}
 		}
 		state["realm_emoji"] = out
 		return nil

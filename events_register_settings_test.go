@@ -32,8 +32,8 @@ func TestRegisterClientState(t *testing.T) {
 		if _, ok := st["enter_sends"]; ok {
 			t.Error("settings at the top level despite user_settings_object")
 		}
-		diff(t, "realm_emoji", st["realm_emoji"], map[string]any{itoa(emojiID): map[string]any{"id": itoa(emojiID),
-			"name": "party", "source_url": "", "still_url": nil, "deactivated": false, "author_id": f.owner.ID}})
+		diff(t, "realm_emoji", st["realm_emoji"], map[string]chat.RealmEmojiView{itoa(emojiID): {ID: itoa(emojiID),
+			Name: "party", AuthorID: &f.owner.ID}})
 		for k, want := range map[string]any{"realm_message_retention_days": -1, "realm_allow_edit_history": false,
 			"realm_message_edit_history_visibility_policy": "none"} {
 			if st[k] != want {

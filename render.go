@@ -20,12 +20,13 @@ import (
 
 // messageMarkdown is the Markdown renderer of message content: the
 // renderer of markdown.go (no raw HTML, safe link schemes) plus mentions,
-// channel and message links, and the organization's linkifiers.
+// channel and message links, :emoji: names, and the organization's
+// linkifiers.
 var messageMarkdown = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
 		parser.WithInlineParsers(append(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()),
-			util.Prioritized(referenceParser{}, 50))...),
+			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60))...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100)),
 	)),

@@ -214,7 +214,7 @@ func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwor
 }
 
 // ProvisionUser creates an account of any role or bot type in the
-// organization. It is a provisioning operation for the server's operator
+// organization and emits its realm_user add event. It is a provisioning operation for the server's operator
 // (`chatd create-user`, embedding programs) and checks no actor.
 //
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
@@ -238,8 +238,8 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 	return out, err
 }
 
-// CreateUser creates a member account with a password, as POST /users does.
-// Administrators and owners may call it.
+// CreateUser creates a member account with a password, as POST /users does,
+// and emits its realm_user add event. Administrators and owners may call it.
 //
 // Errors, in the order they are checked: ErrMustBeAdmin; ErrNameTooLong,
 // ErrNameTooShort, ErrNameInvalidChars, ErrNameInvalidFormat; ErrBadEmail;
@@ -347,7 +347,10 @@ func (s *Service) emitUserAdded(tx storage.Tx, emit func(Event), realm Realm, u 
 		if len(group.ids) == 0 {
 			continue
 		}
-		v := &viewer{user: *group.viewer, realm: realm, emailDomain: s.emailDomain(realm)}
+		// A new user has no profile data yet; the reference still sends
+		// the empty profile_data, which clients read.
+		v := &viewer{user: *group.viewer, realm: realm, emailDomain: s.emailDomain(realm),
+			query: UserQuery{IncludeCustomProfileFields: true}}
 		emit(Event{RealmID: realm.ID, UserIDs: group.ids, Payload: map[string]any{
 			"type": "realm_user", "op": "add", "person": v.view(u),
 		}})

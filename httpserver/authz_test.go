@@ -520,6 +520,7 @@ var matrix = map[string]matrixRow{
 	"DELETE /api/v1/realm/filters/{filter_id}": {roles: roles(ok, ok, needAdmin),
 		path: func(f *matrixFixture) string { return "/realm/filters/" + itoa(f.linkifier) }},
 	"GET /api/v1/realm/domains":  {path: fixed("/realm/domains"), roles: roles(ok)},
+	"GET /api/v1/realm/emoji":    {path: fixed("/realm/emoji"), roles: roles(ok)},
 	"POST /api/v1/realm/domains": {path: fixed("/realm/domains"), roles: roles(ok, needOwner), form: params("domain", "example.com", "allow_subdomains", "false")},
 	"PATCH /api/v1/realm/domains/{domain}": {roles: roles(ok, needOwner), form: params("allow_subdomains", "true"),
 		path: func(f *matrixFixture) string { return "/realm/domains/" + f.domain }},

@@ -77,6 +77,8 @@ func TestSubscribeErrors(t *testing.T) {
 		{"missing", &e.member, []string{"announce", "true"}, chat.CodeRequestVariableMissing, "Missing 'subscriptions' argument"},
 		{"not json", &e.member, []string{"subscriptions", `[`}, chat.CodeBadRequest, "subscriptions is not valid JSON"},
 		{"no name", &e.member, []string{"subscriptions", `[{}]`}, chat.CodeBadRequest, `subscriptions[0]["name"] field is missing: Field required`},
+		{"not a list", &e.member, []string{"subscriptions", `{"name":"x"}`}, chat.CodeBadRequest, "subscriptions is not a list"},
+		{"not a dict", &e.member, []string{"subscriptions", `[{"name":"x"},3]`}, chat.CodeBadRequest, "subscriptions[1] is not a dict"},
 		{"bad color", &e.member, []string{"subscriptions", `[{"name":"a","color":"red"}]`}, chat.CodeBadRequest, "Invalid subscriptions[0]: Value error, add.color is not a valid hex color code"},
 		{"empty name", &e.member, []string{"subscriptions", `[{"name":"  "}]`}, chat.CodeBadRequest, "Channel name can't be empty."},
 		{"long name", &e.member, []string{"subscriptions", `[{"name":"` + long + `"}]`}, chat.CodeBadRequest, "Channel name too long (limit: 60 characters)."},
@@ -172,6 +174,9 @@ func TestSubscriptionProperties(t *testing.T) {
 		data string
 		msg  string
 	}{
+		{"not a list", `{"stream_id":` + sid + `}`, "subscription_data is not a list"},
+		{"null", `null`, "subscription_data is not a list"},
+		{"not a dict", `[{"stream_id":` + sid + `,"property":"pin_to_top","value":true},"x"]`, "subscription_data[1] is not a dict"},
 		{"missing key", `[{"stream_id":` + sid + `,"property":"color"}]`, `subscription_data[0]["value"] field is missing: Field required`},
 		{"unknown", `[{"stream_id":` + sid + `,"property":"nope","value":true}]`, "Unknown subscription property: nope"},
 		{"not bool", `[{"stream_id":` + sid + `,"property":"pin_to_top","value":"x"}]`, "pin_to_top is not a boolean"},

@@ -476,3 +476,20 @@ func TestRegisterStateBlocks(t *testing.T) {
 		t.Errorf("muted_topics: %v", muted)
 	}
 }
+
+// A user created over POST /users reaches every queue as a realm_user add
+// event whose person is what GET /users/{id} shows the queue's owner
+// without client_gravatar (the reference assumes no client support there).
+func TestUserCreationEvent(t *testing.T) {
+	e, _, _ := newEventsEnv(t)
+	queue := e.register(&e.member, "event_types", `["realm_user"]`)
+	res := e.call(http.MethodPost, "/users", &e.admin, form("email", "newbie@example.com", "password", "long enough", "full_name", "New Bie"))
+	if res.status != http.StatusOK {
+		t.Fatalf("create: %s", res.raw)
+	}
+	id := int64(res.body["user_id"].(float64))
+	person := e.call(http.MethodGet, "/users/"+itoa(id), &e.member, form("include_custom_profile_fields", "true", "client_gravatar", "false")).body["user"]
+	e.expect(e.events(&e.member, queue, -1, true), http.StatusOK, success("queue_id", queue, "events", []any{
+		map[string]any{"id": float64(0), "type": "realm_user", "op": "add", "person": person},
+	}))
+}

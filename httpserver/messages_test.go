@@ -278,3 +278,25 @@ func TestMessageFlagsNarrowRoute(t *testing.T) {
 	e.expect(e.call(http.MethodGet, "/messages/flags/narrow", &e.member, nil), 405,
 		map[string]any{"result": "error", "msg": "Method Not Allowed", "allowed_methods": []any{"POST"}})
 }
+
+// :name: renders a Unicode emoji name or alias of the reference's table as
+// the reference does, titled with the name as written; unknown names, names
+// in code and names inside other text stay as written.
+func TestSendRendersEmojiNames(t *testing.T) {
+	e := messageEnv(t)
+	id := send(e, &e.member, "type", "channel", "to", "Denmark", "topic", "emoji",
+		"content", "Done :thumbs_up: :+1::working_on_it: :no_such_emoji: `:smile:` at 10:30:45 :check:")
+	span := func(name, title, code string) string {
+		return `<span aria-label="` + title + `" class="emoji emoji-` + code + `" role="img" title="` + title + `">:` + name + `:</span>`
+	}
+	want := `<p>Done ` + span("thumbs_up", "thumbs up", "1f44d") + ` ` + span("+1", "+1", "1f44d") +
+		span("working_on_it", "working on it", "1f6e0") + ` :no_such_emoji: <code>:smile:</code> at 10:30:45 ` +
+		span("check", "check", "2705") + `</p>`
+	res := e.call(http.MethodGet, "/messages/"+itoa(int64(id)), &e.member, nil)
+	if res.status != http.StatusOK {
+		t.Fatalf("get: %s", res.raw)
+	}
+	if got := res.body["message"].(map[string]any)["content"]; got != want {
+		t.Errorf("content\n got %s\nwant %s", got, want)
+	}
+}

@@ -24,6 +24,9 @@ func (s *Server) realmRoutes() {
 		http.MethodPatch:  {chat.OpUpdateLinkifier, s.updateLinkifier},
 		http.MethodDelete: {chat.OpDeleteLinkifier, s.deleteLinkifier},
 	})
+	s.handle("/realm/emoji", map[string]endpoint{
+		http.MethodGet: {chat.OpRealmEmoji, s.getRealmEmoji},
+	})
 	s.handle("/realm/domains", map[string]endpoint{
 		http.MethodGet:  {chat.OpRealmDomains, s.getRealmDomains},
 		http.MethodPost: {chat.OpAddRealmDomain, s.addRealmDomain},
@@ -64,6 +67,15 @@ func (s *Server) getLinkifiers(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"linkifiers", list}}, nil
+}
+
+// GET /realm/emoji
+func (s *Server) getRealmEmoji(c *call) (fields, error) {
+	emoji, err := s.svc.RealmEmoji(c.ctx, c.actor)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"emoji", emoji}}, nil
 }
 
 // linkifierRequest reads the parameters of POST and PATCH.

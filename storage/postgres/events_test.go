@@ -168,11 +168,14 @@ func TestEventsSameBytesAsLocal(t *testing.T) {
 	defer svc.Close()
 	ctx := t.Context()
 
-	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", OwnerEmail: "owner@example.com", OwnerName: "Olivia Owner"})
+	// The accounts are made before the queues exist, by a service whose
+	// events (realm_user add) reach neither hub.
+	setup := chat.New(stB, chat.Config{PasswordCost: bcrypt.MinCost})
+	org, err := setup.CreateOrg(ctx, chat.NewOrg{Name: "Org", OwnerEmail: "owner@example.com", OwnerName: "Olivia Owner"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "hal@example.com", FullName: "Hal Hidden",
+	res, err := setup.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "hal@example.com", FullName: "Hal Hidden",
 		EmailVisibility: storage.EmailVisibleNobody})
 	if err != nil {
 		t.Fatal(err)

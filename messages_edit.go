@@ -40,17 +40,39 @@ func (s *Service) checkEditable(cc *channelContext, m *storage.MessageRecord) er
 }
 
 // EditMessage replaces the content of the actor's message (PATCH
-// /messages/{id}); blank content becomes "(deleted)". The users who
-// received the message get an update_message event with their flags.
-// content nil is "Nothing to change".
-//
-// Errors: ErrNothingToChange, ErrInvalidMessage, ErrEditingDisabled,
-// ErrNoEditPermission, ErrEditTimeLimit, ErrMessageNullBytes,
-// ErrStreamWildcardMention, ErrTopicWildcardMention, and those of the
-// actor check.
+// /messages/{id} with content only); see UpdateMessage.
 func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, content *string) error {
-	if content == nil {
+	return s.UpdateMessage(ctx, actor, id, MessageEdit{Content: content})
+}
+
+// UpdateMessage edits a message (PATCH /messages/{id}) in one
+// transaction: its content, replaced by the sender (blank content becomes
+// "(deleted)"), and its topic, renamed by any user within a week of
+// sending (moderators and administrators at any time) for the message,
+// the later messages or all the messages of its topic (edit.PropagateMode).
+// The users who received the messages get update_message events with
+// their flags. Nothing set is "Nothing to change".
+//
+// Errors: ErrNothingToChange, ErrInvalidPropagateMode,
+// ErrPropagateWithoutMove, ErrInvalidMessage,
+// ErrEditingDisabled, ErrNoEditPermission, ErrEditTimeLimit,
+// ErrDirectMessageTopic, ErrTopicEditTimeLimit, ErrEmptyTopicDisallowed,
+// ErrOnlyEmptyTopicAllowed, ErrMessageNullBytes, ErrStreamWildcardMention,
+// ErrTopicWildcardMention, and those of the actor check.
+func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit MessageEdit) error {
+	if edit.Content == nil && edit.Topic == nil {
 		return ErrNothingToChange
+	}
+	mode := edit.PropagateMode
+	switch mode {
+	case "":
+		mode = PropagateChangeOne
+	case PropagateChangeOne, PropagateChangeLater, PropagateChangeAll:
+	default:
+		return ErrInvalidPropagateMode
+	}
+	if mode != PropagateChangeOne && edit.Topic == nil {
+		return ErrPropagateWithoutMove
 	}
 	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
@@ -61,63 +83,114 @@ func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, conten
 		if err != nil {
 			return err
 		}
-		if err := s.checkEditable(cc, &m); err != nil {
-			return err
+		var topic string
+		if edit.Topic != nil {
+			if topic, err = s.checkNewTopic(tx, cc, &m, *edit.Topic); err != nil {
+				return err
+			}
+			if topic == m.Topic && edit.Content == nil {
+				return ErrNothingToChange
+			}
 		}
-		text, err := normaliseContent(*content)
-		if err == ErrEmptyMessage {
-			text, err = "(deleted)", nil
-		}
-		if err != nil {
-			return err
-		}
-		rc, err := newRenderContext(tx, cc.realm.ID, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
-		if err != nil {
-			return err
-		}
-		orig := m
-		m.Content, m.RenderedContent = text, rc.render(text)
-		m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
-		if m.RecipientType == RecipientChannel {
-			if err := checkWildcardMentions(tx, &cc.actor, &m, rc.streamWildcard, rc.topicWildcard); err != nil {
+		if edit.Content != nil {
+			if m, err = s.editContent(tx, emit, cc, m, *edit.Content); err != nil {
 				return err
 			}
 		}
-		m.EditedAt = s.now()
-		if err := tx.UpdateMessage(m); err != nil {
-			return err
+		if edit.Topic != nil && topic != m.Topic {
+			return s.moveTopic(tx, emit, cc, m, topic, mode)
 		}
-		if err := s.linkAttachments(tx, &cc.actor, m.ID, m.Content); err != nil {
-			return err
-		}
-		rows, err := tx.MessageRecipients(m.ID)
-		if err != nil {
-			return err
-		}
-		flags := map[int64]storage.MessageFlags{}
-		to := []int64{}
-		for _, r := range rows {
-			if r.Flags != 0 {
-				flags[r.UserID] = r.Flags
-			}
-			to = append(to, r.UserID)
-		}
-		payload := map[string]any{
-			"type": "update_message", "user_id": cc.actor.ID, "edit_timestamp": m.EditedAt.Unix(),
-			"message_id": m.ID, "message_ids": []int64{m.ID}, "rendering_only": false,
-			"orig_content": orig.Content, "orig_rendered_content": orig.RenderedContent,
-			"content": m.Content, "rendered_content": m.RenderedContent, "is_me_message": isMeMessage(m.Content),
-		}
-		if m.RecipientType == RecipientChannel {
-			c, err := tx.Channel(m.ChannelID)
-			if err != nil {
-				return err
-			}
-			payload["stream_id"], payload["stream_name"] = c.ID, c.Name
-		}
-		emit(formattedEvent(cc.realm.ID, to, &updateMessageEvent{Payload: payload, Flags: flags}))
 		return nil
 	})
+}
+
+// checkNewTopic checks that the actor may move m to topic and that the
+// channel allows that topic, and returns it normalised.
+func (s *Service) checkNewTopic(tx storage.Tx, cc *channelContext, m *storage.MessageRecord, topic string) (string, error) {
+	if err := s.checkTopicMovable(cc, m); err != nil {
+		return "", err
+	}
+	topic, err := normaliseTopic(topic)
+	if err != nil {
+		return "", err
+	}
+	c, err := tx.Channel(m.ChannelID)
+	if err != nil {
+		return "", err
+	}
+	switch effectiveTopicsPolicy(&c, &cc.realm) {
+	case TopicsDisableEmpty:
+		if topic == "" {
+			return "", ErrEmptyTopicDisallowed
+		}
+	case TopicsEmptyTopicOnly:
+		if topic != "" {
+			return "", ErrOnlyEmptyTopicAllowed
+		}
+	}
+	return topic, nil
+}
+
+// editContent replaces the content of m after the content-edit checks,
+// stores it and emits its update_message event; it returns the message
+// as stored.
+func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, content string) (storage.MessageRecord, error) {
+	if err := s.checkEditable(cc, &m); err != nil {
+		return m, err
+	}
+	text, err := normaliseContent(content)
+	if err == ErrEmptyMessage {
+		text, err = "(deleted)", nil
+	}
+	if err != nil {
+		return m, err
+	}
+	rc, err := newRenderContext(tx, cc.realm.ID, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+	if err != nil {
+		return m, err
+	}
+	orig := m
+	m.Content, m.RenderedContent = text, rc.render(text)
+	m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
+	if m.RecipientType == RecipientChannel {
+		if err := checkWildcardMentions(tx, &cc.actor, &m, rc.streamWildcard, rc.topicWildcard); err != nil {
+			return m, err
+		}
+	}
+	m.EditedAt = s.now()
+	if err := tx.UpdateMessage(m); err != nil {
+		return m, err
+	}
+	if err := s.linkAttachments(tx, &cc.actor, m.ID, m.Content); err != nil {
+		return m, err
+	}
+	rows, err := tx.MessageRecipients(m.ID)
+	if err != nil {
+		return m, err
+	}
+	flags := map[int64]storage.MessageFlags{}
+	to := []int64{}
+	for _, r := range rows {
+		if r.Flags != 0 {
+			flags[r.UserID] = r.Flags
+		}
+		to = append(to, r.UserID)
+	}
+	payload := map[string]any{
+		"type": "update_message", "user_id": cc.actor.ID, "edit_timestamp": m.EditedAt.Unix(),
+		"message_id": m.ID, "message_ids": []int64{m.ID}, "rendering_only": false,
+		"orig_content": orig.Content, "orig_rendered_content": orig.RenderedContent,
+		"content": m.Content, "rendered_content": m.RenderedContent, "is_me_message": isMeMessage(m.Content),
+	}
+	if m.RecipientType == RecipientChannel {
+		c, err := tx.Channel(m.ChannelID)
+		if err != nil {
+			return m, err
+		}
+		payload["stream_id"], payload["stream_name"] = c.ID, c.Name
+	}
+	emit(formattedEvent(cc.realm.ID, to, &updateMessageEvent{Payload: payload, Flags: flags}))
+	return m, nil
 }
 
 // DeleteMessage deletes a message (DELETE /messages/{id}). Members of the

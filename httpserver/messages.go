@@ -260,11 +260,14 @@ func (s *Server) editMessage(c *call) (fields, error) {
 	if err != nil {
 		return nil, err
 	}
-	content := c.p.OptString("content")
+	edit := chat.MessageEdit{Content: c.p.OptString("content"), Topic: c.p.OptString("topic")}
+	if mode := c.p.OptString("propagate_mode"); mode != nil {
+		edit.PropagateMode = *mode
+	}
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.svc.EditMessage(c.ctx, c.actor, id, content); err != nil {
+	if err := s.svc.UpdateMessage(c.ctx, c.actor, id, edit); err != nil {
 		return nil, err
 	}
 	return fields{{"detached_uploads", []any{}}}, nil

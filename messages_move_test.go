@@ -1,0 +1,116 @@
+package chat_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
+)
+
+// TestMoveTopicPropagateModes renames topics with each propagate mode on
+// every backend, checks the resulting topics, the update_message event a
+// subscriber gets, and the refusals.
+func TestMoveTopicPropagateModes(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "mv"}},
+			Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		var channel int64
+		cs, err := f.svc.Channels(ctx, chat.AsUser(f.admin.ID), chat.DefaultChannelQuery)
+		wantNoErr(t, "Channels", err)
+		for _, c := range cs {
+			if c.Name == "mv" {
+				channel = c.StreamID
+			}
+		}
+		send := func(topic string) int64 {
+			t.Helper()
+			id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), channel, topic, "text")
+			wantNoErr(t, "send", err)
+			return id
+		}
+		topicOf := func(id int64) string {
+			t.Helper()
+			v, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.admin.ID), id, chat.MessageFormat{})
+			wantNoErr(t, "GetMessage", err)
+			return v.Subject
+		}
+		topics := func(ids ...int64) []string {
+			out := []string{}
+			for _, id := range ids {
+				out = append(out, topicOf(id))
+			}
+			return out
+		}
+		a1, a2, a3, other := send("a"), send("a"), send("A"), send("b")
+		move := func(as, id int64, topic, mode string) error {
+			return f.svc.UpdateMessage(ctx, chat.AsUser(as), id, chat.MessageEdit{Topic: &topic, PropagateMode: mode})
+		}
+
+		st, err := f.svc.Register(ctx, chat.AsUser(f.admin.ID), chat.RegisterRequest{EventTypes: []string{"update_message"}})
+		wantNoErr(t, "Register", err)
+		queue := st["queue_id"].(string)
+
+		wantNoErr(t, "change_one", move(f.member.ID, a2, "one", ""))
+		diff(t, "after change_one", topics(a1, a2, a3, other), []string{"a", "one", "A", "b"})
+		wantNoErr(t, "change_later", move(f.member.ID, a1, "later", chat.PropagateChangeLater))
+		// a2 left the topic; a3 is in it (topics match without regard to case).
+		diff(t, "after change_later", topics(a1, a2, a3, other), []string{"later", "one", "later", "b"})
+		wantNoErr(t, "change_all", move(f.admin.ID, a3, "✔ all", chat.PropagateChangeAll))
+		diff(t, "after change_all", topics(a1, a2, a3, other), []string{"✔ all", "one", "✔ all", "b"})
+
+		es, err := f.svc.GetEvents(ctx, chat.AsUser(f.admin.ID), queue, -1, true)
+		wantNoErr(t, "GetEvents", err)
+		var got []map[string]any
+		for _, e := range es {
+			var m map[string]any
+			if err := json.Unmarshal(e.AppendJSON(nil), &m); err != nil {
+				t.Fatal(err)
+			}
+			delete(m, "id")
+			delete(m, "edit_timestamp")
+			got = append(got, m)
+		}
+		event := func(user, id int64, ids []int64, mode, from, to string) map[string]any {
+			fids := []any{}
+			for _, i := range ids {
+				fids = append(fids, float64(i))
+			}
+			return map[string]any{"type": "update_message", "user_id": float64(user), "message_id": float64(id),
+				"message_ids": fids, "rendering_only": false, "stream_id": float64(channel), "stream_name": "mv",
+				"propagate_mode": mode, "orig_subject": from, "subject": to, "topic_links": []any{}, "flags": []any{}}
+		}
+		diff(t, "events", got, []map[string]any{
+			event(f.member.ID, a2, []int64{a2}, "change_one", "a", "one"),
+			event(f.member.ID, a1, []int64{a1, a3}, "change_later", "a", "later"),
+			event(f.admin.ID, a3, []int64{a1, a3}, "change_all", "later", "✔ all"),
+		})
+
+		wantErr(t, "no change", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), a1, chat.MessageEdit{}), chat.ErrNothingToChange)
+		wantErr(t, "same topic", move(f.member.ID, a1, "✔ all", ""), chat.ErrNothingToChange)
+		wantErr(t, "mode without topic", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), a1,
+			chat.MessageEdit{Content: ptr("x"), PropagateMode: chat.PropagateChangeAll}), chat.ErrPropagateWithoutMove)
+		wantErr(t, "bad mode", move(f.member.ID, a1, "x", "change_some"), chat.ErrInvalidPropagateMode)
+		dm, err := f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "direct",
+			To: &chat.MessageTo{IDs: []int64{f.admin.ID}}, Content: "hi"})
+		wantNoErr(t, "dm", err)
+		wantErr(t, "direct message", move(f.member.ID, dm, "x", ""), chat.ErrDirectMessageTopic)
+
+		// After a week only moderators and administrators may move.
+		f.clock.Advance(8 * 24 * time.Hour)
+		wantErr(t, "member after a week", move(f.member.ID, other, "late", ""), chat.ErrTopicEditTimeLimit)
+		diff(t, "refused move", topicOf(other), "b")
+		wantNoErr(t, "admin after a week", move(f.admin.ID, other, "late", ""))
+		diff(t, "admin move", topicOf(other), "late")
+
+		// A refused content edit in the same request moves nothing.
+		content := "new"
+		err = f.svc.UpdateMessage(ctx, chat.AsUser(f.admin.ID), a1, chat.MessageEdit{Content: &content, Topic: ptr("z")})
+		wantErr(t, "content by another", err, chat.ErrNoEditPermission)
+		diff(t, "nothing half-written", topicOf(a1), "✔ all")
+	})
+}

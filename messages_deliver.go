@@ -96,15 +96,14 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 	for _, m := range ms {
 		candidates = append(candidates, m.DirectUserIDs...)
 	}
-	users, err := tx.Users(realmID, uniqueIDs(candidates))
+	// Only whether each is active matters here, not the whole record.
+	activeIDs, err := tx.ActiveUserIDs(realmID, uniqueIDs(candidates))
 	if err != nil {
 		return err
 	}
-	active := make(map[int64]bool, len(users))
-	for i := range users {
-		if users[i].IsActive {
-			active[users[i].ID] = true
-		}
+	active := make(map[int64]bool, len(activeIDs))
+	for _, id := range activeIDs {
+		active[id] = true
 	}
 	var rows []storage.UserMessage
 	events := make([]*messageEvent, len(ms))

@@ -97,6 +97,10 @@ type UserTx interface {
 	// Users returns users of the realm ordered by ID: all of them when ids is
 	// nil, otherwise those whose ID is in ids (unknown IDs are skipped).
 	Users(realmID int64, ids []int64) ([]UserRecord, error)
+	// ActiveUserIDs returns, ordered by ID and without repeats, those of ids
+	// that are active users of the realm. It lets a message's delivery
+	// find its recipients without reading their whole records.
+	ActiveUserIDs(realmID int64, ids []int64) ([]int64, error)
 	// UpdateUser replaces the stored user with u.ID, or returns ErrNotFound.
 	// ErrExists as for CreateUser. A user never moves to another realm: a
 	// changed RealmID is an error.

@@ -312,6 +312,19 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 	return out, nil
 }
 
+func (t *tx) ActiveUserIDs(realmID int64, ids []int64) ([]int64, error) {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	out := make([]int64, 0, len(sorted))
+	for _, id := range sorted {
+		if u, ok := t.s.users[id]; ok && u.RealmID == realmID && u.IsActive {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
 func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {
 	return t.filterUsers(realmID, func(u *storage.UserRecord) bool { return u.Role == role }), nil
 }

@@ -207,6 +207,14 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		realmID, ids)
 }
 
+func (t *tx) ActiveUserIDs(realmID int64, ids []int64) ([]int64, error) {
+	if len(ids) == 0 {
+		return []int64{}, nil
+	}
+	return list(t, "ActiveUserIDs", `SELECT id FROM users WHERE realm_id = $1 AND id = ANY($2) AND is_active
+		ORDER BY id`, scanID, realmID, ids)
+}
+
 func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {
 	return list(t, "UsersByRole", selectUser+`WHERE realm_id = $1 AND role = $2 ORDER BY id`, scanUser,
 		realmID, int64(role))

@@ -28,6 +28,7 @@ const (
 	qUserByAPIKey
 	qUsersAll
 	qUsersIDs
+	qActiveUserIDs
 	qUsersByRole
 	qBotsOwnedBy
 	// Custom profile fields and custom emoji (profile.go).
@@ -134,7 +135,9 @@ var queries = [numQueries]string{
 	qUserByAPIKey: selectUser + `WHERE api_key = ?`,
 	qUsersAll:     selectUser + `WHERE realm_id = ? ORDER BY id`,
 	// The IDs come as one JSON array, whatever their number.
-	qUsersIDs:    selectUser + `WHERE realm_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+	qUsersIDs: selectUser + `WHERE realm_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+	qActiveUserIDs: `SELECT id FROM users WHERE realm_id = ? AND is_active AND id IN (SELECT value FROM json_each(?))
+		ORDER BY id`,
 	qUsersByRole: selectUser + `WHERE realm_id = ? AND role = ? ORDER BY id`,
 	// Like the memory store: the bots of the owner's organization.
 	qBotsOwnedBy: selectUser + `WHERE bot_owner_id = ?1 AND bot_type <> 0
@@ -613,6 +616,11 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		}
 		return all, err
 	}
+	return t.users("Users", qUsersIDs, realmID, jsonIDs(ids))
+}
+
+// jsonIDs writes ids as a JSON array, for json_each.
+func jsonIDs(ids []int64) string {
 	list := make([]byte, 0, 2+len(ids)*8)
 	list = append(list, '[')
 	for i, id := range ids {
@@ -622,7 +630,27 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		list = strconv.AppendInt(list, id, 10)
 	}
 	list = append(list, ']')
-	return t.users("Users", qUsersIDs, realmID, string(list))
+	return string(list)
+}
+
+func (t *tx) ActiveUserIDs(realmID int64, ids []int64) ([]int64, error) {
+	if len(ids) == 0 {
+		return []int64{}, nil
+	}
+	rows, err := t.stmt(qActiveUserIDs).QueryContext(t.ctx, realmID, jsonIDs(ids))
+	if err != nil {
+		return nil, t.check("ActiveUserIDs", err)
+	}
+	defer rows.Close()
+	out := make([]int64, 0, len(ids))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, t.check("ActiveUserIDs", err)
+		}
+		out = append(out, id)
+	}
+	return out, t.check("ActiveUserIDs", rows.Err())
 }
 
 func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {

@@ -72,6 +72,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Realms", s.testRealms},
 		{"Users/All", s.testUsersAll},
 		{"Users/IDs", s.testUsersIDs},
+		{"ActiveUserIDs", s.testActiveUserIDs},
 		{"UsersByRole", s.testUsersByRole},
 		{"BotsOwnedBy", s.testBotsOwnedBy},
 		{"View/ReadOnly", s.testViewReadOnly},
@@ -1046,6 +1047,64 @@ func (s *suite) testUsersIDs(t *testing.T) {
 		}
 		got := mustUsers(t, tx, r2.ID, ids)
 		checkUsers(t, "Users(r2, 40000 IDs)", got, in2)
+	})
+}
+
+func (s *suite) testActiveUserIDs(t *testing.T) {
+	st := s.store(t)
+	var r1, r2 storage.Realm
+	var in1, in2 []int64
+	update(t, st, func(tx storage.Tx) {
+		r1 = createRealm(t, tx, realmN(1))
+		r2 = createRealm(t, tx, realmN(2))
+		for i := 1; i <= 6; i++ {
+			u := userN(r1.ID, i)
+			// The second and fourth users of realm 1 are deactivated.
+			u.IsActive = i != 2 && i != 4
+			in1 = append(in1, createUser(t, tx, u).ID)
+			in2 = append(in2, createUser(t, tx, userN(r2.ID, 10+i)).ID)
+		}
+	})
+	cases := []struct {
+		name  string
+		realm int64
+		ids   []int64
+		want  []int64
+	}{
+		{"all, unsorted, repeated", r1.ID, []int64{in1[5], in1[0], in1[1], in1[0], in1[3], in1[2], in1[4]},
+			[]int64{in1[0], in1[2], in1[4], in1[5]}},
+		{"only deactivated", r1.ID, []int64{in1[1], in1[3]}, []int64{}},
+		{"unknown and other realm", r1.ID, []int64{999999, in2[0], in1[2], -1}, []int64{in1[2]}},
+		{"empty", r1.ID, []int64{}, []int64{}},
+		{"nil", r1.ID, nil, []int64{}},
+		{"unknown realm", 999999, []int64{in1[0]}, []int64{}},
+	}
+	for _, c := range cases {
+		view(t, st, func(tx storage.Tx) {
+			ids := slices.Clone(c.ids)
+			got, err := tx.ActiveUserIDs(c.realm, ids)
+			if err != nil {
+				t.Fatalf("%s: ActiveUserIDs: %v", c.name, err)
+			}
+			if got == nil || !slices.Equal(got, c.want) {
+				t.Errorf("%s: ActiveUserIDs(%d, %v) = %#v, want %v", c.name, c.realm, c.ids, got, c.want)
+			}
+			if !slices.Equal(ids, c.ids) {
+				t.Errorf("%s: ActiveUserIDs modified its ids argument", c.name)
+			}
+		})
+	}
+	// Deactivation is seen in the same transaction.
+	update(t, st, func(tx storage.Tx) {
+		u := mustUsers(t, tx, r2.ID, in2[:1])[0]
+		u.IsActive = false
+		if err := tx.UpdateUser(u); err != nil {
+			t.Fatal(err)
+		}
+		got, err := tx.ActiveUserIDs(r2.ID, in2[:2])
+		if err != nil || !slices.Equal(got, in2[1:2]) {
+			t.Errorf("after deactivation: ActiveUserIDs = %v, %v; want %v", got, err, in2[1:2])
+		}
 	})
 }
 

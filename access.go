@@ -117,6 +117,7 @@ const (
 	OpBotStorage                   Operation = "BotStorage"
 	OpAttachments                  Operation = "Attachments"
 	OpUpdateMessageFlags           Operation = "UpdateMessageFlags"
+	OpUpdateMessageFlagsForNarrow  Operation = "UpdateMessageFlagsForNarrow"
 	OpUpdatePresence               Operation = "UpdatePresence"
 	OpRealmPresence                Operation = "RealmPresence"
 	OpUserPresence                 Operation = "UserPresence"
@@ -169,7 +170,7 @@ var policy = map[Operation]Access{
 	OpGetMessages: AnyUser, OpGetMessage: AnyUser, OpMatchesNarrow: AnyUser,
 	OpSendMessage: AnyUser, OpEditMessage: AnyUser, OpDeleteMessage: AnyUser,
 	OpEditTyping: AnyUser, OpAddReaction: AnyUser, OpRemoveReaction: AnyUser,
-	OpReportMessage: AnyUser, OpProfileFields: AnyUser, OpUpdateMessageFlags: AnyUser,
+	OpReportMessage: AnyUser, OpProfileFields: AnyUser, OpUpdateMessageFlags: AnyUser, OpUpdateMessageFlagsForNarrow: AnyUser,
 	OpUpdatePresence: AnyUser, OpRealmPresence: AnyUser, OpUserPresence: AnyUser,
 	OpMarkAllAsRead: AnyUser, OpMarkChannelAsRead: AnyUser, OpMarkTopicAsRead: AnyUser, OpTopics: AnyUser,
 	OpSubscriptions: AnyUser, OpUnsubscribe: AnyUser, OpUpdateSubscriptionProperties: AnyUser,

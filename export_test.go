@@ -35,3 +35,12 @@ func (s *Service) LinkAttachmentsForTest(ctx context.Context, sender, messageID 
 // SetMessageReadCheckerForTest installs the message-access rule that the
 // messages code will provide.
 func (s *Service) SetMessageReadCheckerForTest(f messageReadChecker) { s.readMessage = f }
+
+// SetMarkReadBatchForTest sets the messages marked read per transaction,
+// so that tests cross batches with few messages; it returns a function
+// that restores the batch size.
+func SetMarkReadBatchForTest(n int) (restore func()) {
+	old := markReadBatch
+	markReadBatch = n
+	return func() { markReadBatch = old }
+}

@@ -159,7 +159,6 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 	if err != nil {
 		return out, err
 	}
-	anchor := rng.anchor
 	err = s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
@@ -178,46 +177,69 @@ func (s *Service) GetMessages(ctx context.Context, actor Actor, req GetMessagesR
 				return err
 			}
 		} else {
-			if anchor == -1 {
-				unread := *n
-				unread.preds = append(slices.Clone(n.preds), func(r *storage.MessageRow, _ bool) bool { return r.Flags&storage.FlagRead == 0 })
-				first, err := unread.scan(tx, nil, 0, 0, false, 1)
-				if err != nil {
-					return err
-				}
-				anchor = AnchorNewest
-				if len(first) == 1 {
-					anchor = first[0].Message.ID
-				}
+			var rr rangeResult
+			if rr, err = n.rangeRows(tx, rng); err != nil {
+				return err
 			}
-			leftEnd, rightEnd := anchor == 0, anchor == AnchorNewest
-			var before, at, after []storage.MessageRow
-			if !leftEnd && rng.numBefore > 0 {
-				if before, err = n.scan(tx, nil, 0, anchor-1, true, int(rng.numBefore)); err != nil {
-					return err
-				}
-				slices.Reverse(before)
-			}
-			if rng.includeAnchor && !rightEnd && anchor > 0 {
-				if at, err = n.scan(tx, nil, anchor, anchor, false, 1); err != nil {
-					return err
-				}
-			}
-			if !rightEnd && rng.numAfter > 0 {
-				if after, err = n.scan(tx, nil, anchor+1, 0, false, int(rng.numAfter)); err != nil {
-					return err
-				}
-			}
-			rows = append(append(before, at...), after...)
-			out.Anchor = anchor
-			out.FoundAnchor = len(at) == 1
-			out.FoundOldest = leftEnd || int64(len(before)) < rng.numBefore
-			out.FoundNewest = rightEnd || int64(len(after)) < rng.numAfter
+			rows = rr.rows
+			out.Anchor, out.FoundAnchor, out.FoundOldest, out.FoundNewest = rr.anchor, rr.foundAnchor, rr.foundOldest, rr.foundNewest
 		}
 		out.Messages, err = s.viewRows(tx, cc, rows, req.Format, n.search)
 		return err
 	})
 	return out, err
+}
+
+// rangeResult is the rows of a range around an anchor and what a client
+// learns about the range's ends.
+type rangeResult struct {
+	rows                                  []storage.MessageRow
+	anchor                                int64
+	foundAnchor, foundOldest, foundNewest bool
+}
+
+// rangeRows reads the narrow's rows around rng's anchor (first_unread, -1,
+// resolved to the oldest unread match, else the newest), in ID order.
+func (n *compiledNarrow) rangeRows(tx storage.Tx, rng fetchRange) (rangeResult, error) {
+	var out rangeResult
+	anchor := rng.anchor
+	if anchor == -1 {
+		unread := *n
+		unread.preds = append(slices.Clone(n.preds), func(r *storage.MessageRow, _ bool) bool { return r.Flags&storage.FlagRead == 0 })
+		first, err := unread.scan(tx, nil, 0, 0, false, 1)
+		if err != nil {
+			return out, err
+		}
+		anchor = AnchorNewest
+		if len(first) == 1 {
+			anchor = first[0].Message.ID
+		}
+	}
+	leftEnd, rightEnd := anchor == 0, anchor == AnchorNewest
+	var before, at, after []storage.MessageRow
+	var err error
+	if !leftEnd && rng.numBefore > 0 {
+		if before, err = n.scan(tx, nil, 0, anchor-1, true, int(rng.numBefore)); err != nil {
+			return out, err
+		}
+		slices.Reverse(before)
+	}
+	if rng.includeAnchor && !rightEnd && anchor > 0 {
+		if at, err = n.scan(tx, nil, anchor, anchor, false, 1); err != nil {
+			return out, err
+		}
+	}
+	if !rightEnd && rng.numAfter > 0 {
+		if after, err = n.scan(tx, nil, anchor+1, 0, false, int(rng.numAfter)); err != nil {
+			return out, err
+		}
+	}
+	out.rows = append(append(before, at...), after...)
+	out.anchor = anchor
+	out.foundAnchor = len(at) == 1
+	out.foundOldest = leftEnd || int64(len(before)) < rng.numBefore
+	out.foundNewest = rightEnd || int64(len(after)) < rng.numAfter
+	return out, nil
 }
 
 // scan returns up to limit rows that the narrow matches, with IDs in

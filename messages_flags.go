@@ -47,64 +47,82 @@ type MessageFlagsRequest struct {
 // ErrInvalidMessage for a message the actor may not read; those of the
 // actor check.
 func (s *Service) UpdateMessageFlags(ctx context.Context, actor Actor, req MessageFlagsRequest) error {
-	flag, editable := editableFlags[req.Flag]
-	switch {
-	case !slices.Contains(knownFlags, req.Flag):
-		return errorf("Invalid flag: '%s'", req.Flag)
-	case !editable:
-		return errorf("Flag not editable: '%s'", req.Flag)
-	case req.Op != "add" && req.Op != "remove":
-		return errorf("Invalid message flag operation: '%s'", req.Op)
+	if _, err := checkFlagRequest(req); err != nil {
+		return err
 	}
-	adding := req.Op == "add"
 	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContextFor(tx, actor, OpUpdateMessageFlags)
 		if err != nil {
 			return err
 		}
-		ids := uniqueIDs(req.Messages)
-		var historical []storage.UserMessage
-		var unread []storage.MessageRecord
-		kept := ids[:0:0]
-		for _, id := range ids {
-			m, flags, err := readableMessage(tx, cc, id)
-			if err != nil {
-				return err
-			}
-			if flag == storage.FlagRead && !adding {
-				if _, sub := cc.subs[m.ChannelID]; m.RecipientType == RecipientChannel && !sub {
-					continue
-				}
-				unread = append(unread, m)
-			}
-			kept = append(kept, id)
-			if flags&storage.FlagHistorical != 0 {
-				historical = append(historical, storage.UserMessage{UserID: cc.actor.ID, MessageID: id,
-					Flags: storage.FlagRead | storage.FlagHistorical})
-			}
-		}
-		if err := tx.CreateUserMessages(historical); err != nil {
-			return err
-		}
-		set, clear := flag, storage.MessageFlags(0)
-		if !adding {
-			set, clear = 0, flag
-		}
-		if _, err := tx.UpdateUserMessageFlags(cc.actor.ID, kept, set, clear); err != nil {
-			return err
-		}
-		event := map[string]any{"type": "update_message_flags", "op": req.Op, "operation": req.Op,
-			"flag": req.Flag, "messages": kept, "all": false}
-		if flag == storage.FlagRead && !adding {
-			details, err := unreadDetails(tx, cc, unread)
-			if err != nil {
-				return err
-			}
-			event["message_details"] = details
-		}
-		emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: event})
-		return nil
+		_, err = applyFlag(tx, cc, req, emit)
+		return err
 	})
+}
+
+// checkFlagRequest checks a flag request's flag and operation, in the
+// order the reference reports them, and returns the flag's bit.
+func checkFlagRequest(req MessageFlagsRequest) (storage.MessageFlags, error) {
+	flag, editable := editableFlags[req.Flag]
+	switch {
+	case !slices.Contains(knownFlags, req.Flag):
+		return 0, errorf("Invalid flag: '%s'", req.Flag)
+	case !editable:
+		return 0, errorf("Flag not editable: '%s'", req.Flag)
+	case req.Op != "add" && req.Op != "remove":
+		return 0, errorf("Invalid message flag operation: '%s'", req.Op)
+	}
+	return flag, nil
+}
+
+// applyFlag changes a checked flag request's flag on the actor's messages
+// and emits its event; it returns how many messages' flag changed.
+func applyFlag(tx storage.Tx, cc *channelContext, req MessageFlagsRequest, emit func(Event)) (int, error) {
+	flag := editableFlags[req.Flag]
+	adding := req.Op == "add"
+	ids := uniqueIDs(req.Messages)
+	var historical []storage.UserMessage
+	var unread []storage.MessageRecord
+	kept := ids[:0:0]
+	for _, id := range ids {
+		m, flags, err := readableMessage(tx, cc, id)
+		if err != nil {
+			return 0, err
+		}
+		if flag == storage.FlagRead && !adding {
+			if _, sub := cc.subs[m.ChannelID]; m.RecipientType == RecipientChannel && !sub {
+				continue
+			}
+			unread = append(unread, m)
+		}
+		kept = append(kept, id)
+		if flags&storage.FlagHistorical != 0 {
+			historical = append(historical, storage.UserMessage{UserID: cc.actor.ID, MessageID: id,
+				Flags: storage.FlagRead | storage.FlagHistorical})
+		}
+	}
+	if err := tx.CreateUserMessages(historical); err != nil {
+		return 0, err
+	}
+	set, clear := flag, storage.MessageFlags(0)
+	if !adding {
+		set, clear = 0, flag
+	}
+	changed, err := tx.UpdateUserMessageFlags(cc.actor.ID, kept, set, clear)
+	if err != nil {
+		return 0, err
+	}
+	event := map[string]any{"type": "update_message_flags", "op": req.Op, "operation": req.Op,
+		"flag": req.Flag, "messages": kept, "all": false}
+	if flag == storage.FlagRead && !adding {
+		details, err := unreadDetails(tx, cc, unread)
+		if err != nil {
+			return 0, err
+		}
+		event["message_details"] = details
+	}
+	emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: event})
+	return len(changed), nil
 }
 
 // unreadDetails describes messages made unread as clients need them to

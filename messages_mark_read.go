@@ -9,7 +9,7 @@ import (
 // markReadBatch is the number of messages marked read per transaction by
 // the bulk operations, so that no transaction holds the writer long and
 // 100 000 unread messages are marked within one request.
-const markReadBatch = 1000
+var markReadBatch = 1000
 
 // MarkAllAsRead marks every unread message of the actor read, in
 // transactions of markReadBatch messages, each with its
@@ -83,48 +83,34 @@ var ErrMarkReadIncomplete = errorf("Marking messages as read took too long; repe
 // time budget.
 func (s *Service) markRead(ctx context.Context, actor Actor, op Operation,
 	selection func(tx storage.Tx, cc *channelContext) (storage.MessageFilter, error)) (bool, error) {
-	start := s.cfg.Now()
-	for {
-		if s.cfg.Now().Sub(start) >= s.cfg.DeleteTopicTimeBudget {
-			return false, nil
+	return s.inBatches(ctx, actor, func(tx storage.Tx, emit func(Event)) (bool, error) {
+		cc, err := s.channelContextFor(tx, actor, op)
+		if err != nil {
+			return false, err
 		}
-		done := false
-		err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-			cc, err := s.channelContextFor(tx, actor, op)
-			if err != nil {
-				return err
-			}
-			f, err := selection(tx, cc)
-			if err != nil {
-				return err
-			}
-			f.RealmID, f.UserID, f.Unread, f.Limit = cc.realm.ID, cc.actor.ID, true, markReadBatch
-			rows, err := tx.FindMessages(f)
-			if err != nil {
-				return err
-			}
-			ids := make([]int64, len(rows))
-			for i, r := range rows {
-				ids[i] = r.Message.ID
-			}
-			done = len(rows) < markReadBatch
-			if len(ids) == 0 {
-				return nil
-			}
-			changed, err := tx.UpdateUserMessageFlags(cc.actor.ID, ids, storage.FlagRead, 0)
-			if err != nil {
-				return err
-			}
-			emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: map[string]any{
-				"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
-				"messages": changed, "all": false,
-			}})
-			return nil
-		})
-		if err != nil || done {
+		f, err := selection(tx, cc)
+		if err != nil {
+			return false, err
+		}
+		f.RealmID, f.UserID, f.Unread, f.Limit = cc.realm.ID, cc.actor.ID, true, markReadBatch
+		rows, err := tx.FindMessages(f)
+		if err != nil || len(rows) == 0 {
 			return err == nil, err
 		}
-	}
+		ids := make([]int64, len(rows))
+		for i, r := range rows {
+			ids[i] = r.Message.ID
+		}
+		changed, err := tx.UpdateUserMessageFlags(cc.actor.ID, ids, storage.FlagRead, 0)
+		if err != nil {
+			return false, err
+		}
+		emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: map[string]any{
+			"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
+			"messages": changed, "all": false,
+		}})
+		return len(rows) < markReadBatch, nil
+	})
 }
 
 // TopicSummary is a topic of a channel as GET /users/me/{stream_id}/topics

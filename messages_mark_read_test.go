@@ -68,16 +68,17 @@ func TestMarkAsReadAndTopics(t *testing.T) {
 		wantErr(t, "MarkChannelAsRead(unknown)", f.svc.MarkChannelAsRead(ctx, member, 999999), chat.ErrInvalidChannelID)
 
 		// More unread messages than one batch.
+		defer chat.SetMarkReadBatchForTest(10)()
 		var last int64
-		for range 1003 {
+		for range 23 {
 			last, err = f.svc.SendMessage(ctx, owner, chat.SendMessageRequest{Type: "direct",
 				To: &chat.MessageTo{IDs: []int64{f.member.ID}}, Content: "ping"})
 			wantNoErr(t, "SendMessage", err)
 		}
 		complete, err := f.svc.MarkAllAsRead(ctx, member)
 		wantNoErr(t, "MarkAllAsRead", err)
-		if !complete || !isRead(last) || !isRead(last-1002) {
-			t.Errorf("MarkAllAsRead: complete %v, last read %v, first read %v", complete, isRead(last), isRead(last-1002))
+		if !complete || !isRead(last) || !isRead(last-22) {
+			t.Errorf("MarkAllAsRead: complete %v, last read %v, first read %v", complete, isRead(last), isRead(last-22))
 		}
 	})
 }

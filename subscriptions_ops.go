@@ -275,9 +275,9 @@ func (c *PropertyChange) check(where string) error {
 // keys, unknown properties and bad values (all checked before anything
 // changes).
 func DecodeSubscriptionData(data []byte) ([]PropertyChange, error) {
-	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, errorf("subscription_data is not a list of dicts")
+	raw, err := listOfDicts("subscription_data", data)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]PropertyChange, len(raw))
 	for i, obj := range raw {

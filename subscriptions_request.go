@@ -221,13 +221,30 @@ func placeholderIDAny(email string) (int64, bool) {
 	return id, err == nil
 }
 
+// listOfDicts decodes the JSON list of objects of the parameter name,
+// with the reference's texts: "{name} is not a list", or "{name}[i] is not
+// a dict" for the first element that is no object.
+func listOfDicts(name string, data []byte) ([]map[string]json.RawMessage, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil || items == nil {
+		return nil, errorf("%s is not a list", name)
+	}
+	out := make([]map[string]json.RawMessage, len(items))
+	for i, item := range items {
+		if err := json.Unmarshal(item, &out[i]); err != nil || out[i] == nil {
+			return nil, errorf("%s[%d] is not a dict", name, i)
+		}
+	}
+	return out, nil
+}
+
 // DecodeChannelSpecs decodes the subscriptions parameter of a subscribe
 // request: an array of {"name", "description"?, "color"?} objects (other
 // keys are tolerated), with the reference server's texts.
 func DecodeChannelSpecs(data []byte) ([]ChannelSpec, error) {
-	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, errorf("subscriptions is not a list of dicts")
+	raw, err := listOfDicts("subscriptions", data)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]ChannelSpec, len(raw))
 	for i, obj := range raw {

@@ -26,48 +26,54 @@ func (s *Service) DeleteTopic(ctx context.Context, actor Actor, channelID int64,
 		topic = ""
 	}
 	key := storage.TopicKey(topic)
-	start := s.cfg.Now()
-	for {
-		if s.cfg.Now().Sub(start) >= s.cfg.DeleteTopicTimeBudget {
-			return false, nil
-		}
-		done := false
-		err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-			cc, err := s.channelContextFor(tx, actor, OpDeleteTopic)
-			if err != nil {
-				return err
-			}
-			c, err := cc.channel(tx, channelID, true)
-			if err != nil {
-				return err
-			}
-			ids, err := tx.TopicMessageIDs(c.ID, key, deleteTopicBatch)
-			if err != nil {
-				return err
-			}
-			if len(ids) == 0 {
-				done = true
-				reset, err := tx.DeleteTopicUserTopics(c.ID, key)
-				if err != nil {
-					return err
-				}
-				for _, ut := range reset {
-					ut.VisibilityPolicy, ut.LastUpdated = TopicInherit, s.now()
-					if err := s.emitUserTopic(tx, emit, cc.realm.ID, ut); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			return s.deleteChannelMessages(tx, emit, cc, &c, topic, ids)
-		})
+	return s.inBatches(ctx, actor, func(tx storage.Tx, emit func(Event)) (bool, error) {
+		cc, err := s.channelContextFor(tx, actor, OpDeleteTopic)
 		if err != nil {
 			return false, err
 		}
-		if done {
-			return true, nil
+		c, err := cc.channel(tx, channelID, true)
+		if err != nil {
+			return false, err
+		}
+		ids, err := tx.TopicMessageIDs(c.ID, key, deleteTopicBatch)
+		if err != nil {
+			return false, err
+		}
+		if len(ids) > 0 {
+			return false, s.deleteChannelMessages(tx, emit, cc, &c, topic, ids)
+		}
+		reset, err := tx.DeleteTopicUserTopics(c.ID, key)
+		if err != nil {
+			return false, err
+		}
+		for _, ut := range reset {
+			ut.VisibilityPolicy, ut.LastUpdated = TopicInherit, s.now()
+			if err := s.emitUserTopic(tx, emit, cc.realm.ID, ut); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
+// inBatches runs batch, each time in a transaction of its own whose
+// events are published when it commits, until batch reports it is done
+// or the time budget of Config.DeleteTopicTimeBudget is spent, which it
+// checks before each batch; it reports whether it finished.
+func (s *Service) inBatches(ctx context.Context, actor Actor, batch func(tx storage.Tx, emit func(Event)) (bool, error)) (bool, error) {
+	start := s.cfg.Now()
+	for s.cfg.Now().Sub(start) < s.cfg.DeleteTopicTimeBudget {
+		done := false
+		err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+			var err error
+			done, err = batch(tx, emit)
+			return err
+		})
+		if err != nil || done {
+			return err == nil, err
 		}
 	}
+	return false, nil
 }
 
 // deleteChannelMessages deletes messages of one topic of c, keeps the

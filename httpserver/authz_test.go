@@ -470,6 +470,10 @@ var matrix = map[string]matrixRow{
 		form: func(f *matrixFixture, as *account) url.Values {
 			return form("messages", "["+itoa(f.message)+"]", "op", "add", "flag", "starred")
 		}},
+	"POST /api/v1/messages/flags/narrow": {path: fixed("/messages/flags/narrow"), roles: roles(ok),
+		form: func(f *matrixFixture, as *account) url.Values {
+			return form("anchor", "newest", "num_before", "1", "num_after", "0", "narrow", "[]", "op", "add", "flag", "starred")
+		}},
 	"POST /api/v1/mark_all_as_read": {path: fixed("/mark_all_as_read"), roles: roles(ok)},
 	"POST /api/v1/mark_stream_as_read": {path: fixed("/mark_stream_as_read"), roles: roles(ok),
 		form: func(f *matrixFixture, as *account) url.Values { return form("stream_id", itoa(f.channel)) }},

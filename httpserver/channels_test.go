@@ -355,3 +355,18 @@ func TestChannelLookupRoutes(t *testing.T) {
 	e.expectError(e.call(http.MethodGet, "/users/999999/subscriptions/"+itoa(id), &e.member, nil), 400,
 		chat.CodeBadRequest, "No such user")
 }
+
+// TestListOfDictsTexts checks the reference's texts for a list of objects
+// that is not one: not a list, or an element that is not an object.
+func TestListOfDictsTexts(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct{ path, name, value, msg string }{
+		{"/users/me/subscriptions", "subscriptions", `{"name":"x"}`, "subscriptions is not a list"},
+		{"/users/me/subscriptions", "subscriptions", `null`, "subscriptions is not a list"},
+		{"/users/me/subscriptions", "subscriptions", `[{"name":"x"}, 1]`, "subscriptions[1] is not a dict"},
+		{"/users/me/subscriptions/properties", "subscription_data", `5`, "subscription_data is not a list"},
+		{"/users/me/subscriptions/properties", "subscription_data", `[[]]`, "subscription_data[0] is not a dict"},
+	} {
+		e.expectError(e.call(http.MethodPost, tc.path, &e.member, form(tc.name, tc.value)), 400, chat.CodeBadRequest, tc.msg)
+	}
+}

@@ -17,6 +17,9 @@ func (s *Server) messageRoutes() {
 	s.handle("/messages/flags", map[string]endpoint{
 		http.MethodPost: {chat.OpUpdateMessageFlags, s.updateMessageFlags},
 	})
+	s.handle("/messages/flags/narrow", map[string]endpoint{
+		http.MethodPost: {chat.OpUpdateMessageFlagsForNarrow, s.updateMessageFlagsForNarrow},
+	})
 	s.handle("/mark_all_as_read", map[string]endpoint{
 		http.MethodPost: {chat.OpMarkAllAsRead, s.markAllAsRead},
 	})
@@ -60,6 +63,30 @@ func (s *Server) updateMessageFlags(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"messages", req.Messages}}, nil
+}
+
+// POST /messages/flags/narrow
+func (s *Server) updateMessageFlagsForNarrow(c *call) (fields, error) {
+	p := c.p
+	req := chat.FlagsNarrowRequest{
+		Anchor:        p.RequiredString("anchor"),
+		IncludeAnchor: p.Bool("include_anchor", true),
+		NumBefore:     p.RequiredInt("num_before"),
+		NumAfter:      p.RequiredInt("num_after"),
+		Narrow:        requiredNarrow(p, "narrow"),
+		Op:            p.RequiredString("op"),
+		Flag:          p.RequiredString("flag"),
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	res, err := s.svc.UpdateMessageFlagsForNarrow(c.ctx, c.actor, req)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"processed_count", res.ProcessedCount}, {"updated_count", res.UpdatedCount},
+		{"first_processed_id", res.FirstProcessedID}, {"last_processed_id", res.LastProcessedID},
+		{"found_oldest", res.FoundOldest}, {"found_newest", res.FoundNewest}}, nil
 }
 
 // POST /mark_all_as_read
@@ -115,6 +142,15 @@ func narrowParam(p *params, name string) []chat.NarrowElement {
 		return err
 	})
 	return out
+}
+
+// requiredNarrow reads a narrow parameter that must be present ("[]" for
+// every message).
+func requiredNarrow(p *params, name string) []chat.NarrowElement {
+	if _, ok := p.peek(name); !ok && p.err == nil {
+		p.fail(chat.MissingArgument(name))
+	}
+	return narrowParam(p, name)
 }
 
 // POST /messages

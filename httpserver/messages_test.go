@@ -248,3 +248,33 @@ func TestMessageFlagsRoute(t *testing.T) {
 	e.expectError(e.call(http.MethodPost, "/messages/flags", &e.member, form("messages", `["x"]`, "op", "add", "flag", "read")), 400,
 		chat.CodeBadRequest, "messages[0] is not an integer")
 }
+
+// TestMessageFlagsNarrowRoute checks POST /messages/flags/narrow: its whole
+// answer, the route beside /messages/{message_id} and /messages/flags, and
+// its parameter errors.
+func TestMessageFlagsNarrowRoute(t *testing.T) {
+	e := newEnv(t)
+	res := e.call(http.MethodPost, "/messages", &e.owner, form("type", "direct", "to", "["+itoa(e.member.id)+"]", "content", "hi"))
+	id := int64(res.body["id"].(float64))
+	narrow := `[{"operator":"dm","operand":[` + itoa(e.owner.id) + `]}]`
+	e.expect(e.call(http.MethodPost, "/messages/flags/narrow", &e.member, form("anchor", "first_unread", "num_before", "0",
+		"num_after", "10", "narrow", narrow, "op", "add", "flag", "read")),
+		200, success("processed_count", float64(1), "updated_count", float64(1), "first_processed_id", float64(id),
+			"last_processed_id", float64(id), "found_oldest", false, "found_newest", true))
+	// Nothing unread left: first_unread is past the newest message.
+	e.expect(e.call(http.MethodPost, "/messages/flags/narrow", &e.member, form("anchor", "first_unread", "num_before", "0",
+		"num_after", "10", "narrow", narrow, "op", "add", "flag", "read")),
+		200, success("processed_count", float64(0), "updated_count", float64(0), "first_processed_id", nil,
+			"last_processed_id", nil, "found_oldest", false, "found_newest", true))
+	e.expectError(e.call(http.MethodPost, "/messages/flags/narrow", &e.member, form("anchor", "newest", "num_before", "1",
+		"num_after", "0", "op", "add", "flag", "read")), 400,
+		chat.CodeRequestVariableMissing, "Missing 'narrow' argument", "var_name", "narrow")
+	e.expectError(e.call(http.MethodPost, "/messages/flags/narrow", &e.member, form("anchor", "newest", "num_after", "0",
+		"narrow", "[]", "op", "add", "flag", "read")), 400,
+		chat.CodeRequestVariableMissing, "Missing 'num_before' argument", "var_name", "num_before")
+	e.expectError(e.call(http.MethodPost, "/messages/flags/narrow", &e.member, form("anchor", "newest", "num_before", "1",
+		"num_after", "0", "narrow", "[]", "op", "add", "flag", "historical")), 400,
+		chat.CodeBadRequest, "Flag not editable: 'historical'")
+	e.expect(e.call(http.MethodGet, "/messages/flags/narrow", &e.member, nil), 405,
+		map[string]any{"result": "error", "msg": "Method Not Allowed", "allowed_methods": []any{"POST"}})
+}

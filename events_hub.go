@@ -7,10 +7,35 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// Event queue limits (README, limits table).
+const (
+	// MaxQueueLifespan caps the lifespan a registration may ask for:
+	// seven days, as the reference server.
+	MaxQueueLifespan = 7 * 24 * time.Hour
+	// DefaultQueueLifespan is the lifespan of a queue whose registration
+	// asks for none: ten minutes, as the reference server.
+	DefaultQueueLifespan = 10 * time.Minute
+	// DefaultMaxQueuesPerUser is how many event queues a user keeps by
+	// default. The reference server has no such limit; one browser tab or
+	// device holds one queue, so a hundred is far above honest use, and
+	// the queue evicted is the one whose client was seen least recently.
+	DefaultMaxQueuesPerUser = 100
+)
+
+// QueueLifespanSeconds turns a registration's queue_lifespan_secs into
+// the lifespan Register takes: zero or negative means the default, and
+// more than MaxQueueLifespan is capped.
+func QueueLifespanSeconds(secs int64) time.Duration {
+	if secs <= 0 {
+		return 0
+	}
+	return time.Duration(min(secs, int64(MaxQueueLifespan/time.Second))) * time.Second
+}
 
 // HubOptions holds the settings of a Hub. Every zero field has the default
 // given with it.
@@ -19,10 +44,10 @@ type HubOptions struct {
 	Now func() time.Time
 	// IdleTimeout is how long a queue lives with no client connected;
 	// registrations may ask for longer, up to MaxIdleTimeout. Zero means
-	// 10 minutes, the reference server's default.
+	// DefaultQueueLifespan.
 	IdleTimeout time.Duration
-	// MaxIdleTimeout caps what a registration may ask for. Zero means 7
-	// days.
+	// MaxIdleTimeout caps what a registration may ask for. Zero means
+	// MaxQueueLifespan.
 	MaxIdleTimeout time.Duration
 	// Heartbeat is the shortest wait of a long-poll before it is answered
 	// with a heartbeat event; HeartbeatJitter is added at random. Zero
@@ -33,6 +58,11 @@ type HubOptions struct {
 	// client gets BAD_EVENT_QUEUE_ID and registers again, which costs less
 	// than the memory of a client that went away. Zero means 10 000.
 	MaxQueuedEvents int
+	// MaxQueuesPerUser bounds the queues of one user: a new queue beyond
+	// it evicts the user's queue whose client was seen least recently
+	// (one with a long-poll waiting only when all have one). Zero means
+	// DefaultMaxQueuesPerUser.
+	MaxQueuesPerUser int
 	// GCInterval is how often expired queues are removed. Zero means one
 	// minute.
 	GCInterval time.Duration
@@ -42,82 +72,22 @@ type HubOptions struct {
 // event queues of the clients that registered for them, and answers their
 // long-polls. It is safe for concurrent use. A Service creates one when its
 // Config has none.
+//
+// The hub's lock guards only its indexes of queues; each queue has a lock
+// of its own, so that delivering to one queue, or a long-poll on it,
+// waits for no other.
 type Hub struct {
 	opts HubOptions
 
-	mu      sync.Mutex
+	mu      sync.RWMutex
 	queues  map[string]*queue
 	byUser  map[int64]map[*queue]struct{}
 	byRealm map[int64]map[*queue]struct{}
 	closed  bool
-	stop    chan struct{}
-	done    chan struct{}
-}
-
-// queue is one client's event queue.
-type queue struct {
-	id      string
-	userID  int64
-	realmID int64
-	// types lists the event types the client asked for; nil means all.
-	types map[string]bool
-	// streamTyping says the client handles typing events of channels.
-	streamTyping bool
-	lifespan     time.Duration
-	// info is what the form of per-queue events depends on.
-	info QueueInfo
-
-	pending []QueuedEvent
-	nextID  int64
-	// newestPruned is the newest event ID the client acknowledged.
-	newestPruned int64
-	lastActive   time.Time
-	connected    int
-	// wake is closed when events arrive; a new channel replaces it.
-	wake chan struct{}
-	// held is closed to answer the long-poll in progress when another
-	// request for the queue arrives.
-	held chan struct{}
-}
-
-// QueuedEvent is one event as a queue delivers it.
-type QueuedEvent struct {
-	ID   int64
-	Type string
-	// Data is the event's JSON object without its "id".
-	Data json.RawMessage
-}
-
-// MarshalJSON writes the event's object with its "id" first.
-func (e QueuedEvent) MarshalJSON() ([]byte, error) {
-	return e.AppendJSON(nil), nil
-}
-
-// AppendJSON appends the event's object with its "id" first.
-func (e QueuedEvent) AppendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = strconv.AppendInt(b, e.ID, 10)
-	if len(e.Data) > 2 {
-		b = append(b, ',')
-		b = append(b, e.Data[1:]...)
-		return b
-	}
-	return append(b, '}')
-}
-
-// QueuedEvents is a list of events; its AppendJSON writes a JSON array.
-type QueuedEvents []QueuedEvent
-
-// AppendJSON appends the JSON array of the events.
-func (es QueuedEvents) AppendJSON(b []byte) []byte {
-	b = append(b, '[')
-	for i, e := range es {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = e.AppendJSON(b)
-	}
-	return append(b, ']')
+	// draining makes every long-poll answer at once (Drain).
+	draining atomic.Bool
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 // NewHub returns a Hub and starts its collection of expired queues; Close
@@ -127,10 +97,10 @@ func NewHub(opts HubOptions) *Hub {
 		opts.Now = time.Now
 	}
 	if opts.IdleTimeout == 0 {
-		opts.IdleTimeout = 10 * time.Minute
+		opts.IdleTimeout = DefaultQueueLifespan
 	}
 	if opts.MaxIdleTimeout == 0 {
-		opts.MaxIdleTimeout = 7 * 24 * time.Hour
+		opts.MaxIdleTimeout = MaxQueueLifespan
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = 45 * time.Second
@@ -140,6 +110,9 @@ func NewHub(opts HubOptions) *Hub {
 	}
 	if opts.MaxQueuedEvents == 0 {
 		opts.MaxQueuedEvents = 10000
+	}
+	if opts.MaxQueuesPerUser == 0 {
+		opts.MaxQueuesPerUser = DefaultMaxQueuesPerUser
 	}
 	if opts.GCInterval == 0 {
 		opts.GCInterval = time.Minute
@@ -173,6 +146,37 @@ func (h *Hub) Close() {
 	<-h.done
 }
 
+// Drain answers every long-poll in progress at once, with the events it
+// has (often none), and makes later ones answer without waiting; the
+// queues stay. A server that is shutting down calls it, so that its
+// clients poll again (and register again with the next server) rather
+// than wait for a heartbeat.
+func (h *Hub) Drain() {
+	h.draining.Store(true)
+	for _, q := range h.snapshot(func(*queue) bool { return true }) {
+		q.mu.Lock()
+		if q.held != nil {
+			close(q.held)
+			q.held = nil
+		}
+		q.mu.Unlock()
+	}
+}
+
+// snapshot returns the queues that keep says to, read under the hub's
+// read lock.
+func (h *Hub) snapshot(keep func(*queue) bool) []*queue {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make([]*queue, 0, len(h.queues))
+	for _, q := range h.queues {
+		if keep(q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 func (h *Hub) collect() {
 	defer close(h.done)
 	t := time.NewTicker(h.opts.GCInterval)
@@ -182,31 +186,36 @@ func (h *Hub) collect() {
 		case <-h.stop:
 			return
 		case <-t.C:
-			h.mu.Lock()
 			now := h.opts.Now()
-			for _, q := range h.queues {
-				if h.expired(q, now) {
-					h.dropLocked(q)
+			for _, q := range h.snapshot(func(*queue) bool { return true }) {
+				q.mu.Lock()
+				expired := q.expiredLocked(now)
+				q.mu.Unlock()
+				if expired {
+					h.drop(q)
 				}
 			}
-			h.mu.Unlock()
 		}
 	}
 }
 
-// expired reports whether q has had no client for longer than its
-// lifespan.
-func (h *Hub) expired(q *queue, now time.Time) bool {
-	return q.connected == 0 && now.Sub(q.lastActive) >= q.lifespan
+// drop removes q from the hub and answers its long-poll, if any.
+func (h *Hub) drop(q *queue) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropLocked(q)
 }
 
-// dropLocked removes q and answers its long-poll, if any.
+// dropLocked is drop with the hub's lock held.
 func (h *Hub) dropLocked(q *queue) {
-	delete(h.queues, q.id)
+	if h.queues[q.id] == q {
+		delete(h.queues, q.id)
+	}
 	removeFromIndex(h.byUser, q.userID, q)
 	removeFromIndex(h.byRealm, q.realmID, q)
-	close(q.wake)
-	q.wake = make(chan struct{})
+	q.mu.Lock()
+	q.dropLocked()
+	q.mu.Unlock()
 }
 
 func addToIndex(index map[int64]map[*queue]struct{}, key int64, q *queue) {
@@ -237,48 +246,61 @@ func (h *Hub) DropUserQueues(userID int64) {
 
 // Publish delivers each event to the queues of its recipients that accept
 // it. An event whose payload cannot be encoded is a programming error: it
-// is skipped.
+// is skipped. Each form of an event is encoded once and shared by the
+// queues that get it; the hub's lock is held only to list the queues.
 func (h *Hub) Publish(_ context.Context, events []Event) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	var overflowed []*queue
 	for _, e := range events {
+		typ, _ := e.Payload["type"].(string)
 		// A shared payload is encoded on the first queue that takes it:
 		// most events of a bulk operation go to users without a queue, and
 		// some payloads are large.
-		var data json.RawMessage
-		typ, _ := e.Payload["type"].(string)
-		failed := false
-		deliver := func(q *queue) {
-			if failed || q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
-				return
+		var shared []json.RawMessage
+		for _, q := range h.recipients(e) {
+			if q.realmID != e.RealmID || !q.accepts(typ, e.Payload) {
+				continue
 			}
+			var forms []json.RawMessage
 			if e.PerQueue != nil {
-				for _, d := range e.PerQueue.ForQueue(q.info) {
-					h.pushLocked(q, typ, d)
+				forms = e.PerQueue.ForQueue(q.info)
+			} else {
+				if shared == nil {
+					data, _, err := encodePayload(e.Payload)
+					if err != nil {
+						break // an unencodable event is dropped
+					}
+					shared = []json.RawMessage{data}
 				}
-				return
+				forms = shared
 			}
-			if data == nil {
-				var err error
-				if data, _, err = encodePayload(e.Payload); err != nil {
-					failed = true // an unencodable event is dropped
-					return
-				}
-			}
-			h.pushLocked(q, typ, data)
-		}
-		if e.AllUsers {
-			for q := range h.byRealm[e.RealmID] {
-				deliver(q)
-			}
-			continue
-		}
-		for _, userID := range e.UserIDs {
-			for q := range h.byUser[userID] {
-				deliver(q)
+			if len(forms) > 0 && !q.push(typ, forms, h.opts.MaxQueuedEvents) {
+				overflowed = append(overflowed, q)
 			}
 		}
 	}
+	for _, q := range overflowed {
+		h.drop(q)
+	}
+}
+
+// recipients lists the queues an event may go to.
+func (h *Hub) recipients(e Event) []*queue {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out []*queue
+	if e.AllUsers {
+		out = make([]*queue, 0, len(h.byRealm[e.RealmID]))
+		for q := range h.byRealm[e.RealmID] {
+			out = append(out, q)
+		}
+		return out
+	}
+	for _, userID := range e.UserIDs {
+		for q := range h.byUser[userID] {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 func encodePayload(p map[string]any) (json.RawMessage, string, error) {
@@ -290,34 +312,6 @@ func encodePayload(p map[string]any) (json.RawMessage, string, error) {
 		return nil, "", err
 	}
 	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})), typ, nil
-}
-
-// accepts reports whether the queue's client asked for the event.
-func (q *queue) accepts(typ string, payload map[string]any) bool {
-	if q.types != nil && !q.types[typ] {
-		return false
-	}
-	// The legacy muted_topics event is for clients that do not know
-	// user_topic.
-	if typ == "muted_topics" && q.types["user_topic"] {
-		return false
-	}
-	if typ == "typing" && payload["message_type"] == "stream" && !q.streamTyping {
-		return false
-	}
-	return true
-}
-
-// pushLocked appends an event to q, dropping q when it overflows.
-func (h *Hub) pushLocked(q *queue, typ string, data json.RawMessage) {
-	if len(q.pending) >= h.opts.MaxQueuedEvents {
-		h.dropLocked(q)
-		return
-	}
-	q.pending = append(q.pending, QueuedEvent{ID: q.nextID, Type: typ, Data: data})
-	q.nextID++
-	close(q.wake)
-	q.wake = make(chan struct{})
 }
 
 // QueueOptions describe a new queue.
@@ -339,13 +333,14 @@ type QueueOptions struct {
 	// BulkMessageDeletion delivers one delete_message event per deletion
 	// rather than one per message.
 	BulkMessageDeletion bool
-	// Narrow restricts the message events; the caller
+	// Narrow restricts the message events (PROTOCOL.md C1.4); the caller
 	// has validated it.
 	Narrow []NarrowTerm
 }
 
 // NewQueue creates a queue and returns its ID: a random UUID, as the
-// reference server's.
+// reference server's. A user who already has HubOptions.MaxQueuesPerUser
+// queues loses the one whose client was seen least recently.
 func (h *Hub) NewQueue(o QueueOptions) (string, error) {
 	id, err := newUUID()
 	if err != nil {
@@ -376,10 +371,31 @@ func (h *Hub) NewQueue(o QueueOptions) (string, error) {
 	if h.closed {
 		return "", fmt.Errorf("chat: event hub is closed")
 	}
+	for len(h.byUser[o.UserID]) >= h.opts.MaxQueuesPerUser {
+		h.dropLocked(h.evicteeLocked(o.UserID))
+	}
 	h.queues[id] = q
 	addToIndex(h.byUser, o.UserID, q)
 	addToIndex(h.byRealm, o.RealmID, q)
 	return id, nil
+}
+
+// evicteeLocked picks the user's queue to give way to a new one: the one
+// seen least recently, preferring those without a long-poll waiting.
+func (h *Hub) evicteeLocked(userID int64) *queue {
+	var best *queue
+	var bestConnected bool
+	var bestSeen time.Time
+	for q := range h.byUser[userID] {
+		q.mu.Lock()
+		connected, seen := q.connected > 0, q.lastActive
+		q.mu.Unlock()
+		if best == nil || (bestConnected && !connected) ||
+			(connected == bestConnected && seen.Before(bestSeen)) {
+			best, bestConnected, bestSeen = q, connected, seen
+		}
+	}
+	return best
 }
 
 // newUUID returns a random (version 4) UUID.
@@ -398,14 +414,23 @@ func badQueue(id string) *Error {
 	return &Error{Code: CodeBadEventQueueID, Msg: "Bad event queue ID: " + id, Data: map[string]any{"queue_id": id}}
 }
 
-// lookupLocked finds the user's queue, dropping it when it has expired.
-func (h *Hub) lookupLocked(userID int64, id string) (*queue, error) {
+// lookup finds the user's queue and returns it locked, dropping it when it
+// has expired.
+func (h *Hub) lookup(userID int64, id string) (*queue, error) {
+	h.mu.RLock()
 	q, ok := h.queues[id]
+	h.mu.RUnlock()
 	if !ok || q.userID != userID {
 		return nil, badQueue(id)
 	}
-	if h.expired(q, h.opts.Now()) {
-		h.dropLocked(q)
+	q.mu.Lock()
+	if q.dropped {
+		q.mu.Unlock()
+		return nil, badQueue(id)
+	}
+	if q.expiredLocked(h.opts.Now()) {
+		q.mu.Unlock()
+		h.drop(q)
 		return nil, badQueue(id)
 	}
 	return q, nil
@@ -414,49 +439,39 @@ func (h *Hub) lookupLocked(userID int64, id string) (*queue, error) {
 // Events acknowledges the events of the user's queue up to lastEventID
 // and returns the ones after it. When there are none and dontBlock is
 // false, it waits until an event arrives, a heartbeat is due, another
-// request for the queue arrives, or ctx ends. lastEventID -1 acknowledges
-// nothing.
+// request for the queue arrives, the hub drains, or ctx ends. lastEventID
+// -1 acknowledges nothing.
 //
 // Errors: BAD_EVENT_QUEUE_ID for an unknown, expired or foreign queue;
 // BAD_REQUEST "An event newer than {id} has already been pruned!" and
 // "Event {id} was not in this queue" for an acknowledgement the queue
 // cannot match.
 func (h *Hub) Events(ctx context.Context, userID int64, queueID string, lastEventID int64, dontBlock bool) (QueuedEvents, error) {
-	h.mu.Lock()
-	q, err := h.lookupLocked(userID, queueID)
+	q, err := h.lookup(userID, queueID)
 	if err != nil {
-		h.mu.Unlock()
 		return nil, err
 	}
-	if lastEventID < q.newestPruned {
-		h.mu.Unlock()
-		return nil, errorf("An event newer than %d has already been pruned!", lastEventID)
-	}
-	n := 0
-	for n < len(q.pending) && q.pending[n].ID <= lastEventID {
-		q.newestPruned = q.pending[n].ID
-		n++
-	}
-	q.pending = q.pending[n:]
-	if q.newestPruned != lastEventID && lastEventID >= q.nextID {
-		h.mu.Unlock()
-		return nil, errorf("Event %d was not in this queue", lastEventID)
+	if err := q.ackLocked(lastEventID); err != nil {
+		q.mu.Unlock()
+		return nil, err
 	}
 	// Answer the long-poll that this request replaces.
 	if q.held != nil {
 		close(q.held)
 		q.held = nil
 	}
-	if len(q.pending) > 0 || dontBlock {
+	// Drain is checked under the queue's lock, after which Drain closes
+	// any held channel: no long-poll starts waiting once it has begun.
+	if len(q.pending) > 0 || dontBlock || h.draining.Load() {
 		out := q.takeLocked(h.opts.Now())
-		h.mu.Unlock()
+		q.mu.Unlock()
 		return out, nil
 	}
 	held := make(chan struct{})
 	q.held = held
 	q.connected++
 	wake := q.wake
-	h.mu.Unlock()
+	q.mu.Unlock()
 
 	timer := time.NewTimer(h.heartbeatDelay())
 	defer timer.Stop()
@@ -469,13 +484,13 @@ func (h *Hub) Events(ctx context.Context, userID int64, queueID string, lastEven
 		heartbeat = true
 	}
 
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.connected--
 	if q.held == held {
 		q.held = nil
 	}
-	if _, alive := h.queues[q.id]; !alive {
+	if q.dropped {
 		return nil, badQueue(queueID)
 	}
 	if heartbeat && len(q.pending) == 0 {
@@ -484,15 +499,6 @@ func (h *Hub) Events(ctx context.Context, userID int64, queueID string, lastEven
 		q.nextID++
 	}
 	return q.takeLocked(h.opts.Now()), nil
-}
-
-// takeLocked returns a copy of the pending events; they stay queued until
-// the client acknowledges them.
-func (q *queue) takeLocked(now time.Time) QueuedEvents {
-	q.lastActive = now
-	out := make(QueuedEvents, len(q.pending))
-	copy(out, q.pending)
-	return out
 }
 
 func (h *Hub) heartbeatDelay() time.Duration {
@@ -508,20 +514,19 @@ func (h *Hub) heartbeatDelay() time.Duration {
 
 // DeleteQueue removes the user's queue. Errors: BAD_EVENT_QUEUE_ID.
 func (h *Hub) DeleteQueue(userID int64, queueID string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	q, err := h.lookupLocked(userID, queueID)
+	q, err := h.lookup(userID, queueID)
 	if err != nil {
 		return err
 	}
-	h.dropLocked(q)
+	q.mu.Unlock()
+	h.drop(q)
 	return nil
 }
 
 // QueueCount returns the number of live queues.
 func (h *Hub) QueueCount() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return len(h.queues)
 }
 

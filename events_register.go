@@ -56,7 +56,8 @@ type RegisterRequest struct {
 	// connected and still be listed; nil means 14 days.
 	PresenceHistoryLimitDays *int
 	// QueueLifespan is how long the queue outlives its last request; zero
-	// means the hub's default.
+	// means the hub's default, and more than MaxQueueLifespan is capped
+	// (QueueLifespanSeconds converts the HTTP parameter).
 	QueueLifespan time.Duration
 }
 
@@ -118,7 +119,7 @@ func (s *Service) Register(ctx context.Context, actor Actor, req RegisterRequest
 	queueID, err := s.hub.NewQueue(QueueOptions{
 		UserID: actor.UserID(), RealmID: realmID, EventTypes: req.EventTypes,
 		StreamTypingNotifications: req.ClientCapabilities.StreamTypingNotifications,
-		Lifespan:                  req.QueueLifespan,
+		Lifespan:                  min(max(req.QueueLifespan, 0), MaxQueueLifespan),
 		MessageFormat: MessageFormat{ApplyMarkdown: req.ApplyMarkdown, ClientGravatar: req.ClientGravatar,
 			AllowEmptyTopicName: req.ClientCapabilities.EmptyTopicName},
 		EmptyTopicName:      req.ClientCapabilities.EmptyTopicName,

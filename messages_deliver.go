@@ -208,9 +208,19 @@ type messageEvent struct {
 	senderID         int64
 	queueID, localID string
 
-	// messages are the message objects by format, for the readers who
-	// see the same one.
-	messages formCache[MessageFormat]
+	// events are the encoded events by form, shared by the queues that
+	// get the same one: a long message reaches each of a user's queues
+	// as one encoding, not a copy per queue.
+	events formCache[messageForm]
+}
+
+// messageForm is what a message event's encoding depends on.
+type messageForm struct {
+	format MessageFormat
+	// reader is the reading user in one-to-one conversations, where the
+	// recipient ID depends on the reader; 0 otherwise.
+	reader int64
+	flags  storage.MessageFlags
 }
 
 func (e *messageEvent) kind() string            { return "message" }
@@ -222,28 +232,34 @@ func (e *messageEvent) ForQueue(q QueueInfo) []json.RawMessage {
 	if !queueNarrowMatches(q.Narrow, e.data, flags) {
 		return nil
 	}
-	f := q.Format
-	f.AllowEmptyTopicName = q.EmptyTopicName
-	var msg json.RawMessage
+	form := messageForm{format: q.Format, flags: flags}
+	form.format.AllowEmptyTopicName = q.EmptyTopicName
 	if e.data.m.RecipientType == RecipientDirect && len(e.data.m.DirectUserIDs) <= 2 {
-		// The recipient ID depends on the reader in one-to-one
-		// conversations, whose readers are two: encode per reader.
-		msg = encodeJSON(e.data.view(q.UserID, f))
-	} else {
-		msg = e.messages.get(f, func() []json.RawMessage {
-			return []json.RawMessage{encodeJSON(e.data.view(q.UserID, f))}
-		})[0]
+		form.reader = q.UserID
 	}
+	if e.localID != "" && q.ID == e.queueID && q.UserID == e.senderID {
+		// Only the sending queue gets local_message_id: not shared.
+		return []json.RawMessage{e.encode(q.UserID, form, true)}
+	}
+	return e.events.get(form, func() []json.RawMessage {
+		return []json.RawMessage{e.encode(q.UserID, form, false)}
+	})
+}
+
+// encode makes the event in form for reader; local adds the sending
+// queue's local_message_id.
+func (e *messageEvent) encode(reader int64, form messageForm, local bool) json.RawMessage {
+	msg := encodeJSON(e.data.view(reader, form.format))
 	b := make([]byte, 0, len(msg)+64)
 	b = append(b, `{"type":"message","message":`...)
 	b = append(b, msg...)
 	b = append(b, `,"flags":`...)
-	b = append(b, encodeJSON(flags.Names())...)
-	if e.localID != "" && q.ID == e.queueID && q.UserID == e.senderID {
+	b = append(b, encodeJSON(form.flags.Names())...)
+	if local {
 		b = append(b, `,"local_message_id":`...)
 		b = append(b, encodeJSON(e.localID)...)
 	}
-	return []json.RawMessage{append(b, '}')}
+	return append(b, '}')
 }
 
 // messageEventJSON is the JSON form of a messageEvent: the whole message

@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/teamchat/chat"
 )
@@ -19,9 +18,6 @@ func (s *Server) eventRoutes() {
 		http.MethodPost: {chat.OpSetTyping, s.setTyping},
 	})
 }
-
-// maxQueueLifespanSecs caps queue_lifespan_secs at seven days.
-const maxQueueLifespanSecs = 7 * 24 * 3600
 
 // POST /register
 func (s *Server) register(c *call) (fields, error) {
@@ -44,7 +40,7 @@ func (s *Server) register(c *call) (fields, error) {
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}
-	req.QueueLifespan = time.Duration(min(max(lifespan, 0), maxQueueLifespanSecs)) * time.Second
+	req.QueueLifespan = chat.QueueLifespanSeconds(lifespan)
 	state, err := s.svc.Register(c.ctx, c.actor, req)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,150 @@
+package chat_test
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/memory"
+)
+
+func newMemoryStore(*testing.T) storage.Store { return memory.New() }
+
+// TestQueuesPerUserEvictLeastRecentlySeen checks the cap on a user's
+// queues: a new queue past it evicts the queue whose client was seen least
+// recently, and other users keep theirs.
+func TestQueuesPerUserEvictLeastRecentlySeen(t *testing.T) {
+	clk := newClock()
+	h := chat.NewHub(chat.HubOptions{Now: clk.Now, MaxQueuesPerUser: 3})
+	defer h.Close()
+	ctx := t.Context()
+	newQueue := func(user int64) string {
+		id, err := h.NewQueue(chat.QueueOptions{UserID: user, RealmID: 1})
+		wantNoErr(t, "NewQueue", err)
+		clk.Advance(time.Second)
+		return id
+	}
+	a, b, c := newQueue(1), newQueue(1), newQueue(1)
+	other := newQueue(2)
+	// a is polled, so b is now the one seen least recently.
+	_, err := h.Events(ctx, 1, a, -1, true)
+	wantNoErr(t, "Events(a)", err)
+	clk.Advance(time.Second)
+	d := newQueue(1)
+	for _, q := range []string{a, c, d} {
+		_, err := h.Events(ctx, 1, q, -1, true)
+		wantNoErr(t, "Events of a kept queue", err)
+	}
+	_, err = h.Events(ctx, 1, b, -1, true)
+	wantCodeMsg(t, "Events of the evicted queue", err, chat.CodeBadEventQueueID, "Bad event queue ID: "+b)
+	_, err = h.Events(ctx, 2, other, -1, true)
+	wantNoErr(t, "another user's queue", err)
+	if got := h.QueueCount(); got != 4 {
+		t.Errorf("QueueCount = %d, want 4", got)
+	}
+}
+
+// TestQueueLifespanCappedByService checks that a registration asking for
+// more than seven days gets seven days, whatever hub the service has.
+func TestQueueLifespanCappedByService(t *testing.T) {
+	f := newFixture(t, newMemoryStore)
+	ctx := t.Context()
+	st, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{
+		EventTypes: []string{"message"}, QueueLifespan: 30 * 24 * time.Hour})
+	wantNoErr(t, "Register", err)
+	id := st["queue_id"].(string)
+	f.clock.Advance(chat.MaxQueueLifespan - time.Second)
+	_, err = f.svc.GetEvents(ctx, chat.AsUser(f.member.ID), id, -1, true)
+	wantNoErr(t, "GetEvents before seven days", err)
+	f.clock.Advance(chat.MaxQueueLifespan)
+	_, err = f.svc.GetEvents(ctx, chat.AsUser(f.member.ID), id, -1, true)
+	wantCodeMsg(t, "GetEvents after seven days", err, chat.CodeBadEventQueueID, "Bad event queue ID: "+id)
+
+	for _, c := range []struct {
+		secs int64
+		want time.Duration
+	}{{-5, 0}, {0, 0}, {60, time.Minute}, {1 << 62, chat.MaxQueueLifespan}, {604800, chat.MaxQueueLifespan}} {
+		if got := chat.QueueLifespanSeconds(c.secs); got != c.want {
+			t.Errorf("QueueLifespanSeconds(%d) = %v, want %v", c.secs, got, c.want)
+		}
+	}
+}
+
+// heapGrowth registers queues queues for one user, sends messages long
+// direct messages to that user, and returns how much the live heap grew.
+func heapGrowth(t *testing.T, queues, messages int) uint64 {
+	f := newFixture(t, newMemoryStore)
+	ctx := t.Context()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range queues {
+		_, err := f.svc.Register(ctx, chat.AsUser(f.guest.ID), chat.RegisterRequest{
+			EventTypes: []string{"message"}, FetchEventTypes: []string{"none"}})
+		wantNoErr(t, "Register", err)
+	}
+	content := strings.Repeat("long words ", chat.MaxMessageLength/11)
+	for i := range messages {
+		_, err := f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "direct",
+			To: &chat.MessageTo{IDs: []int64{f.guest.ID}}, Content: content + string(rune('a'+i%26))})
+		wantNoErr(t, "SendMessage", err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(f.svc)
+	if after.HeapAlloc < before.HeapAlloc {
+		return 0
+	}
+	return after.HeapAlloc - before.HeapAlloc
+}
+
+// TestEventMemoryBounded checks that many queues of one user receiving
+// long direct messages cost about what one queue does: queues past the
+// per-user cap are evicted, and the queues left share one encoding of
+// each event.
+func TestEventMemoryBounded(t *testing.T) {
+	const messages = 10
+	alone := heapGrowth(t, 1, messages)
+	loaded := heapGrowth(t, 1000, messages)
+	// Without the cap and the shared encoding, 1 000 queues hold 1 000
+	// copies of each 10 000-byte message: about 100 MiB against well
+	// under 1 MiB.
+	if limit := 4*alone + 1<<20; loaded > limit {
+		t.Errorf("heap grew %d bytes with 1000 queues, %d with one: more than %d", loaded, alone, limit)
+	}
+	t.Logf("heap growth: one queue %d bytes, 1000 queues %d bytes (%.2fx)", alone, loaded, float64(loaded)/float64(max(alone, 1)))
+}
+
+// TestEventEncodingShared checks that queues of the same form share one
+// encoding of a message event.
+func TestEventEncodingShared(t *testing.T) {
+	f := newFixture(t, newMemoryStore)
+	ctx := t.Context()
+	var ids []string
+	for range 2 {
+		st, err := f.svc.Register(ctx, chat.AsUser(f.guest.ID), chat.RegisterRequest{EventTypes: []string{"message"}})
+		wantNoErr(t, "Register", err)
+		ids = append(ids, st["queue_id"].(string))
+	}
+	_, err := f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "direct",
+		To: &chat.MessageTo{IDs: []int64{f.guest.ID}}, Content: "hello"})
+	wantNoErr(t, "SendMessage", err)
+	var data [][]byte
+	for _, id := range ids {
+		es, err := f.svc.GetEvents(ctx, chat.AsUser(f.guest.ID), id, -1, true)
+		wantNoErr(t, "GetEvents", err)
+		if len(es) != 1 {
+			t.Fatalf("queue %s has %d events, want 1", id, len(es))
+		}
+		data = append(data, es[0].Data)
+	}
+	if &data[0][0] != &data[1][0] {
+		t.Error("two queues of the same form hold separate encodings of one event")
+	}
+	if string(data[0]) != string(data[1]) {
+		t.Error("shared encodings differ")
+	}
+}

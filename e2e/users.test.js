@@ -101,7 +101,7 @@ describe('users', () => {
     assert.deepEqual(await z.member.callEndpoint('/users/me/status', 'POST', { emoji_code: '1f686' }),
       { result: 'error', msg: 'Client must pass emoji_name if they pass either emoji_code or reaction_type.', code: 'BAD_REQUEST' });
     const reg = ok(await z.owner.queues.register({ fetch_event_types: ['user_status'] }));
-    assert.deepEqual(reg.user_status[a.member.user_id], { status_text: 'On a train', emoji_name: 'train', emoji_code: '1f68b', reaction_type: 'unicode_emoji' });
+    assert.deepEqual(reg.user_status[a.member.user_id], { status_text: 'On a train', emoji_name: 'train', emoji_code: '1f682', reaction_type: 'unicode_emoji' });
   });
 
   test('PATCH /settings and /realm/user_settings_defaults', async () => {

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 
@@ -82,7 +81,7 @@ func applyFlag(tx storage.Tx, cc *channelContext, req MessageFlagsRequest, emit 
 	adding := req.Op == "add"
 	ids := uniqueIDs(req.Messages)
 	var historical []storage.UserMessage
-	var unread []storage.MessageRecord
+	var unread []storage.MessageRow
 	kept := ids[:0:0]
 	for _, id := range ids {
 		m, flags, err := readableMessage(tx, cc, id)
@@ -93,7 +92,7 @@ func applyFlag(tx storage.Tx, cc *channelContext, req MessageFlagsRequest, emit 
 			if _, sub := cc.subs[m.ChannelID]; m.RecipientType == RecipientChannel && !sub {
 				continue
 			}
-			unread = append(unread, m)
+			unread = append(unread, storage.MessageRow{Message: m, Flags: flags})
 		}
 		kept = append(kept, id)
 		if flags&storage.FlagHistorical != 0 {
@@ -115,26 +114,20 @@ func applyFlag(tx storage.Tx, cc *channelContext, req MessageFlagsRequest, emit 
 	event := map[string]any{"type": "update_message_flags", "op": req.Op, "operation": req.Op,
 		"flag": req.Flag, "messages": kept, "all": false}
 	if flag == storage.FlagRead && !adding {
-		details, err := unreadDetails(tx, cc, unread)
-		if err != nil {
-			return 0, err
-		}
-		event["message_details"] = details
+		event["message_details"] = unreadDetails(cc, unread)
 	}
 	emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: event})
 	return len(changed), nil
 }
 
-// unreadDetails describes messages made unread as clients need them to
-// update their unread counts, keyed by message ID.
-func unreadDetails(tx storage.Tx, cc *channelContext, ms []storage.MessageRecord) (map[string]any, error) {
-	out := make(map[string]any, len(ms))
-	for _, m := range ms {
-		um, err := storage.UserMessageOf(tx, cc.actor.ID, m.ID)
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return nil, err
-		}
-		d := map[string]any{"mentioned": um.Flags.MentionedAny()}
+// unreadDetails describes messages made unread, with the actor's flags as
+// read before the change, as clients need them to update their unread
+// counts, keyed by message ID.
+func unreadDetails(cc *channelContext, rows []storage.MessageRow) map[string]any {
+	out := make(map[string]any, len(rows))
+	for _, r := range rows {
+		m := &r.Message
+		d := map[string]any{"mentioned": r.Flags.MentionedAny()}
 		if m.RecipientType == RecipientChannel {
 			d["type"], d["stream_id"], d["topic"] = "stream", m.ChannelID, m.Topic
 			d["unmuted_stream_msg"] = !cc.subs[m.ChannelID].IsMuted
@@ -144,5 +137,5 @@ func unreadDetails(tx storage.Tx, cc *channelContext, ms []storage.MessageRecord
 		}
 		out[strconv.FormatInt(m.ID, 10)] = d
 	}
-	return out, nil
+	return out
 }

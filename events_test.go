@@ -105,7 +105,7 @@ func TestUserAddedEvents(t *testing.T) {
 		ctx := t.Context()
 		org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", OwnerEmail: "owner@example.com", OwnerName: "Olivia Owner"})
 		wantNoErr(t, "CreateOrg", err)
-		member, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "m@example.com", FullName: "Max Member"})
+		_, err = svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "m@example.com", FullName: "Max Member"})
 		wantNoErr(t, "ProvisionUser", err)
 		rec.take()
 		id, err := svc.CreateUser(ctx, chat.AsUser(org.UserID), "hidden@example.com", "a-long-password", "Hidden One")
@@ -118,7 +118,11 @@ func TestUserAddedEvents(t *testing.T) {
 		if events[0].Payload["type"] != "realm_user" || events[0].Payload["op"] != "add" || !ok || person.UserID != id {
 			t.Fatalf("event %v", events[0])
 		}
-		diff(t, "recipients", events[0].UserIDs, []int64{org.UserID, member.UserID, id})
+		// Everyone sees the address: one event for the whole organization.
+		if !events[0].AllUsers || events[0].UserIDs != nil || person.DeliveryEmail == nil {
+			t.Errorf("event to %v (all users %v), delivery_email %v: want every user and the address",
+				events[0].UserIDs, events[0].AllUsers, person.DeliveryEmail)
+		}
 
 		_, err = svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: "admins-only@example.com", FullName: "Ada Admins",
 			EmailVisibility: chat.EmailVisibleAdmins})

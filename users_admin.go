@@ -321,8 +321,22 @@ func (s *Service) DeactivateUser(ctx context.Context, actor Actor, target int64)
 // emitUserAdded emits the realm_user add event of a new account to every
 // active user of the realm, the new one included: the person as each of
 // them sees it, with delivery_email only for those the new user's email
-// visibility shows it to (one event per way of seeing it).
+// visibility shows it to (one event per way of seeing it). An address that
+// everyone sees needs one event for the realm and no read of its users.
 func (s *Service) emitUserAdded(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
+	send := func(reader *storage.UserRecord, ev Event) {
+		// A new user has no profile data yet; the reference still sends
+		// the empty profile_data, which clients read.
+		v := &viewer{user: *reader, realm: realm, emailDomain: s.emailDomain(realm),
+			query: UserQuery{IncludeCustomProfileFields: true}}
+		ev.RealmID = realm.ID
+		ev.Payload = map[string]any{"type": "realm_user", "op": "add", "person": v.view(u)}
+		emit(ev)
+	}
+	if u.EmailVisibility == EmailVisibleEveryone || u.IsBot() {
+		send(u, Event{AllUsers: true})
+		return nil
+	}
 	users, err := tx.Users(realm.ID, nil)
 	if err != nil {
 		return err
@@ -331,39 +345,27 @@ func (s *Service) emitUserAdded(tx storage.Tx, emit func(Event), realm Realm, u 
 	var seer, other *storage.UserRecord
 	for i := range users {
 		r := &users[i]
-		if !r.IsActive {
-			continue
-		}
-		if emailVisibleTo(r, u) {
-			see, seer = append(see, r.ID), cmpOr(seer, r)
-		} else {
-			notSee, other = append(notSee, r.ID), cmpOr(other, r)
+		switch {
+		case !r.IsActive:
+		case emailVisibleTo(r, u):
+			see = append(see, r.ID)
+			if seer == nil {
+				seer = r
+			}
+		default:
+			notSee = append(notSee, r.ID)
+			if other == nil {
+				other = r
+			}
 		}
 	}
-	for _, group := range []struct {
-		ids    []int64
-		viewer *storage.UserRecord
-	}{{see, seer}, {notSee, other}} {
-		if len(group.ids) == 0 {
-			continue
-		}
-		// A new user has no profile data yet; the reference still sends
-		// the empty profile_data, which clients read.
-		v := &viewer{user: *group.viewer, realm: realm, emailDomain: s.emailDomain(realm),
-			query: UserQuery{IncludeCustomProfileFields: true}}
-		emit(Event{RealmID: realm.ID, UserIDs: group.ids, Payload: map[string]any{
-			"type": "realm_user", "op": "add", "person": v.view(u),
-		}})
+	if len(see) > 0 {
+		send(seer, Event{UserIDs: see})
+	}
+	if len(notSee) > 0 {
+		send(other, Event{UserIDs: notSee})
 	}
 	return nil
-}
-
-// cmpOr returns a unless it is nil, else b.
-func cmpOr[T any](a, b *T) *T {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // emitActiveChange emits the realm_user update event of an account that was

@@ -71,16 +71,13 @@ func (s *Service) UpdatePresence(ctx context.Context, actor Actor, req PresenceU
 			return err
 		}
 		now := s.now()
-		old, err := tx.Presences(realm.ID, 0)
-		if err != nil {
-			return err
-		}
 		p := storage.Presence{UserID: u.ID, RealmID: realm.ID, LastConnected: now}
 		before := ""
-		for _, o := range old {
-			if o.UserID == u.ID {
-				p.LastActive, before = o.LastActive, presenceStatus(&o, now)
-			}
+		switch old, err := tx.Presence(u.ID); {
+		case err == nil:
+			p.LastActive, before = old.LastActive, presenceStatus(&old, now)
+		case !errors.Is(err, storage.ErrNotFound):
+			return err
 		}
 		if req.Status == "active" {
 			p.LastActive = now
@@ -153,20 +150,15 @@ func (s *Service) UserPresence(ctx context.Context, actor Actor, userID int64, e
 		if !target.PresenceEnabled {
 			return errNoPresence(shown)
 		}
-		all, err := tx.Presences(realm.ID, 0)
+		p, err := tx.Presence(target.ID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return errNoPresence(shown)
+		}
 		if err != nil {
 			return err
 		}
-		now := s.now()
-		for _, p := range all {
-			if p.UserID == target.ID {
-				website := legacyPresence(&p, now)
-				out = map[string]any{"website": website, "aggregated": map[string]any{
-					"client": website["client"], "status": website["status"], "timestamp": website["timestamp"]}}
-				return nil
-			}
-		}
-		return errNoPresence(shown)
+		out = legacyPresenceEntry(&p, s.now())
+		return nil
 	})
 	return out, err
 }
@@ -216,9 +208,7 @@ func (s *Service) presenceState(tx storage.Tx, realm Realm, now time.Time, slim 
 				"active_timestamp": presenceTime(p.LastActive), "idle_timestamp": presenceTime(p.LastConnected)}
 			continue
 		}
-		website := legacyPresence(&p, now)
-		out.Presences[apiEmail(u, s.emailDomain(realm))] = map[string]any{"website": website, "aggregated": map[string]any{
-			"client": website["client"], "status": website["status"], "timestamp": website["timestamp"]}}
+		out.Presences[apiEmail(u, s.emailDomain(realm))] = legacyPresenceEntry(&p, now)
 	}
 	return out, nil
 }
@@ -231,6 +221,14 @@ func legacyPresence(p *storage.Presence, now time.Time) map[string]any {
 		status, at = "active", p.LastActive
 	}
 	return map[string]any{"client": "website", "status": status, "timestamp": at.Unix(), "pushable": false}
+}
+
+// legacyPresenceEntry is a user's presence in the legacy form: by client
+// ("website", the only one this server tells apart) and "aggregated".
+func legacyPresenceEntry(p *storage.Presence, now time.Time) map[string]any {
+	website := legacyPresence(p, now)
+	return map[string]any{"website": website, "aggregated": map[string]any{
+		"client": website["client"], "status": website["status"], "timestamp": website["timestamp"]}}
 }
 
 // presenceStatus is what others see of a presence now: "active", "idle"

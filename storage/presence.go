@@ -23,6 +23,8 @@ type PresenceTx interface {
 	// SetPresence stores p under a new UpdateID, greater than every
 	// other presence's, and sets p.UpdateID; the user must exist.
 	SetPresence(p *Presence) error
+	// Presence returns the user's presence, or ErrNotFound.
+	Presence(userID int64) (Presence, error)
 	// Presences returns the realm's presences whose UpdateID is greater
 	// than afterUpdateID, ordered by user ID.
 	Presences(realmID, afterUpdateID int64) ([]Presence, error)

@@ -30,6 +30,14 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 	return nil
 }
 
+func (t *tx) Presence(userID int64) (storage.Presence, error) {
+	p, ok := t.s.presence[userID]
+	if !ok {
+		return storage.Presence{}, storage.ErrNotFound
+	}
+	return p, nil
+}
+
 func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error) {
 	out := []storage.Presence{}
 	for _, p := range t.s.presence {

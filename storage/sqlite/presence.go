@@ -29,10 +29,26 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 	return nil
 }
 
+const selectPresence = `SELECT user_id, realm_id, last_active, last_connected, update_id FROM presence `
+
+func (t *tx) Presence(userID int64) (storage.Presence, error) {
+	list, err := t.presences(selectPresence+`WHERE user_id = ?`, userID)
+	if err == nil && len(list) == 0 {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return storage.Presence{}, err
+	}
+	return list[0], nil
+}
+
 func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error) {
+	return t.presences(selectPresence+`WHERE realm_id = ? AND update_id > ? ORDER BY user_id`, realmID, afterUpdateID)
+}
+
+func (t *tx) presences(query string, args ...any) ([]storage.Presence, error) {
 	out := []storage.Presence{}
-	err := t.query("Presences", `SELECT user_id, realm_id, last_active, last_connected, update_id FROM presence
-		WHERE realm_id = ? AND update_id > ? ORDER BY user_id`, func(sc scanner) error {
+	err := t.query("Presences", query, func(sc scanner) error {
 		var (
 			p                 storage.Presence
 			active, connected int64
@@ -43,7 +59,7 @@ func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error)
 		p.LastActive, p.LastConnected = fromNanos(active), fromNanos(connected)
 		out = append(out, p)
 		return nil
-	}, realmID, afterUpdateID)
+	}, args...)
 	return out, err
 }
 

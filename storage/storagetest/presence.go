@@ -46,6 +46,11 @@ func (s *suite) testPresence(t *testing.T) {
 		if last, err := tx.LastPresenceUpdateID(r1.ID); err != nil || last != p1.UpdateID {
 			t.Errorf("LastPresenceUpdateID(r1) = %d, %v; want %d", last, err, p1.UpdateID)
 		}
+		if got, err := tx.Presence(u2.ID); err != nil || got != p2 {
+			t.Errorf("Presence(u2) = %+v, %v; want %+v", got, err, p2)
+		}
+		_, err = tx.Presence(u3.ID + 100)
+		checkErr(t, "Presence(unknown)", err, storage.ErrNotFound)
 		if last, err := tx.LastPresenceUpdateID(r2.ID + 100); err != nil || last != 0 {
 			t.Errorf("LastPresenceUpdateID(unknown) = %d, %v; want 0", last, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -380,7 +379,7 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	c := &t.s.c
 	k := topicKey{ut.UserID, ut.ChannelID, storage.TopicKey(ut.Topic)}
 	old, had := c.userTopics[k]
-	if ut.VisibilityPolicy == chat.TopicInherit {
+	if ut.VisibilityPolicy == storage.TopicInherit {
 		delete(c.userTopics, k)
 	} else {
 		c.userTopics[k] = ut

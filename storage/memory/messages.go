@@ -3,7 +3,6 @@ package memory
 import (
 	"slices"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -45,13 +44,13 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 		m.ID = c.lastMessageID
 		c.messages[m.ID] = cloneMessage(*m)
 		id, ch := m.ID, m.ChannelID
-		if m.RecipientType == chat.RecipientChannel {
+		if m.RecipientType == storage.RecipientChannel {
 			c.channelMessages[ch] = append(c.channelMessages[ch], id)
 		}
 		rt := m.RecipientType
 		t.undo = append(t.undo, func() {
 			delete(c.messages, id)
-			if rt == chat.RecipientChannel {
+			if rt == storage.RecipientChannel {
 				ids := c.channelMessages[ch]
 				c.channelMessages[ch] = ids[:len(ids)-1]
 			}
@@ -111,7 +110,7 @@ func (t *tx) DeleteMessages(ids []int64) error {
 		}
 		gone[id] = true
 		delete(c.messages, id)
-		if m.RecipientType == chat.RecipientChannel {
+		if m.RecipientType == storage.RecipientChannel {
 			channels[m.ChannelID] = true
 		}
 		t.undo = append(t.undo, func() { c.messages[id] = m })
@@ -244,16 +243,16 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			return true
 		}
 		flags, received := ms.rows[f.UserID][id]
-		if !received && !(f.ChannelHistory && m.RecipientType == chat.RecipientChannel && m.ChannelID == f.ChannelID) {
+		if !received && !(f.ChannelHistory && m.RecipientType == storage.RecipientChannel && m.ChannelID == f.ChannelID) {
 			return true
 		}
-		if f.ChannelID != 0 && (m.RecipientType != chat.RecipientChannel || m.ChannelID != f.ChannelID) {
+		if f.ChannelID != 0 && (m.RecipientType != storage.RecipientChannel || m.ChannelID != f.ChannelID) {
 			return true
 		}
 		if f.Unread && (!received || flags&storage.FlagRead != 0) || f.Starred && flags&storage.FlagStarred == 0 {
 			return true
 		}
-		if f.TopicKey != nil && (m.RecipientType != chat.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {
+		if f.TopicKey != nil && (m.RecipientType != storage.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {
 			return true
 		}
 		if !storage.SearchMatches(f.Search, &m) {

@@ -3,7 +3,6 @@ package postgres
 import (
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -338,7 +337,7 @@ func scanUserTopic(row pgx.Row) (storage.UserTopic, error) {
 
 func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	key := storage.TopicKey(ut.Topic)
-	if ut.VisibilityPolicy == chat.TopicInherit {
+	if ut.VisibilityPolicy == storage.TopicInherit {
 		_, err := t.exec("SetUserTopic", `DELETE FROM user_topics WHERE user_id = $1 AND channel_id = $2
 			AND topic_key = $3`, ut.UserID, ut.ChannelID, key)
 		return err

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -540,7 +539,7 @@ func (t *tx) userTopics(op string, q query, args ...any) ([]storage.UserTopic, e
 
 func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	key := storage.TopicKey(ut.Topic)
-	if ut.VisibilityPolicy == chat.TopicInherit {
+	if ut.VisibilityPolicy == storage.TopicInherit {
 		_, err := t.execQ("SetUserTopic", qDeleteUserTopic, ut.UserID, ut.ChannelID, key)
 		return err
 	}

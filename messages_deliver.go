@@ -48,11 +48,10 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 	}
 	info := make([]rendered, len(ms))
 	for i, m := range ms {
-		rc.mentioned, rc.streamWildcard, rc.topicWildcard = map[int64]bool{}, false, false
-		rc.hasLink, rc.hasImage, rc.hasAttachment = false, false, false
-		m.RenderedContent = rc.render(m.Content)
-		m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
-		info[i] = rendered{rc.mentioned, rc.streamWildcard, rc.topicWildcard}
+		r := rc.render(m.Content)
+		m.RenderedContent = r.HTML
+		m.HasLink, m.HasImage, m.HasAttachment = r.HasLink, r.HasImage, r.HasAttachment
+		info[i] = rendered{r.Mentioned, r.StreamWildcard, r.TopicWildcard}
 		if o.sender != nil && !o.imported && m.RecipientType == RecipientChannel {
 			if err := checkWildcardMentions(tx, o.sender, m, info[i].stream, info[i].topic); err != nil {
 				return err

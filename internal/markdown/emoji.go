@@ -1,4 +1,4 @@
-package chat
+package markdown
 
 import (
 	"html"
@@ -18,7 +18,11 @@ type emojiParser struct{}
 
 func (emojiParser) Trigger() []byte { return []byte{':'} }
 
-func (emojiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+func (emojiParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	r := stateOf(pc)
+	if r == nil || r.env.Emoji == nil {
+		return nil
+	}
 	line, _ := block.PeekLine()
 	end := 1
 	for end < len(line) && emojiNameByte(line[end]) {
@@ -28,7 +32,7 @@ func (emojiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.No
 		return nil
 	}
 	name := string(line[1:end])
-	code, ok := unicodeEmojiCodes[name]
+	code, ok := r.env.Emoji(name)
 	if !ok {
 		return nil
 	}

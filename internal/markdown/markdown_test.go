@@ -1,4 +1,4 @@
-package chat
+package markdown
 
 import "testing"
 
@@ -15,27 +15,8 @@ func TestRenderMarkdown(t *testing.T) {
 		{"![img](data:image/png;base64,AAAA)", `<p><img src="" alt="img"></p>`},
 		{"see https://example.com", `<p>see <a href="https://example.com">https://example.com</a></p>`},
 	} {
-		if got := renderMarkdown(c.in); got != c.want {
-			t.Errorf("renderMarkdown(%q)\n got %q\nwant %q", c.in, got, c.want)
+		if got := Render(c.in); got != c.want {
+			t.Errorf("Render(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
-	}
-}
-
-func TestUnicodeEmojiTable(t *testing.T) {
-	for name, code := range map[string]string{
-		"+1": "1f44d", "thumbsup": "1f44d", "heart": "2764", "octopus": "1f419", "tada": "1f389", "hash": "0023-20e3",
-	} {
-		if got, ok := UnicodeEmojiCode(name); !ok || got != code {
-			t.Errorf("UnicodeEmojiCode(%q) = %q, %v; want %q", name, got, ok, code)
-		}
-	}
-	if name, ok := UnicodeEmojiName("1f44d"); !ok || name != "+1" {
-		t.Errorf("UnicodeEmojiName(1f44d) = %q, %v", name, ok)
-	}
-	if _, ok := UnicodeEmojiName("2764-fe0f"); ok {
-		t.Errorf("a code with fe0f is in the table")
-	}
-	if _, ok := UnicodeEmojiCode("zulip"); ok {
-		t.Errorf("zulip is a Unicode emoji name")
 	}
 }

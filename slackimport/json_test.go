@@ -1,4 +1,4 @@
-package chat
+package slackimport
 
 import (
 	"encoding/json"

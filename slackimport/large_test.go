@@ -1,4 +1,4 @@
-package chat_test
+package slackimport_test
 
 import (
 	"archive/zip"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/slackimport"
 	"github.com/teamchat/chat/storage/sqlite"
 )
 
@@ -105,7 +106,7 @@ func generatedExport(t testing.TB, n, members int) ([]byte, int64) {
 // returns the result, the time it took and the largest growth of the live
 // heap seen after a batch (a garbage collection each time, so the time
 // includes those).
-func importGenerated(t testing.TB, data []byte, dir string) (chat.ImportResult, time.Duration, int64) {
+func importGenerated(t testing.TB, data []byte, dir string) (slackimport.Result, time.Duration, int64) {
 	t.Helper()
 	st, err := sqlite.Open(filepath.Join(dir, "chat.db"))
 	if err != nil {
@@ -119,8 +120,8 @@ func importGenerated(t testing.TB, data []byte, dir string) (chat.ImportResult, 
 	base := int64(ms.HeapAlloc)
 	var peak int64
 	began := time.Now()
-	res, err := svc.ImportSlack(context.Background(), bytes.NewReader(data), int64(len(data)), chat.SlackImportOptions{
-		Progress: func(p chat.ImportProgress) {
+	res, err := slackimport.Import(context.Background(), svc, bytes.NewReader(data), int64(len(data)), slackimport.Options{
+		Progress: func(p slackimport.Progress) {
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
 			peak = max(peak, int64(ms.HeapAlloc)-base)

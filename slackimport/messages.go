@@ -1,4 +1,4 @@
-package chat
+package slackimport
 
 import (
 	"archive/zip"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat"
 )
 
 // slackMessageJSON is an element of a day file.
@@ -43,10 +43,10 @@ type slackFileJSON struct {
 	Mode       string `json:"mode"`
 }
 
-// slackImportedSubtypes are the message subtypes that carry what people
+// importedSubtypes are the message subtypes that carry what people
 // wrote; the others (joins, leaves, topic and name changes, pins) are
 // channel events that the channel's own state already shows.
-var slackImportedSubtypes = map[string]bool{
+var importedSubtypes = map[string]bool{
 	"": true, "thread_broadcast": true, "reply_broadcast": true,
 	"file_share": true, "me_message": true, "bot_message": true,
 }
@@ -143,9 +143,10 @@ func (h *dayHeap) Pop() any {
 	return d
 }
 
-// pendingReactions are the reactions of one message of a batch.
+// pendingReactions are the reactions of one message of a batch, by its
+// index in the batch.
 type pendingReactions struct {
-	msg       *storage.MessageRecord
+	index     int
 	reactions []struct {
 		Name  string   `json:"name"`
 		Users []string `json:"users"`
@@ -173,19 +174,26 @@ func (im *slackImport) importMessages() error {
 		}
 	}
 	slices.Sort(dates)
-	var batch []*storage.MessageRecord
+	var batch []chat.ImportMessage
 	var pending []pendingReactions
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := im.s.deliver(im.tx, func(Event) {}, im.realm.ID, batch, deliverOptions{imported: true}); err != nil {
+		ids, err := im.imp.AddMessages(batch)
+		if err != nil {
 			return err
 		}
-		if err := im.addReactions(pending); err != nil {
+		for _, id := range ids {
+			if id == 0 {
+				im.res.SkippedMessages++ // no content once trimmed
+			} else {
+				im.res.Messages++
+			}
+		}
+		if err := im.addReactions(ids, pending); err != nil {
 			return err
 		}
-		im.res.Messages += len(batch)
 		// Clear before reuse so that the batch's messages can be freed.
 		clear(batch)
 		clear(pending)
@@ -214,15 +222,15 @@ func (im *slackImport) importMessages() error {
 			heap.Init(&h)
 			for h.Len() > 0 {
 				d := h[0]
-				m, err := im.message(d.conv, d.f.Name, d.head, d.at)
+				m, err := im.message(d.conv, d.head, d.at)
 				if err != nil {
 					return err
 				}
 				if m != nil {
-					batch = append(batch, m)
 					if len(d.head.Reactions) > 0 {
-						pending = append(pending, pendingReactions{msg: m, reactions: d.head.Reactions})
+						pending = append(pending, pendingReactions{index: len(batch), reactions: d.head.Reactions})
 					}
+					batch = append(batch, *m)
 				}
 				if err := d.next(); err != nil {
 					return err
@@ -249,9 +257,9 @@ func (im *slackImport) importMessages() error {
 
 // message converts one Slack message, or returns nil for one that is not
 // imported (counted as skipped).
-func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSON, at int64) (*storage.MessageRecord, error) {
+func (im *slackImport) message(conv *slackConv, sm *slackMessageJSON, at int64) (*chat.ImportMessage, error) {
 	sender, ok := im.users[sm.User]
-	if !ok || !slackImportedSubtypes[sm.Subtype] || (sm.Type != "" && sm.Type != "message") {
+	if !ok || !importedSubtypes[sm.Subtype] || (sm.Type != "" && sm.Type != "message") {
 		im.res.SkippedMessages++
 		return nil, nil
 	}
@@ -268,20 +276,14 @@ func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSO
 			content = strings.TrimRight(content, "\n") + "\n" + link
 		}
 	}
-	content, err := normaliseContent(content)
-	if err != nil {
-		im.res.SkippedMessages++
-		return nil, nil
-	}
-	m := &storage.MessageRecord{RealmID: im.realm.ID, SenderID: sender.id, Content: content,
-		DateSent: time.UnixMicro(at).UTC(), Client: slackImportClient}
+	m := &chat.ImportMessage{SenderID: sender.id, Content: content, Sent: time.UnixMicro(at), Client: importClient}
 	if sm.Edited != nil {
 		if e, ok := parseSlackTS(string(sm.Edited.TS)); ok && e >= at {
-			m.EditedAt = time.UnixMicro(e).UTC()
+			m.Edited = time.UnixMicro(e)
 		}
 	}
 	if conv.channelID != 0 {
-		m.RecipientType, m.ChannelID = RecipientChannel, conv.channelID
+		m.ChannelID = conv.channelID
 		if sm.ThreadTS != "" {
 			key := threadKey{conv.folder, string(sm.ThreadTS)}
 			topic, ok := im.threads[key]
@@ -293,7 +295,6 @@ func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSO
 		}
 		return m, nil
 	}
-	m.RecipientType = RecipientDirect
 	m.DirectUserIDs = conv.direct
 	if !slices.Contains(conv.direct, sender.id) {
 		ids := append(slices.Clone(conv.direct), sender.id)
@@ -304,14 +305,14 @@ func (im *slackImport) message(conv *slackConv, file string, sm *slackMessageJSO
 }
 
 // threadTopic names a thread's topic after the text of its first message
-// (truncated to the topic length limit), else after its first file, else
-// after its time.
+// (cut to the topic length limit), else after its first file, else after
+// its time.
 func (im *slackImport) threadTopic(sm *slackMessageJSON, at int64) string {
 	text := im.conv.plain(sm.Text)
 	if text == "" && len(sm.Files) > 0 {
 		text = sm.Files[0].Name
 	}
-	if topic, err := normaliseTopic(text); err == nil && topic != "" {
+	if topic, ok := im.imp.Topic(text); ok && topic != "" {
 		return topic
 	}
 	return "Thread of " + time.UnixMicro(at).UTC().Format("2006-01-02 15:04:05")
@@ -328,66 +329,63 @@ func (im *slackImport) file(owner int64, f slackFileJSON) (string, error) {
 	if name == "" {
 		name = f.ID
 	}
-	zf := im.uploads[f.ID]
-	if zf == nil {
+	missing := func() (string, error) {
 		im.res.MissingFiles++
 		if f.URLPrivate == "" || f.Mode == "tombstone" {
 			return "", nil
 		}
 		return "[" + escapeLinkText(name) + "](" + f.URLPrivate + ")", nil
 	}
-	st, err := im.s.newStaged(AsUser(owner), im.realm.ID, name, f.Mimetype, false)
-	if err != nil {
-		return "", err
+	zf := im.uploads[f.ID]
+	if zf == nil {
+		return missing()
 	}
 	rc, err := zf.Open()
 	if err != nil {
 		return "", malformed(zf.Name, "%v", err)
 	}
-	n, err := im.s.cfg.Blobs.Put(im.ctx, st.pathID, rc, im.s.maxUploadBytes())
+	url, err := im.imp.StoreFile(owner, name, f.Mimetype, rc)
 	rc.Close()
-	if errors.Is(err, ErrBlobTooLarge) {
-		im.res.MissingFiles++
-		if f.URLPrivate == "" {
-			return "", nil
-		}
-		return "[" + escapeLinkText(name) + "](" + f.URLPrivate + ")", nil
+	if errors.Is(err, chat.ErrBlobTooLarge) {
+		return missing()
 	}
 	if err != nil {
 		return "", err
 	}
-	im.blobs = append(im.blobs, st.pathID)
-	a := Attachment{RealmID: im.realm.ID, OwnerID: owner, PathID: st.pathID, Name: st.name,
-		Size: n, ContentType: st.contentType, CreateTime: im.s.now()}
-	if err := im.tx.CreateAttachment(&a); err != nil {
-		return "", err
-	}
 	im.res.Files++
-	return "[" + escapeLinkText(name) + "](" + a.URL() + ")", nil
+	return "[" + escapeLinkText(name) + "](" + url + ")", nil
 }
 
-// addReactions stores the reactions of a delivered batch. Slack names an
-// emoji by name, with an optional skin tone ("+1::skin-tone-2") that is
-// dropped; custom emoji aliases are followed. Reactions by unknown users
-// or with emoji we do not have are dropped and counted.
-func (im *slackImport) addReactions(pending []pendingReactions) error {
+// addReactions stores the reactions of a delivered batch, whose messages
+// got ids. Slack names an emoji by name, with an optional skin tone
+// ("+1::skin-tone-2") that is dropped; custom emoji aliases are followed.
+// Reactions by unknown users or with emoji we do not have are dropped and
+// counted.
+func (im *slackImport) addReactions(ids []int64, pending []pendingReactions) error {
 	for _, p := range pending {
+		id := ids[p.index]
+		if id == 0 {
+			continue
+		}
 		for _, r := range p.reactions {
 			name, _, _ := strings.Cut(r.Name, "::")
-			name, code, typ, ok := im.emojiCode(name)
+			name = im.emojiName(name)
 			for _, su := range r.Users {
 				u, known := im.users[su]
-				if !ok || !known {
+				if !known {
 					im.res.DroppedReactions++
 					continue
 				}
-				err := im.tx.CreateReaction(storage.Reaction{MessageID: p.msg.ID, UserID: u.id,
-					EmojiName: name, EmojiCode: code, ReactionType: typ})
-				if errors.Is(err, storage.ErrExists) {
+				ok, err := im.imp.AddReaction(id, u.id, name)
+				if errors.Is(err, chat.ErrReactionExists) {
 					continue // two names of one emoji
 				}
 				if err != nil {
 					return err
+				}
+				if !ok {
+					im.res.DroppedReactions++
+					continue
 				}
 				im.res.Reactions++
 			}
@@ -396,10 +394,8 @@ func (im *slackImport) addReactions(pending []pendingReactions) error {
 	return nil
 }
 
-// emojiCode maps a Slack emoji name to ours: an imported custom emoji
-// (aliases followed), else a Unicode emoji name or alias. It returns the
-// name the reaction is stored under.
-func (im *slackImport) emojiCode(name string) (string, string, ReactionType, bool) {
+// emojiName follows the custom emoji aliases of a Slack emoji name.
+func (im *slackImport) emojiName(name string) string {
 	for range 8 { // aliases of aliases, without looping forever
 		target, ok := im.emoji[name]
 		if !ok {
@@ -407,11 +403,5 @@ func (im *slackImport) emojiCode(name string) (string, string, ReactionType, boo
 		}
 		name = target
 	}
-	if id, ok := im.realmEmoji[name]; ok {
-		return name, strconv.FormatInt(id, 10), RealmEmojiType, true
-	}
-	if code, ok := unicodeEmojiCodes[name]; ok {
-		return name, code, UnicodeEmoji, true
-	}
-	return name, "", "", false
+	return name
 }

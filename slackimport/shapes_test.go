@@ -1,4 +1,4 @@
-package chat_test
+package slackimport_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/slackimport"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -40,9 +41,9 @@ func realWorldShape(t *testing.T, files map[string]any) map[string]any {
 func TestImportSlackRealWorldShapes(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		svc, _ := newService(t, newStore, chat.Config{})
-		want, err := importSample(t, svc, sampleExport(), chat.SlackImportOptions{Name: "Acme", Host: "acme.example.com"})
+		want, err := importSample(t, svc, sampleExport(), slackimport.Options{Name: "Acme", Host: "acme.example.com"})
 		wantNoErr(t, "ImportSlack of the sample", err)
-		got, err := importSample(t, svc, realWorldShape(t, sampleExport()), chat.SlackImportOptions{Name: "Acme", Host: "other.example.com"})
+		got, err := importSample(t, svc, realWorldShape(t, sampleExport()), slackimport.Options{Name: "Acme", Host: "other.example.com"})
 		wantNoErr(t, "ImportSlack of the real-world shape", err)
 		want.RealmID, want.RealmURL = got.RealmID, "http://other.example.com"
 		diff(t, "result", got, want)

@@ -1,4 +1,4 @@
-package chat
+package slackimport
 
 import (
 	"archive/zip"
@@ -9,16 +9,14 @@ import (
 	"io"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat"
 )
 
-// SlackImportOptions are the settings of ImportSlack.
-type SlackImportOptions struct {
+// Options are the settings of Import.
+type Options struct {
 	// Name is the organization's name; empty means "Imported from Slack".
 	Name string
 	// Host through which clients reach the organization; "localhost" when
@@ -31,11 +29,11 @@ type SlackImportOptions struct {
 	BatchSize int
 	// Progress, when not nil, is called after every batch and at the end
 	// of each phase with the running counts.
-	Progress func(ImportProgress)
+	Progress func(Progress)
 }
 
-// ImportProgress is a snapshot of a running import.
-type ImportProgress struct {
+// Progress is a snapshot of a running import.
+type Progress struct {
 	// Phase is "users", "channels", "messages" or "done".
 	Phase    string
 	Users    int
@@ -44,9 +42,9 @@ type ImportProgress struct {
 	Elapsed  time.Duration
 }
 
-// ImportResult describes an imported organization. Its JSON form is what
+// Result describes an imported organization. Its JSON form is what
 // `chatd import slack` prints.
-type ImportResult struct {
+type Result struct {
 	RealmID  int64  `json:"realm_id"`
 	RealmURL string `json:"realm_url"`
 	// Users counts the accounts created, bots included.
@@ -71,21 +69,21 @@ type ImportResult struct {
 	DroppedReactions int `json:"dropped_reactions"`
 }
 
-// slackImportClient is the client name of imported messages.
-const slackImportClient = "Slack import"
+// importClient is the client name of imported messages.
+const importClient = "Slack import"
 
-// slackUploadsDir is the folder of the export that holds files, one
-// folder per Slack file ID ("__uploads/F0123/name.png"), as export tools
-// that keep files write them.
-const slackUploadsDir = "__uploads/"
+// uploadsDir is the folder of the export that holds files, one folder per
+// Slack file ID ("__uploads/F0123/name.png"), as export tools that keep
+// files write them.
+const uploadsDir = "__uploads/"
 
-// ImportSlack creates an organization from a Slack workspace export, the
+// Import creates an organization of svc from a Slack workspace export, the
 // zip archive r of size bytes: its users (as imported stubs, until their
 // first login), bots, public and private channels with their members,
 // direct conversations, messages with threads as topics, edits,
 // reactions, custom emoji (from emoji.json when present), mentions, links
 // and the files the archive carries. It is a provisioning operation for
-// the server's operator and checks no actor.
+// the server's operator, over chat.Service.Import.
 //
 // The archive is read one JSON element at a time and messages are written
 // in batches of opts.BatchSize, all in one transaction, so a failed import
@@ -94,46 +92,46 @@ const slackUploadsDir = "__uploads/"
 // Errors: BAD_REQUEST naming the file and the reason for an archive that
 // is not a Slack export or has a malformed file, an invalid name or host,
 // or a host already taken; internal errors of the store or blob store.
-func (s *Service) ImportSlack(ctx context.Context, r io.ReaderAt, size int64, opts SlackImportOptions) (ImportResult, error) {
+func Import(ctx context.Context, svc *chat.Service, r io.ReaderAt, size int64, opts Options) (Result, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return ImportResult{}, errorf("Not a zip archive: %v", err)
+		return Result{}, badRequest("Not a zip archive: %v", err)
 	}
-	im := &slackImport{s: s, ctx: ctx, opts: opts, start: time.Now()}
+	im := &slackImport{ctx: ctx, opts: opts, start: time.Now()}
 	if im.opts.BatchSize <= 0 {
 		im.opts.BatchSize = 1000
 	}
+	if strings.TrimSpace(im.opts.Name) == "" {
+		im.opts.Name = "Imported from Slack"
+	}
 	if err := im.index(zr); err != nil {
-		return ImportResult{}, err
+		return Result{}, err
 	}
-	if err := im.checkOrg(); err != nil {
-		return ImportResult{}, err
-	}
-	err = s.update(ctx, noActor, func(tx storage.Tx) error {
-		// A backend may run fn again after a conflict (PostgreSQL's
-		// serialization failures): start over, without the files of the
-		// attempt that was rolled back.
-		im.deleteBlobs()
-		im.reset(tx)
+	org := chat.ImportOrganization{Name: im.opts.Name, Host: im.opts.Host, URL: im.opts.URL}
+	realm, err := svc.Import(ctx, org, func(imp *chat.Importer) error {
+		im.reset(imp)
 		return im.run()
 	})
 	if err != nil {
-		im.deleteBlobs()
-		return ImportResult{}, err
+		return Result{}, err
 	}
+	im.res.RealmID, im.res.RealmURL = realm.ID, realm.URL
 	im.progress("done")
 	return im.res, nil
 }
 
+// badRequest is a BAD_REQUEST error of the import.
+func badRequest(format string, args ...any) *chat.Error {
+	return &chat.Error{Code: chat.CodeBadRequest, Msg: fmt.Sprintf(format, args...)}
+}
+
 // slackImport is the state of one import.
 type slackImport struct {
-	s     *Service
+	imp   *chat.Importer
 	ctx   context.Context
-	tx    storage.Tx
-	opts  SlackImportOptions
+	opts  Options
 	start time.Time
-	realm Realm
-	res   ImportResult
+	res   Result
 
 	// files are the archive's top-level JSON files by name; days the day
 	// files of each folder, sorted by name (which is the date); uploads
@@ -150,12 +148,8 @@ type slackImport struct {
 	// threads names the topic of each thread once its first message is
 	// seen.
 	threads map[threadKey]string
-	// emoji maps custom emoji aliases to the names they stand for;
-	// realmEmoji the imported custom emoji to their IDs.
-	emoji      map[string]string
-	realmEmoji map[string]int64
-	// blobs are the keys of the files stored so far, deleted on failure.
-	blobs []string
+	// emoji maps custom emoji aliases to the names they stand for.
+	emoji map[string]string
 	conv  slackConverter
 }
 
@@ -176,20 +170,11 @@ type slackConv struct {
 
 type threadKey struct{ folder, ts string }
 
-// reset clears what an attempt of the import wrote down.
-func (im *slackImport) reset(tx storage.Tx) {
-	im.tx, im.res, im.realm = tx, ImportResult{}, Realm{}
+// reset starts an attempt of the import over.
+func (im *slackImport) reset(imp *chat.Importer) {
+	im.imp, im.res = imp, Result{}
 	im.users, im.channels, im.byFolder = map[string]*slackUser{}, map[string]*slackConv{}, map[string]*slackConv{}
-	im.threads, im.emoji, im.realmEmoji = map[threadKey]string{}, map[string]string{}, map[string]int64{}
-}
-
-// deleteBlobs deletes the files stored so far, for an import that failed
-// or starts over.
-func (im *slackImport) deleteBlobs() {
-	for _, key := range im.blobs {
-		im.s.deleteBlob(im.ctx, key)
-	}
-	im.blobs = nil
+	im.threads, im.emoji = map[threadKey]string{}, map[string]string{}
 }
 
 func (im *slackImport) user(id string) (*slackUser, bool) {
@@ -214,7 +199,7 @@ func (im *slackImport) index(zr *zip.Reader) error {
 		if !ok || name == "" || strings.HasSuffix(name, "/") {
 			continue
 		}
-		if rest, ok := strings.CutPrefix(name, slackUploadsDir); ok {
+		if rest, ok := strings.CutPrefix(name, uploadsDir); ok {
 			if id, _, ok := strings.Cut(rest, "/"); ok && id != "" {
 				im.uploads[id] = f
 			}
@@ -230,7 +215,7 @@ func (im *slackImport) index(zr *zip.Reader) error {
 		}
 	}
 	if im.files["users.json"] == nil || im.files["channels.json"] == nil {
-		return errorf("Not a Slack export: users.json and channels.json are required")
+		return badRequest("Not a Slack export: users.json and channels.json are required")
 	}
 	for _, list := range im.days {
 		slices.SortFunc(list, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
@@ -254,44 +239,9 @@ func slackExportRoot(zr *zip.Reader) string {
 	return root
 }
 
-// checkOrg validates the organization's settings before any write.
-func (im *slackImport) checkOrg() error {
-	o := &im.opts
-	o.Name = strings.TrimSpace(o.Name)
-	if o.Name == "" {
-		o.Name = "Imported from Slack"
-	}
-	if utf8.RuneCountInString(o.Name) > maxRealmNameLength {
-		return errorf("Organization name is too long (limit: %d characters)", maxRealmNameLength)
-	}
-	if o.Host == "" {
-		o.Host = "localhost"
-	}
-	o.Host = strings.ToLower(o.Host)
-	if !validHost(o.Host) {
-		return errorf("Invalid host: %s", o.Host)
-	}
-	if o.URL == "" {
-		o.URL = "http://" + o.Host
-	}
-	o.URL = strings.TrimRight(o.URL, "/")
-	return nil
-}
-
 // run imports everything inside the transaction.
 func (im *slackImport) run() error {
 	im.conv = slackConverter{refs: im}
-	im.realm = Realm{Name: im.opts.Name, Host: im.opts.Host, URL: im.opts.URL, DateCreated: im.s.now(),
-		DefaultEmailVisibility: EmailVisibleEveryone, RealmSettings: DefaultRealmSettings()}
-	if err := im.tx.CreateRealm(&im.realm); errors.Is(err, storage.ErrExists) {
-		return errorf("An organization with host %s already exists", im.opts.Host)
-	} else if err != nil {
-		return err
-	}
-	if err := createSystemGroups(im.tx, im.realm); err != nil {
-		return err
-	}
-	im.res.RealmID, im.res.RealmURL = im.realm.ID, im.realm.URL
 	owner, err := im.importUsers()
 	if err != nil {
 		return err
@@ -312,14 +262,14 @@ func (im *slackImport) run() error {
 
 func (im *slackImport) progress(phase string) {
 	if im.opts.Progress != nil {
-		im.opts.Progress(ImportProgress{Phase: phase, Users: im.res.Users, Channels: im.res.Channels,
+		im.opts.Progress(Progress{Phase: phase, Users: im.res.Users, Channels: im.res.Channels,
 			Messages: im.res.Messages, Elapsed: time.Since(im.start)})
 	}
 }
 
 // malformed reports a file the import cannot read.
-func malformed(name string, format string, args ...any) *Error {
-	return errorf("%s: %s", name, fmt.Sprintf(format, args...))
+func malformed(name string, format string, args ...any) *chat.Error {
+	return badRequest("%s: %s", name, fmt.Sprintf(format, args...))
 }
 
 // eachElement streams the JSON array of the archive's file f, decoding one
@@ -376,7 +326,6 @@ type slackUserJSON struct {
 // administrator, who becomes an owner.
 func (im *slackImport) importUsers() (int64, error) {
 	const file = "users.json"
-	domain := im.s.emailDomain(im.realm)
 	var owner, firstAdmin int64
 	err := eachElement(im.ctx, im.files[file], func(su *slackUserJSON) error {
 		if su.ID == "" {
@@ -385,61 +334,39 @@ func (im *slackImport) importUsers() (int64, error) {
 		if _, dup := im.users[su.ID]; dup {
 			return malformed(file, "user %s is listed twice", su.ID)
 		}
-		name := ""
-		for _, n := range []string{su.Profile.RealName, su.RealName, su.Name} {
-			if checked, err := checkFullName(n); err == nil {
-				name = checked
-				break
-			}
-		}
-		if name == "" {
-			return malformed(file, "user %s has no valid name", su.ID)
-		}
-		u := storage.UserRecord{RealmID: im.realm.ID, FullName: name, Role: RoleMember, IsActive: !su.Deleted,
-			DateJoined: im.s.now(), IsImportedStub: true, AvatarSource: AvatarGravatar, AvatarVersion: 1,
-			EmailVisibility: im.realm.DefaultEmailVisibility, PresenceEnabled: true}
+		u := chat.ImportUser{FullNames: []string{su.Profile.RealName, su.RealName, su.Name},
+			Email: su.Profile.Email, LocalPart: "slack-" + su.ID, Role: chat.RoleMember,
+			Bot: su.IsBot, Active: !su.Deleted, Timezone: su.TZ}
 		switch {
 		case su.IsBot:
-			u.BotType = BotGeneric
-			u.EmailVisibility = EmailVisibleEveryone
-			u.Email = strings.ToLower(su.ID) + "-bot@" + domain
-		case validEmail(su.Profile.Email):
-			u.Email = su.Profile.Email
-		default:
-			u.Email = "slack-" + strings.ToLower(su.ID) + "@" + domain
-		}
-		switch {
-		case su.IsBot:
+			u.Email, u.LocalPart = "", su.ID+"-bot"
 		case su.IsPrimaryOwner || su.IsOwner:
-			u.Role = RoleOwner
+			u.Role = chat.RoleOwner
 		case su.IsAdmin:
-			u.Role = RoleAdmin
+			u.Role = chat.RoleAdmin
 		case su.IsRestricted || su.IsUltraRestricted:
-			u.Role = RoleGuest
+			u.Role = chat.RoleGuest
 		}
-		if su.TZ != "" && validTimezone(su.TZ) {
-			u.Timezone = su.TZ
-		}
-		var err error
-		if u.APIKey, err = im.s.newAPIKey(); err != nil {
+		id, name, err := im.imp.CreateUser(u)
+		switch {
+		case errors.Is(err, chat.ErrImportNoName):
+			return malformed(file, "user %s has no valid name", su.ID)
+		case errors.Is(err, chat.ErrImportEmailTaken):
+			return malformed(file, "user %s: email address %s is used twice", su.ID, su.Profile.Email)
+		case err != nil:
 			return err
 		}
-		if err := im.tx.CreateUser(&u); errors.Is(err, storage.ErrExists) {
-			return malformed(file, "user %s: email address %s is used twice", su.ID, u.Email)
-		} else if err != nil {
-			return err
-		}
-		im.users[su.ID] = &slackUser{id: u.ID, name: u.FullName}
+		im.users[su.ID] = &slackUser{id: id, name: name}
 		im.res.Users++
-		if u.IsBot() {
+		if su.IsBot {
 			im.res.Bots++
 		}
-		if u.IsActive && !u.IsBot() {
+		if !su.Deleted && !su.IsBot {
 			switch {
 			case su.IsPrimaryOwner || (owner == 0 && su.IsOwner):
-				owner = u.ID
+				owner = id
 			case firstAdmin == 0 && su.IsAdmin:
-				firstAdmin = u.ID
+				firstAdmin = id
 			}
 		}
 		return nil
@@ -448,12 +375,7 @@ func (im *slackImport) importUsers() (int64, error) {
 		return 0, err
 	}
 	if owner == 0 && firstAdmin != 0 {
-		u, err := im.tx.User(firstAdmin)
-		if err != nil {
-			return 0, err
-		}
-		u.Role = RoleOwner
-		if err := im.tx.UpdateUser(u); err != nil {
+		if err := im.imp.SetRole(firstAdmin, chat.RoleOwner); err != nil {
 			return 0, err
 		}
 		owner = firstAdmin
@@ -496,14 +418,11 @@ func (im *slackImport) importEmoji() error {
 			im.emoji[name] = target
 			continue
 		}
-		if !validRealmEmojiName(name) {
+		if _, err := im.imp.CreateEmoji(name); errors.Is(err, chat.ErrInvalidEmojiName) {
 			continue
-		}
-		e := storage.RealmEmoji{RealmID: im.realm.ID, Name: name}
-		if err := im.tx.CreateRealmEmoji(&e); err != nil {
+		} else if err != nil {
 			return err
 		}
-		im.realmEmoji[name] = e.ID
 		im.res.CustomEmoji++
 	}
 	return nil
@@ -529,12 +448,6 @@ type slackChannelJSON struct {
 // importChannels creates the public (channels.json) and private
 // (groups.json) channels and subscribes their members.
 func (im *slackImport) importChannels(owner int64) error {
-	g, err := loadGroups(im.tx, im.realm.ID)
-	if err != nil {
-		return err
-	}
-	used := map[int64]map[string]bool{}
-	keys := map[string]bool{}
 	for _, file := range []string{"channels.json", "groups.json"} {
 		f := im.files[file]
 		if f == nil {
@@ -548,57 +461,29 @@ func (im *slackImport) importChannels(owner int64) error {
 			if _, dup := im.channels[sc.ID]; dup {
 				return malformed(file, "channel %s is listed twice", sc.ID)
 			}
-			creator := owner
+			c := chat.ImportChannel{Name: sc.Name, CreatorID: owner, Private: private,
+				Default: sc.IsGeneral, Archived: sc.IsArchived}
 			if u, ok := im.users[sc.Creator]; ok {
-				creator = u.id
+				c.CreatorID = u.id
 			}
-			creatorRec, err := im.tx.User(creator)
-			if err != nil {
-				return err
-			}
-			c, err := im.s.channelTemplate(im.tx, g, &creatorRec, im.realm, &SubscribeRequest{InviteOnly: private})
-			if err != nil {
-				return err
-			}
-			// Slack shows a private channel's history to every member.
-			c.HistoryPublicToSubscribers = true
-			c.IsDefault = sc.IsGeneral && !private
-			c.IsArchived = sc.IsArchived
 			if sec := sc.Created.seconds(); sec > 0 {
-				c.DateCreated = time.Unix(sec, 0).UTC()
+				c.Created = time.Unix(sec, 0)
 			}
-			c.Name = uniqueChannelName(sc.Name, keys)
-			desc := sc.Purpose.Value
-			if desc == "" {
-				desc = sc.Topic.Value
+			c.Description = sc.Purpose.Value
+			if c.Description == "" {
+				c.Description = sc.Topic.Value
 			}
-			if desc = im.conv.plain(desc); utf8.RuneCountInString(desc) > MaxChannelDescriptionLength {
-				desc = string([]rune(desc)[:MaxChannelDescriptionLength])
-			}
-			c.Description = desc
-			c.RenderedDescription = renderPlainText(desc)
-			if err := im.tx.CreateChannels([]*storage.Channel{&c}); err != nil {
-				return err
-			}
-			im.channels[sc.ID] = &slackConv{folder: sc.Name, channelID: c.ID, name: c.Name}
-			var subs []storage.Subscription
-			seen := map[int64]bool{}
+			c.Description = im.conv.plain(c.Description)
 			for _, m := range sc.Members {
-				u, ok := im.users[m]
-				if !ok || seen[u.id] {
-					continue
+				if u, ok := im.users[m]; ok {
+					c.Members = append(c.Members, u.id)
 				}
-				seen[u.id] = true
-				if used[u.id] == nil {
-					used[u.id] = map[string]bool{}
-				}
-				color := pickColor(used[u.id], c.ID)
-				used[u.id][color] = true
-				subs = append(subs, storage.Subscription{UserID: u.id, ChannelID: c.ID, Color: color})
 			}
-			if err := im.tx.CreateSubscriptions(subs); err != nil {
+			id, name, err := im.imp.CreateChannel(c)
+			if err != nil {
 				return err
 			}
+			im.channels[sc.ID] = &slackConv{folder: sc.Name, channelID: id, name: name}
 			im.res.Channels++
 			return nil
 		})
@@ -611,26 +496,6 @@ func (im *slackImport) importChannels(owner int64) error {
 		im.byFolder[c.folder] = c
 	}
 	return nil
-}
-
-// uniqueChannelName fits a Slack channel name to our limits and makes it
-// unique (Slack allows longer names) by a numeric suffix.
-func uniqueChannelName(name string, keys map[string]bool) string {
-	name = strings.TrimSpace(name)
-	if utf8.RuneCountInString(name) > MaxChannelNameLength {
-		name = string([]rune(name)[:MaxChannelNameLength])
-	}
-	base := name
-	for n := 2; keys[storage.ChannelNameKey(name)]; n++ {
-		suffix := "-" + strconv.Itoa(n)
-		r := []rune(base)
-		if len(r)+len(suffix) > MaxChannelNameLength {
-			r = r[:MaxChannelNameLength-len(suffix)]
-		}
-		name = string(r) + suffix
-	}
-	keys[storage.ChannelNameKey(name)] = true
-	return name
 }
 
 // slackDirectJSON is an element of dms.json or mpims.json.
@@ -662,8 +527,8 @@ func (im *slackImport) importDirect() error {
 					ids = append(ids, u.id)
 				}
 			}
-			ids = uniqueIDs(ids)
 			slices.Sort(ids)
+			ids = slices.Compact(ids)
 			c := &slackConv{folder: folder, direct: ids}
 			im.byFolder[folder] = c
 			im.channels[d.ID] = c

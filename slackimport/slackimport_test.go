@@ -1,4 +1,4 @@
-package chat_test
+package slackimport_test
 
 import (
 	"archive/zip"
@@ -13,6 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/slackimport"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -115,10 +116,10 @@ func sampleExport() map[string]any {
 	}
 }
 
-func importSample(t *testing.T, svc *chat.Service, files map[string]any, opts chat.SlackImportOptions) (chat.ImportResult, error) {
+func importSample(t *testing.T, svc *chat.Service, files map[string]any, opts slackimport.Options) (slackimport.Result, error) {
 	t.Helper()
 	data := slackZip(t, files)
-	return svc.ImportSlack(context.Background(), bytes.NewReader(data), int64(len(data)), opts)
+	return slackimport.Import(context.Background(), svc, bytes.NewReader(data), int64(len(data)), opts)
 }
 
 func TestImportSlack(t *testing.T) {
@@ -127,10 +128,10 @@ func TestImportSlack(t *testing.T) {
 		svc, clock := newService(t, newStore, chat.Config{JWTSecret: secret})
 		ctx := context.Background()
 		var phases []string
-		res, err := importSample(t, svc, sampleExport(), chat.SlackImportOptions{Name: "Acme", Host: "acme.example.com",
-			BatchSize: 2, Progress: func(p chat.ImportProgress) { phases = append(phases, p.Phase) }})
+		res, err := importSample(t, svc, sampleExport(), slackimport.Options{Name: "Acme", Host: "acme.example.com",
+			BatchSize: 2, Progress: func(p slackimport.Progress) { phases = append(phases, p.Phase) }})
 		wantNoErr(t, "ImportSlack", err)
-		diff(t, "result", res, chat.ImportResult{RealmID: res.RealmID, RealmURL: "http://acme.example.com",
+		diff(t, "result", res, slackimport.Result{RealmID: res.RealmID, RealmURL: "http://acme.example.com",
 			Users: 5, Bots: 1, Channels: 3, DirectConversations: 2, Messages: 8, Reactions: 2, CustomEmoji: 1,
 			Files: 1, MissingFiles: 1, SkippedMessages: 2, DroppedReactions: 1})
 		if phases[0] != "users" || phases[1] != "channels" || phases[len(phases)-1] != "done" {
@@ -309,24 +310,24 @@ func TestImportSlackMalformed(t *testing.T) {
 		svc, _ := newService(t, newStore, chat.Config{})
 		bad := sampleExport()
 		bad["general/2024-01-02.json"] = `[{"type": "message", "user": "U1", "ts": "1704189600.000000", "text": }]`
-		_, err := importSample(t, svc, bad, chat.SlackImportOptions{Host: "acme.example.com"})
+		_, err := importSample(t, svc, bad, slackimport.Options{Host: "acme.example.com"})
 		wantCodeMsg(t, "malformed day file", err, chat.CodeBadRequest,
 			"general/2024-01-02.json: invalid character '}' looking for beginning of value")
 
 		bad = sampleExport()
 		bad["secret/2024-01-01.json"] = `[{"user": "U4", "ts": "yesterday", "text": "x"}]`
-		_, err = importSample(t, svc, bad, chat.SlackImportOptions{Host: "acme.example.com"})
+		_, err = importSample(t, svc, bad, slackimport.Options{Host: "acme.example.com"})
 		wantCodeMsg(t, "bad timestamp", err, chat.CodeBadRequest, `secret/2024-01-01.json: invalid timestamp "yesterday"`)
 
-		_, err = importSample(t, svc, map[string]any{"users.json": "[]"}, chat.SlackImportOptions{})
+		_, err = importSample(t, svc, map[string]any{"users.json": "[]"}, slackimport.Options{})
 		wantCodeMsg(t, "not an export", err, chat.CodeBadRequest, "Not a Slack export: users.json and channels.json are required")
 
-		res, err := importSample(t, svc, sampleExport(), chat.SlackImportOptions{Host: "acme.example.com"})
+		res, err := importSample(t, svc, sampleExport(), slackimport.Options{Host: "acme.example.com"})
 		wantNoErr(t, "import after failures", err)
 		if res.Messages != 8 {
 			t.Errorf("messages = %d, want 8", res.Messages)
 		}
-		_, err = importSample(t, svc, sampleExport(), chat.SlackImportOptions{Host: "acme.example.com"})
+		_, err = importSample(t, svc, sampleExport(), slackimport.Options{Host: "acme.example.com"})
 		wantCodeMsg(t, "same host", err, chat.CodeBadRequest, "An organization with host acme.example.com already exists")
 	})
 }

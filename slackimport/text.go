@@ -1,4 +1,4 @@
-package chat
+package slackimport
 
 import (
 	"html"
@@ -92,7 +92,7 @@ func (c *slackConverter) reference(ref string, plain bool) string {
 		if plain {
 			return "#" + name
 		}
-		return channelLink(name)
+		return "#**" + name + "**"
 	case strings.HasPrefix(target, "!"):
 		cmd, _, _ := strings.Cut(target[1:], "^")
 		switch cmd {

@@ -4,6 +4,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Groups, channels, subscriptions, folders and users' topic policies
@@ -49,7 +50,7 @@ func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) e
 func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 	args := make([][]any, len(gs))
 	for i, g := range gs {
-		created, err := toNanos(g.DateCreated)
+		created, err := sqlcommon.ToNanos(g.DateCreated)
 		if err != nil {
 			return err
 		}
@@ -64,75 +65,50 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
 	return list(t, "UserGroups", `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
 		deactivated, members, subgroups FROM user_groups WHERE realm_id = $1 ORDER BY id`,
-		func(row pgx.Row) (storage.UserGroup, error) {
+		func(row sqlcommon.Scanner) (storage.UserGroup, error) {
 			var (
 				g       storage.UserGroup
 				created int64
 			)
 			err := row.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &g.IsSystem, &g.CreatorID, &created,
 				&g.Deactivated, &g.Members, &g.Subgroups)
-			g.DateCreated = fromNanos(created)
+			g.DateCreated = sqlcommon.FromNanos(created)
 			return g, err
 		}, realmID)
 }
 
 // Channels.
 
-const selectChannel = `SELECT id, realm_id, name, description, rendered_description, date_created,
-	creator_id, invite_only, is_web_public, history_public, is_default, retention_days, topics_policy,
-	folder_id, first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
-	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
-
-func groupSettingText(v storage.GroupSetting) string {
-	b, _ := v.MarshalJSON()
-	return string(b)
-}
-
 // channelArgs returns the column values of c from name on, with name_key
 // after name.
 func channelArgs(c *storage.Channel) ([]any, error) {
-	created, err := toNanos(c.DateCreated)
+	created, err := sqlcommon.ToNanos(c.DateCreated)
 	if err != nil {
 		return nil, err
 	}
-	return []any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
+	return append([]any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
 		c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers, c.IsDefault,
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, c.IsArchived,
-		groupSettingText(c.CanAddSubscribersGroup), groupSettingText(c.CanRemoveSubscribersGroup),
-		groupSettingText(c.CanAdministerChannelGroup), groupSettingText(c.CanDeleteAnyMessageGroup),
-		groupSettingText(c.CanDeleteOwnMessageGroup), groupSettingText(c.CanSendMessageGroup),
-		groupSettingText(c.CanSubscribeGroup)}, nil
+	}, sqlcommon.ChannelGroupArgs(c)...), nil
 }
 
-func scanChannel(row pgx.Row) (storage.Channel, error) {
+func scanChannel(row sqlcommon.Scanner) (storage.Channel, error) {
 	var (
-		c                                             storage.Channel
-		created, retain                               int64
-		policy                                        string
-		add, remove, admin, delAny, delOwn, send, sub string
+		c               storage.Channel
+		created, retain int64
+		policy          string
+		groups          [7]string
 	)
 	if err := row.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created,
 		&c.CreatorID, &c.InviteOnly, &c.IsWebPublic, &c.HistoryPublicToSubscribers, &c.IsDefault, &retain,
 		&policy, &c.FolderID, &c.FirstMessageID, &c.IsArchived,
-		&add, &remove, &admin, &delAny, &delOwn, &send, &sub); err != nil {
+		&groups[0], &groups[1], &groups[2], &groups[3], &groups[4], &groups[5], &groups[6]); err != nil {
 		return c, err
 	}
-	c.DateCreated = fromNanos(created)
+	c.DateCreated = sqlcommon.FromNanos(created)
 	c.MessageRetentionDays = int(retain)
 	c.TopicsPolicy = storage.TopicsPolicy(policy)
-	for _, f := range []struct {
-		text string
-		dst  *storage.GroupSetting
-	}{{add, &c.CanAddSubscribersGroup}, {remove, &c.CanRemoveSubscribersGroup}, {admin, &c.CanAdministerChannelGroup},
-		{delAny, &c.CanDeleteAnyMessageGroup}, {delOwn, &c.CanDeleteOwnMessageGroup}, {send, &c.CanSendMessageGroup},
-		{sub, &c.CanSubscribeGroup}} {
-		v, err := storage.ParseGroupSetting("value", []byte(f.text))
-		if err != nil {
-			return c, err
-		}
-		*f.dst = v
-	}
-	return c, nil
+	return c, sqlcommon.SetChannelGroups(&c, &groups)
 }
 
 func (t *tx) CreateChannels(cs []*storage.Channel) error {
@@ -153,16 +129,16 @@ func (t *tx) CreateChannels(cs []*storage.Channel) error {
 }
 
 func (t *tx) Channel(id int64) (storage.Channel, error) {
-	return one(t, "Channel", selectChannel+`WHERE id = $1`, scanChannel, id)
+	return one(t, "Channel", sqlcommon.SelectChannel+`WHERE id = $1`, scanChannel, id)
 }
 
 func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, error) {
-	return list(t, "ChannelsByName", selectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
+	return list(t, "ChannelsByName", sqlcommon.SelectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
 		scanChannel, realmID, orEmpty(keys))
 }
 
 func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
-	return list(t, "Channels", selectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
+	return list(t, "Channels", sqlcommon.SelectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
 }
 
 func (t *tx) UpdateChannel(c storage.Channel) error {
@@ -185,7 +161,7 @@ func (t *tx) UpdateChannel(c storage.Channel) error {
 const selectSub = `SELECT user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email,
 	wildcard FROM subscriptions `
 
-func scanSub(row pgx.Row) (storage.Subscription, error) {
+func scanSub(row sqlcommon.Scanner) (storage.Subscription, error) {
 	var s storage.Subscription
 	err := row.Scan(&s.UserID, &s.ChannelID, &s.Color, &s.IsMuted, &s.PinToTop, &s.DesktopNotifications,
 		&s.AudibleNotifications, &s.PushNotifications, &s.EmailNotifications, &s.WildcardMentionsNotify)
@@ -235,7 +211,7 @@ func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
 		return out, nil
 	}
 	rows, err := list(t, "SubscriptionColors", `SELECT DISTINCT user_id, color FROM subscriptions
-		WHERE user_id = ANY($1) ORDER BY user_id, color`, func(row pgx.Row) (userColor, error) {
+		WHERE user_id = ANY($1) ORDER BY user_id, color`, func(row sqlcommon.Scanner) (userColor, error) {
 		var uc userColor
 		err := row.Scan(&uc.userID, &uc.color)
 		return uc, err
@@ -276,19 +252,19 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id,
 	date_created, is_archived, ord FROM channel_folders `
 
-func scanFolder(row pgx.Row) (storage.ChannelFolder, error) {
+func scanFolder(row sqlcommon.Scanner) (storage.ChannelFolder, error) {
 	var (
 		f       storage.ChannelFolder
 		created int64
 	)
 	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
 		&created, &f.IsArchived, &f.Order)
-	f.DateCreated = fromNanos(created)
+	f.DateCreated = sqlcommon.FromNanos(created)
 	return f, err
 }
 
 func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlcommon.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -312,7 +288,7 @@ func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
 }
 
 func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlcommon.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -325,13 +301,13 @@ func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 
 const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
 
-func scanUserTopic(row pgx.Row) (storage.UserTopic, error) {
+func scanUserTopic(row sqlcommon.Scanner) (storage.UserTopic, error) {
 	var (
 		ut              storage.UserTopic
 		policy, updated int64
 	)
 	err := row.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
-	ut.VisibilityPolicy, ut.LastUpdated = int(policy), fromNanos(updated)
+	ut.VisibilityPolicy, ut.LastUpdated = int(policy), sqlcommon.FromNanos(updated)
 	return ut, err
 }
 
@@ -342,7 +318,7 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 			AND topic_key = $3`, ut.UserID, ut.ChannelID, key)
 		return err
 	}
-	updated, err := toNanos(ut.LastUpdated)
+	updated, err := sqlcommon.ToNanos(ut.LastUpdated)
 	if err != nil {
 		return err
 	}
@@ -375,7 +351,7 @@ func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserT
 		SELECT * FROM gone ORDER BY user_id`, scanUserTopic, channelID, key)
 }
 
-func scanID(row pgx.Row) (int64, error) {
+func scanID(row sqlcommon.Scanner) (int64, error) {
 	var id int64
 	err := row.Scan(&id)
 	return id, err

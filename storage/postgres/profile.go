@@ -3,20 +3,13 @@ package postgres
 import (
 	"errors"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Custom profile fields and their values, custom emoji.
 
-const (
-	selectProfileField = `SELECT id, realm_id, name, hint, type, field_data, display_order, required,
-		editable_by_user, display_in_profile_summary, use_for_user_matching FROM profile_fields `
-	selectProfileValue = `SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM profile_values AS v `
-	selectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
-)
-
-func scanProfileField(row pgx.Row) (storage.ProfileField, error) {
+func scanProfileField(row sqlcommon.Scanner) (storage.ProfileField, error) {
 	var (
 		f          storage.ProfileField
 		typ, order int64
@@ -28,13 +21,13 @@ func scanProfileField(row pgx.Row) (storage.ProfileField, error) {
 	return f, err
 }
 
-func scanProfileValue(row pgx.Row) (storage.ProfileValueRecord, error) {
+func scanProfileValue(row sqlcommon.Scanner) (storage.ProfileValueRecord, error) {
 	var v storage.ProfileValueRecord
 	err := row.Scan(&v.UserID, &v.FieldID, &v.Value, &v.RenderedValue)
 	return v, err
 }
 
-func scanRealmEmoji(row pgx.Row) (storage.RealmEmoji, error) {
+func scanRealmEmoji(row sqlcommon.Scanner) (storage.RealmEmoji, error) {
 	var e storage.RealmEmoji
 	err := row.Scan(&e.ID, &e.RealmID, &e.Name, &e.Deactivated, &e.AuthorID)
 	return e, err
@@ -62,19 +55,19 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 }
 
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
-	return list(t, "ProfileFields", selectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
+	return list(t, "ProfileFields", sqlcommon.SelectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
 		scanProfileField, realmID)
 }
 
 func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileValueRecord, error) {
 	if userIDs == nil {
-		return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
+		return list(t, "ProfileValues", sqlcommon.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
 			WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id`, scanProfileValue, realmID)
 	}
 	if len(userIDs) == 0 {
 		return []storage.ProfileValueRecord{}, nil
 	}
-	return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
+	return list(t, "ProfileValues", sqlcommon.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
 		WHERE u.realm_id = $1 AND v.user_id = ANY($2) ORDER BY v.user_id, v.field_id`,
 		scanProfileValue, realmID, userIDs)
 }
@@ -114,11 +107,11 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
-	return one(t, "RealmEmoji", selectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
+	return one(t, "RealmEmoji", sqlcommon.SelectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
 }
 
 func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, error) {
-	return one(t, "RealmEmojiByName", selectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
+	return one(t, "RealmEmojiByName", sqlcommon.SelectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
 		realmID, name)
 }
 
@@ -137,5 +130,5 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
-	return list(t, "RealmEmojis", selectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
+	return list(t, "RealmEmojis", sqlcommon.SelectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
 }

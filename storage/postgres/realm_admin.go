@@ -1,8 +1,8 @@
 package postgres
 
 import (
-	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Linkifiers and allowed email domains.
@@ -13,7 +13,7 @@ const (
 	selectRealmDomain = `SELECT id, realm_id, domain, allow_subdomains FROM realm_domains `
 )
 
-func scanLinkifier(row pgx.Row) (storage.LinkifierRecord, error) {
+func scanLinkifier(row sqlcommon.Scanner) (storage.LinkifierRecord, error) {
 	var l storage.LinkifierRecord
 	err := row.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &l.ExampleInput, &l.ReverseTemplate,
 		&l.AlternativeURLTemplates, &l.Order)
@@ -52,7 +52,7 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 	return t.execOne("DeleteLinkifier", `DELETE FROM linkifiers WHERE realm_id = $1 AND id = $2`, realmID, id)
 }
 
-func scanRealmDomain(row pgx.Row) (storage.RealmDomain, error) {
+func scanRealmDomain(row sqlcommon.Scanner) (storage.RealmDomain, error) {
 	var d storage.RealmDomain
 	err := row.Scan(&d.ID, &d.RealmID, &d.Domain, &d.AllowSubdomains)
 	return d, err

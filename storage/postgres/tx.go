@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // tx is a storage.Tx over one PostgreSQL transaction. Statements run by text:
@@ -127,25 +127,20 @@ func (t *tx) guarded(op string, fn func() error) error {
 }
 
 // query runs a read statement and calls scan for each row.
-func (t *tx) query(op, sql string, scan func(pgx.Rows) error, args ...any) error {
+func (t *tx) query(op, sql string, scan func(sqlcommon.Scanner) error, args ...any) error {
 	rows, err := t.tx.Query(t.ctx, sql, args...)
 	if err != nil {
 		return t.check(op, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return t.check(op, err)
-		}
-	}
-	return t.check(op, rows.Err())
+	return t.check(op, sqlcommon.EachRow(rows, scan))
 }
 
 // list runs a read statement and returns the rows that scan makes of it,
 // never nil.
-func list[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...any) ([]T, error) {
+func list[T any](t *tx, op, sql string, scan func(sqlcommon.Scanner) (T, error), args ...any) ([]T, error) {
 	out := []T{}
-	err := t.query(op, sql, func(rows pgx.Rows) error {
+	err := t.query(op, sql, func(rows sqlcommon.Scanner) error {
 		v, err := scan(rows)
 		out = append(out, v)
 		return err
@@ -157,31 +152,9 @@ func list[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...a
 }
 
 // one runs a read statement for one row: none is storage.ErrNotFound.
-func one[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...any) (T, error) {
+func one[T any](t *tx, op, sql string, scan func(sqlcommon.Scanner) (T, error), args ...any) (T, error) {
 	v, err := scan(t.tx.QueryRow(t.ctx, sql, args...))
 	return v, t.check(op, err)
-}
-
-// Times are stored as Unix nanoseconds, 0 for the zero time.
-
-// toNanos returns the column value of a time.
-func toNanos(tm time.Time) (int64, error) {
-	if tm.IsZero() {
-		return 0, nil
-	}
-	n := tm.UnixNano()
-	if !time.Unix(0, n).Equal(tm) {
-		return 0, fmt.Errorf("postgres: time %v out of range", tm)
-	}
-	return n, nil
-}
-
-// fromNanos is the inverse of toNanos, giving UTC times.
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
 }
 
 // orEmpty returns ids, or an empty slice for nil: array columns are NOT

@@ -1,8 +1,8 @@
 package postgres
 
 import (
-	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Uploads and push.
@@ -11,7 +11,7 @@ const selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token
 	bouncer_public_key, encrypted_push_registration, create_time FROM devices `
 
 func (t *tx) CreateAttachment(a *storage.Attachment) error {
-	created, err := toNanos(a.CreateTime)
+	created, err := sqlcommon.ToNanos(a.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -28,13 +28,13 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 const selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
 	FROM attachments `
 
-func scanAttachment(row pgx.Row) (storage.Attachment, error) {
+func scanAttachment(row sqlcommon.Scanner) (storage.Attachment, error) {
 	var (
 		a       storage.Attachment
 		created int64
 	)
 	err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
-	a.CreateTime = fromNanos(created)
+	a.CreateTime = sqlcommon.FromNanos(created)
 	return a, err
 }
 
@@ -84,7 +84,7 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 }
 
 func (t *tx) AddPushToken(pt storage.PushToken) error {
-	created, err := toNanos(pt.CreateTime)
+	created, err := sqlcommon.ToNanos(pt.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -101,32 +101,20 @@ func (t *tx) AddPushToken(pt storage.PushToken) error {
 
 func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 	return list(t, "PushTokens", `SELECT user_id, kind, token, app_id, create_time FROM push_tokens
-		WHERE user_id = $1 ORDER BY seq`, func(row pgx.Row) (storage.PushToken, error) {
+		WHERE user_id = $1 ORDER BY seq`, func(row sqlcommon.Scanner) (storage.PushToken, error) {
 		var (
 			pt      storage.PushToken
 			created int64
 		)
 		err := row.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created)
-		pt.CreateTime = fromNanos(created)
+		pt.CreateTime = sqlcommon.FromNanos(created)
 		return pt, err
 	}, userID)
 }
 
-func scanDevice(row pgx.Row) (storage.Device, error) {
-	var (
-		d              storage.Device
-		keyID, created int64
-	)
-	err := row.Scan(&d.ID, &d.UserID, &d.RealmID, &d.PushKey, &keyID, &d.TokenKind, &d.TokenID,
-		&d.BouncerPublicKey, &d.EncryptedPushRegistration, &created)
-	d.PushKeyID = uint32(keyID)
-	d.CreateTime = fromNanos(created)
-	return d, err
-}
-
 // deviceArgs returns the column values of d from user_id on.
 func deviceArgs(d *storage.Device) ([]any, error) {
-	created, err := toNanos(d.CreateTime)
+	created, err := sqlcommon.ToNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +138,11 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 }
 
 func (t *tx) Device(id int64) (storage.Device, error) {
-	return one(t, "Device", selectDevice+`WHERE id = $1`, scanDevice, id)
+	return one(t, "Device", selectDevice+`WHERE id = $1`, sqlcommon.ScanDevice, id)
 }
 
 func (t *tx) Devices(userID int64) ([]storage.Device, error) {
-	return list(t, "Devices", selectDevice+`WHERE user_id = $1 ORDER BY id`, scanDevice, userID)
+	return list(t, "Devices", selectDevice+`WHERE user_id = $1 ORDER BY id`, sqlcommon.ScanDevice, userID)
 }
 
 func (t *tx) UpdateDevice(d storage.Device) error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // The channel area's statements are prepared once per Store (the query
@@ -54,12 +55,7 @@ func (t *tx) scanRows(op string, rows *sql.Rows, err error, scan func(scanner) e
 		return t.check(op, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return t.check(op, err)
-		}
-	}
-	return t.check(op, rows.Err())
+	return t.check(op, sqlcommon.EachRow(rows, scan))
 }
 
 // affected turns "no row changed" into storage.ErrNotFound.
@@ -107,7 +103,7 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 
 func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 	for _, g := range gs {
-		created, err := toNanos(g.DateCreated)
+		created, err := sqlcommon.ToNanos(g.DateCreated)
 		if err != nil {
 			return err
 		}
@@ -135,7 +131,7 @@ func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
 			&members, &subgroups); err != nil {
 			return err
 		}
-		g.IsSystem, g.Deactivated, g.DateCreated = system != 0, deact != 0, fromNanos(created)
+		g.IsSystem, g.Deactivated, g.DateCreated = system != 0, deact != 0, sqlcommon.FromNanos(created)
 		var err error
 		if g.Members, err = parseIDs(members); err != nil {
 			return err
@@ -151,62 +147,37 @@ func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
 
 // Channels.
 
-const selectChannel = `SELECT id, realm_id, name, description, rendered_description, date_created, creator_id,
-	invite_only, is_web_public, history_public, is_default, retention_days, topics_policy, folder_id,
-	first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
-	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
-
-func groupSettingText(v storage.GroupSetting) string {
-	b, _ := v.MarshalJSON()
-	return string(b)
-}
-
 // channelArgs returns the column values of c from name on, with name_key
 // after name.
 func channelArgs(c *storage.Channel) ([]any, error) {
-	created, err := toNanos(c.DateCreated)
+	created, err := sqlcommon.ToNanos(c.DateCreated)
 	if err != nil {
 		return nil, err
 	}
-	return []any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
+	return append([]any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
 		b2i(c.InviteOnly), b2i(c.IsWebPublic), b2i(c.HistoryPublicToSubscribers), b2i(c.IsDefault),
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, b2i(c.IsArchived),
-		groupSettingText(c.CanAddSubscribersGroup), groupSettingText(c.CanRemoveSubscribersGroup),
-		groupSettingText(c.CanAdministerChannelGroup), groupSettingText(c.CanDeleteAnyMessageGroup),
-		groupSettingText(c.CanDeleteOwnMessageGroup), groupSettingText(c.CanSendMessageGroup),
-		groupSettingText(c.CanSubscribeGroup)}, nil
+	}, sqlcommon.ChannelGroupArgs(c)...), nil
 }
 
 func scanChannel(sc scanner) (storage.Channel, error) {
 	var (
-		c                                             storage.Channel
-		created, invite, web, history, def, retain    int64
-		archived                                      int64
-		policy                                        string
-		add, remove, admin, delAny, delOwn, send, sub string
+		c                                          storage.Channel
+		created, invite, web, history, def, retain int64
+		archived                                   int64
+		policy                                     string
+		groups                                     [7]string
 	)
 	if err := sc.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created, &c.CreatorID,
 		&invite, &web, &history, &def, &retain, &policy, &c.FolderID, &c.FirstMessageID, &archived,
-		&add, &remove, &admin, &delAny, &delOwn, &send, &sub); err != nil {
+		&groups[0], &groups[1], &groups[2], &groups[3], &groups[4], &groups[5], &groups[6]); err != nil {
 		return c, err
 	}
-	c.DateCreated = fromNanos(created)
+	c.DateCreated = sqlcommon.FromNanos(created)
 	c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers = invite != 0, web != 0, history != 0
 	c.IsDefault, c.MessageRetentionDays, c.IsArchived = def != 0, int(retain), archived != 0
 	c.TopicsPolicy = storage.TopicsPolicy(policy)
-	for _, f := range []struct {
-		text string
-		dst  *storage.GroupSetting
-	}{{add, &c.CanAddSubscribersGroup}, {remove, &c.CanRemoveSubscribersGroup}, {admin, &c.CanAdministerChannelGroup},
-		{delAny, &c.CanDeleteAnyMessageGroup}, {delOwn, &c.CanDeleteOwnMessageGroup}, {send, &c.CanSendMessageGroup},
-		{sub, &c.CanSubscribeGroup}} {
-		v, err := storage.ParseGroupSetting("value", []byte(f.text))
-		if err != nil {
-			return c, err
-		}
-		*f.dst = v
-	}
-	return c, nil
+	return c, sqlcommon.SetChannelGroups(&c, &groups)
 }
 
 func (t *tx) channels(op string, q query, args ...any) ([]storage.Channel, error) {
@@ -466,7 +437,7 @@ func (t *tx) folders(op string, q query, args ...any) ([]storage.ChannelFolder, 
 		)
 		err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
 			&created, &archived, &f.Order)
-		f.DateCreated, f.IsArchived = fromNanos(created), archived != 0
+		f.DateCreated, f.IsArchived = sqlcommon.FromNanos(created), archived != 0
 		out = append(out, f)
 		return err
 	}, args...)
@@ -474,7 +445,7 @@ func (t *tx) folders(op string, q query, args ...any) ([]storage.ChannelFolder, 
 }
 
 func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlcommon.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -505,7 +476,7 @@ func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
 }
 
 func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlcommon.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -530,7 +501,7 @@ func (t *tx) userTopics(op string, q query, args ...any) ([]storage.UserTopic, e
 			updated int64
 		)
 		err := sc.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
-		ut.VisibilityPolicy, ut.LastUpdated = int(policy), fromNanos(updated)
+		ut.VisibilityPolicy, ut.LastUpdated = int(policy), sqlcommon.FromNanos(updated)
 		out = append(out, ut)
 		return err
 	}, args...)
@@ -543,7 +514,7 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 		_, err := t.execQ("SetUserTopic", qDeleteUserTopic, ut.UserID, ut.ChannelID, key)
 		return err
 	}
-	updated, err := toNanos(ut.LastUpdated)
+	updated, err := sqlcommon.ToNanos(ut.LastUpdated)
 	if err != nil {
 		return err
 	}

@@ -8,16 +8,14 @@ import (
 	"strings"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Messages, the users' rows for them, and reactions. The rows of the
 // recipients of messages are written many per statement; FindMessages is
 // one query whatever the narrow's backend part.
 
-const messageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
-	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
-
-// scanMessage reads the messageColumns, then extra destinations.
+// scanMessage reads the sqlcommon.MessageColumns, then extra destinations.
 func scanMessage(sc scanner, m *storage.MessageRecord, extra ...any) error {
 	var rt, sent, edited, link, image, attachment int64
 	var users string
@@ -26,9 +24,9 @@ func scanMessage(sc scanner, m *storage.MessageRecord, extra ...any) error {
 	if err := sc.Scan(dest...); err != nil {
 		return err
 	}
-	m.RecipientType, m.DateSent = int(rt), fromNanos(sent)
+	m.RecipientType, m.DateSent = int(rt), sqlcommon.FromNanos(sent)
 	if edited != 0 {
-		m.EditedAt = fromNanos(edited)
+		m.EditedAt = sqlcommon.FromNanos(edited)
 	}
 	m.HasLink, m.HasImage, m.HasAttachment = link != 0, image != 0, attachment != 0
 	ids, err := parseIDs(users)
@@ -45,12 +43,12 @@ func editedNanos(m *storage.MessageRecord) (int64, error) {
 	if m.EditedAt.IsZero() {
 		return 0, nil
 	}
-	return toNanos(m.EditedAt)
+	return sqlcommon.ToNanos(m.EditedAt)
 }
 
 func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	for _, m := range ms {
-		sent, err := toNanos(m.DateSent)
+		sent, err := sqlcommon.ToNanos(m.DateSent)
 		if err != nil {
 			return err
 		}
@@ -84,7 +82,7 @@ func (t *tx) Message(id int64) (storage.MessageRecord, error) {
 		return m, nil
 	}
 	var out []storage.MessageRecord
-	err := t.query("Message", `SELECT `+messageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
+	err := t.query("Message", `SELECT `+sqlcommon.MessageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
 		var m storage.MessageRecord
 		if err := scanMessage(sc, &m); err != nil {
 			return err
@@ -275,13 +273,13 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	history := f.ChannelHistory && f.ChannelID != 0
 	if history {
 		// Every message of the channel, with the reader's row if any.
-		q.WriteString(`SELECT ` + messageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?`)
 		args = append(args, f.UserID, f.ChannelID, f.RealmID, f.MinID, maxID)
 	} else {
 		// The reader's rows drive the query (primary key user, message).
-		q.WriteString(`SELECT ` + messageColumns + `, um.flags, 1
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
 			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
 			WHERE um.user_id = ? AND um.message_id BETWEEN ? AND ? AND m.realm_id = ?`)
 		args = append(args, f.UserID, f.MinID, maxID, f.RealmID)

@@ -6,13 +6,7 @@ import (
 	"strconv"
 
 	"github.com/teamchat/chat/storage"
-)
-
-const (
-	selectProfileField = `SELECT id, realm_id, name, hint, type, field_data, display_order, required,
-		editable_by_user, display_in_profile_summary, use_for_user_matching FROM profile_fields `
-	selectProfileValue = `SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM profile_values AS v `
-	selectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 func scanProfileField(sc scanner) (storage.ProfileField, error) {
@@ -216,7 +210,7 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 
 func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
 	out := []storage.RealmEmoji{}
-	err := t.query("RealmEmojis", selectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, func(sc scanner) error {
+	err := t.query("RealmEmojis", sqlcommon.SelectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, func(sc scanner) error {
 		e, err := scanRealmEmoji(sc)
 		out = append(out, e)
 		return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 func open(t *testing.T, path string) *Store {
@@ -143,11 +144,11 @@ func TestReopen(t *testing.T) {
 }
 
 func TestMigrations(t *testing.T) {
-	ms, err := migrations()
+	ms, err := sqlcommon.Migrations(migrationFiles, "migrations/*.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) == 0 || ms[0].name != "0001_init.sql" {
+	if len(ms) == 0 || ms[0].Name != "0001_init.sql" {
 		t.Fatalf("migrations = %v", ms)
 	}
 	path := filepath.Join(t.TempDir(), "chat.db")
@@ -159,7 +160,7 @@ func TestMigrations(t *testing.T) {
 	if err := s.writer.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
 		t.Fatal(err)
 	}
-	latest := ms[len(ms)-1].version
+	latest := ms[len(ms)-1].Version
 	if version != latest {
 		t.Errorf("user_version = %d, want %d", version, latest)
 	}

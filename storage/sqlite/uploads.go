@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -28,7 +29,7 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	created, err := toNanos(a.CreateTime)
+	created, err := sqlcommon.ToNanos(a.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment,
 	)
 	err := t.stmt(qAttachmentByPath).QueryRowContext(t.ctx, pathID, realmID).Scan(&a.ID, &a.RealmID,
 		&a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
-	a.CreateTime = fromNanos(created)
+	a.CreateTime = sqlcommon.FromNanos(created)
 	return a, t.check("AttachmentByPath", err)
 }
 
@@ -94,7 +95,7 @@ func (t *tx) AddPushToken(pt storage.PushToken) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	created, err := toNanos(pt.CreateTime)
+	created, err := sqlcommon.ToNanos(pt.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -117,28 +118,16 @@ func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 		if err := rows.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created); err != nil {
 			return nil, t.check("PushTokens", err)
 		}
-		pt.CreateTime = fromNanos(created)
+		pt.CreateTime = sqlcommon.FromNanos(created)
 		out = append(out, pt)
 	}
 	return out, t.check("PushTokens", rows.Err())
 }
 
-func scanDevice(sc scanner) (storage.Device, error) {
-	var (
-		d              storage.Device
-		keyID, created int64
-	)
-	err := sc.Scan(&d.ID, &d.UserID, &d.RealmID, &d.PushKey, &keyID, &d.TokenKind, &d.TokenID,
-		&d.BouncerPublicKey, &d.EncryptedPushRegistration, &created)
-	d.PushKeyID = uint32(keyID)
-	d.CreateTime = fromNanos(created)
-	return d, err
-}
-
 // deviceArgs returns the column values of d from user_id on, in the order
 // of qCreateDevice and qUpdateDevice.
 func deviceArgs(d *storage.Device) ([]any, error) {
-	created, err := toNanos(d.CreateTime)
+	created, err := sqlcommon.ToNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +160,7 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 }
 
 func (t *tx) Device(id int64) (storage.Device, error) {
-	d, err := scanDevice(t.stmt(qDevice).QueryRowContext(t.ctx, id))
+	d, err := sqlcommon.ScanDevice(t.stmt(qDevice).QueryRowContext(t.ctx, id))
 	return d, t.check("Device", err)
 }
 
@@ -183,7 +172,7 @@ func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 	defer rows.Close()
 	out := []storage.Device{}
 	for rows.Next() {
-		d, err := scanDevice(rows)
+		d, err := sqlcommon.ScanDevice(rows)
 		if err != nil {
 			return nil, t.check("Devices", err)
 		}
@@ -228,7 +217,7 @@ func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
 		if err := sc.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created); err != nil {
 			return err
 		}
-		a.CreateTime = fromNanos(created)
+		a.CreateTime = sqlcommon.FromNanos(created)
 		out = append(out, a)
 		return nil
 	}, ownerID)

@@ -40,6 +40,9 @@ type Importer struct {
 	// the channel names taken.
 	colors      map[int64]map[string]bool
 	channelKeys map[string]bool
+	// emoji caches the reactions' emoji by name: nothing but the import
+	// writes the new organization.
+	emoji map[string]importedEmoji
 	// blobs are the keys of the files stored so far, deleted when the
 	// import fails or starts over.
 	blobs []string
@@ -76,7 +79,8 @@ func (s *Service) Import(ctx context.Context, org ImportOrganization, fn func(*I
 	im := &Importer{s: s, ctx: ctx}
 	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		im.deleteBlobs() // the files of an attempt that was rolled back
-		*im = Importer{s: s, ctx: ctx, tx: tx, colors: map[int64]map[string]bool{}, channelKeys: map[string]bool{}}
+		*im = Importer{s: s, ctx: ctx, tx: tx, colors: map[int64]map[string]bool{}, channelKeys: map[string]bool{},
+			emoji: map[string]importedEmoji{}}
 		im.realm = Realm{Name: org.Name, Host: org.Host, URL: org.URL, DateCreated: s.now(),
 			DefaultEmailVisibility: EmailVisibleEveryone, RealmSettings: DefaultRealmSettings()}
 		if err := tx.CreateRealm(&im.realm); errors.Is(err, storage.ErrExists) {
@@ -207,6 +211,7 @@ func (im *Importer) CreateEmoji(name string) (int64, error) {
 	if err := im.tx.CreateRealmEmoji(&e); err != nil {
 		return 0, err
 	}
+	delete(im.emoji, name) // a reaction may have found the name unknown
 	return e.ID, nil
 }
 
@@ -368,20 +373,32 @@ func (im *Importer) AddMessages(ms []ImportMessage) ([]int64, error) {
 // Errors: ErrReactionExists when the user already has a reaction with the
 // same emoji (under another of its names); internal errors of the store.
 func (im *Importer) AddReaction(messageID, userID int64, emojiName string) (bool, error) {
-	code, typ, err := emojiByName(im.tx, im.realm.ID, emojiName)
-	var e *Error
-	if errors.As(err, &e) {
+	e, ok := im.emoji[emojiName]
+	if !ok {
+		code, typ, err := emojiByName(im.tx, im.realm.ID, emojiName)
+		var unknown *Error
+		if err != nil && !errors.As(err, &unknown) {
+			return false, err
+		}
+		e = importedEmoji{code, typ, err == nil}
+		im.emoji[emojiName] = e
+	}
+	if !e.known {
 		return false, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	err = im.tx.CreateReaction(storage.Reaction{MessageID: messageID, UserID: userID,
-		EmojiName: emojiName, EmojiCode: code, ReactionType: typ})
+	err := im.tx.CreateReaction(storage.Reaction{MessageID: messageID, UserID: userID,
+		EmojiName: emojiName, EmojiCode: e.code, ReactionType: e.typ})
 	if errors.Is(err, storage.ErrExists) {
 		return true, ErrReactionExists
 	}
 	return err == nil, err
+}
+
+// importedEmoji is what AddReaction found for an emoji name.
+type importedEmoji struct {
+	code  string
+	typ   ReactionType
+	known bool
 }
 
 // StoreFile stores a file that ownerID shared and returns the URL that

@@ -194,10 +194,9 @@ func (im *slackImport) importMessages() error {
 		if err := im.addReactions(ids, pending); err != nil {
 			return err
 		}
-		// Clear before reuse so that the batch's messages can be freed.
-		clear(batch)
-		clear(pending)
-		batch, pending = batch[:0], pending[:0]
+		// Drop the batch, whose messages are values, so that no batch's
+		// worth of memory stays between batches.
+		batch, pending = nil, nil
 		im.progress("messages")
 		return im.ctx.Err()
 	}

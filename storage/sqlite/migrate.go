@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
-	"strconv"
-	"strings"
+
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // migrationFiles holds the schema migrations, named NNNN_what.sql with
@@ -20,35 +18,9 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // migrations returns the embedded migrations in order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]migration, 0, len(names))
-	last := 0
-	for _, name := range names { // fs.Glob sorts them
-		base := path.Base(name)
-		num, _, _ := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if err != nil || len(num) != 4 || v <= last {
-			return nil, fmt.Errorf("migration %s: want a four-digit number above %04d", base, last)
-		}
-		last = v
-		text, err := fs.ReadFile(migrationFiles, name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: base, sql: string(text)})
-	}
-	return out, nil
+func migrations() ([]sqlrows.Migration, error) {
+	return sqlrows.Migrations(migrationFiles, "migrations/*.sql")
 }
 
 // migrate applies the migrations that the database at db lacks, each in its
@@ -58,26 +30,23 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	var version int
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if latest := ms[len(ms)-1].version; version > latest {
-		return fmt.Errorf("schema version %d is newer than this program's %d", version, latest)
-	}
-	for _, m := range ms {
-		if m.version <= version {
-			continue
-		}
-		if err := apply(ctx, db, m); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
-		}
-	}
-	return nil
+	return sqlrows.Migrate(ctx, userVersion{db}, ms)
 }
 
-func apply(ctx context.Context, db *sql.DB, m migration) error {
-	tx, err := db.BeginTx(ctx, nil) // IMMEDIATE: no one else migrates meanwhile
+// userVersion records the schema version as PRAGMA user_version: the
+// migrations up to it are applied.
+type userVersion struct{ db *sql.DB }
+
+func (s userVersion) Applied(ctx context.Context) (func(int) bool, int, error) {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return nil, 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return func(v int) bool { return v <= version }, version, nil
+}
+
+func (s userVersion) Apply(ctx context.Context, m sqlrows.Migration) error {
+	tx, err := s.db.BeginTx(ctx, nil) // IMMEDIATE: no one else migrates meanwhile
 	if err != nil {
 		return err
 	}
@@ -86,13 +55,13 @@ func apply(ctx context.Context, db *sql.DB, m migration) error {
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return err
 	}
-	if version >= m.version {
+	if version >= m.Version {
 		return nil // another process applied it
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -147,7 +147,7 @@ func TestMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) == 0 || ms[0].name != "0001_init.sql" {
+	if len(ms) == 0 || ms[0].Name != "0001_init.sql" {
 		t.Fatalf("migrations = %v", ms)
 	}
 	path := filepath.Join(t.TempDir(), "chat.db")
@@ -159,7 +159,7 @@ func TestMigrations(t *testing.T) {
 	if err := s.writer.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
 		t.Fatal(err)
 	}
-	latest := ms[len(ms)-1].version
+	latest := ms[len(ms)-1].Version
 	if version != latest {
 		t.Errorf("user_version = %d, want %d", version, latest)
 	}

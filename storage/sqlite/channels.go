@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // The channel area's statements are prepared once per Store (the query
@@ -75,30 +75,7 @@ func (t *tx) affected(op string, res sql.Result) error {
 	return nil
 }
 
-func idsJSON(ids []int64) string {
-	b := make([]byte, 0, 2+len(ids)*8)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(append(b, ']'))
-}
-
-func parseIDs(s string) ([]int64, error) {
-	var ids []int64
-	if err := json.Unmarshal([]byte(s), &ids); err != nil {
-		return nil, err
-	}
-	return ids, nil
-}
-
 // Groups.
-
-const selectUserGroup = `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
-	deactivated, members, subgroups FROM user_groups `
 
 // CreateUserGroups inserts the groups inside a savepoint, so that a name
 // conflict on a later group leaves none of them stored.
@@ -108,12 +85,12 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 
 func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 	for _, g := range gs {
-		created, err := toNanos(g.DateCreated)
+		created, err := sqlrows.ToNanos(g.DateCreated)
 		if err != nil {
 			return err
 		}
 		res, err := t.execQ("CreateUserGroups", qCreateUserGroup, g.RealmID, g.Name, g.Description,
-			b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated), idsJSON(g.Members), idsJSON(g.Subgroups))
+			b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated), jsonIDs(g.Members), jsonIDs(g.Subgroups))
 		if err != nil {
 			return err
 		}
@@ -126,97 +103,31 @@ func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
 	out := []storage.UserGroup{}
-	err := t.queryQ("UserGroups", qUserGroups, func(sc scanner) error {
-		var (
-			g                      storage.UserGroup
-			system, created, deact int64
-			members, subgroups     string
-		)
-		if err := sc.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &system, &g.CreatorID, &created, &deact,
-			&members, &subgroups); err != nil {
-			return err
-		}
-		g.IsSystem, g.Deactivated, g.DateCreated = system != 0, deact != 0, fromNanos(created)
-		var err error
-		if g.Members, err = parseIDs(members); err != nil {
-			return err
-		}
-		if g.Subgroups, err = parseIDs(subgroups); err != nil {
-			return err
-		}
-		out = append(out, g)
-		return nil
-	}, realmID)
+	err := t.queryQ("UserGroups", qUserGroups, into(&out, sqlrows.UserGroup), realmID)
 	return out, err
 }
 
 // Channels.
 
-const selectChannel = `SELECT id, realm_id, name, description, rendered_description, date_created, creator_id,
-	invite_only, is_web_public, history_public, is_default, retention_days, topics_policy, folder_id,
-	first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
-	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
-
-func groupSettingText(v storage.GroupSetting) string {
-	b, _ := v.MarshalJSON()
-	return string(b)
-}
-
 // channelArgs returns the column values of c from name on, with name_key
 // after name.
 func channelArgs(c *storage.Channel) ([]any, error) {
-	created, err := toNanos(c.DateCreated)
+	created, err := sqlrows.ToNanos(c.DateCreated)
 	if err != nil {
 		return nil, err
 	}
 	return []any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
 		b2i(c.InviteOnly), b2i(c.IsWebPublic), b2i(c.HistoryPublicToSubscribers), b2i(c.IsDefault),
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, b2i(c.IsArchived),
-		groupSettingText(c.CanAddSubscribersGroup), groupSettingText(c.CanRemoveSubscribersGroup),
-		groupSettingText(c.CanAdministerChannelGroup), groupSettingText(c.CanDeleteAnyMessageGroup),
-		groupSettingText(c.CanDeleteOwnMessageGroup), groupSettingText(c.CanSendMessageGroup),
-		groupSettingText(c.CanSubscribeGroup)}, nil
-}
-
-func scanChannel(sc scanner) (storage.Channel, error) {
-	var (
-		c                                             storage.Channel
-		created, invite, web, history, def, retain    int64
-		archived                                      int64
-		policy                                        string
-		add, remove, admin, delAny, delOwn, send, sub string
-	)
-	if err := sc.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created, &c.CreatorID,
-		&invite, &web, &history, &def, &retain, &policy, &c.FolderID, &c.FirstMessageID, &archived,
-		&add, &remove, &admin, &delAny, &delOwn, &send, &sub); err != nil {
-		return c, err
-	}
-	c.DateCreated = fromNanos(created)
-	c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers = invite != 0, web != 0, history != 0
-	c.IsDefault, c.MessageRetentionDays, c.IsArchived = def != 0, int(retain), archived != 0
-	c.TopicsPolicy = storage.TopicsPolicy(policy)
-	for _, f := range []struct {
-		text string
-		dst  *storage.GroupSetting
-	}{{add, &c.CanAddSubscribersGroup}, {remove, &c.CanRemoveSubscribersGroup}, {admin, &c.CanAdministerChannelGroup},
-		{delAny, &c.CanDeleteAnyMessageGroup}, {delOwn, &c.CanDeleteOwnMessageGroup}, {send, &c.CanSendMessageGroup},
-		{sub, &c.CanSubscribeGroup}} {
-		v, err := storage.ParseGroupSetting("value", []byte(f.text))
-		if err != nil {
-			return c, err
-		}
-		*f.dst = v
-	}
-	return c, nil
+		sqlrows.GroupSettingText(c.CanAddSubscribersGroup), sqlrows.GroupSettingText(c.CanRemoveSubscribersGroup),
+		sqlrows.GroupSettingText(c.CanAdministerChannelGroup), sqlrows.GroupSettingText(c.CanDeleteAnyMessageGroup),
+		sqlrows.GroupSettingText(c.CanDeleteOwnMessageGroup), sqlrows.GroupSettingText(c.CanSendMessageGroup),
+		sqlrows.GroupSettingText(c.CanSubscribeGroup)}, nil
 }
 
 func (t *tx) channels(op string, q query, args ...any) ([]storage.Channel, error) {
 	out := []storage.Channel{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		c, err := scanChannel(sc)
-		out = append(out, c)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, into(&out, sqlrows.Channel), args...)
 	return out, err
 }
 
@@ -303,9 +214,7 @@ func (t *tx) UpdateChannel(c storage.Channel) error {
 // Subscriptions.
 
 const (
-	subColumns = `user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email, wildcard`
-	selectSub  = `SELECT ` + subColumns + ` FROM subscriptions `
-	insertSubs = `INSERT INTO subscriptions (` + subColumns + `) VALUES `
+	insertSubs = `INSERT INTO subscriptions (` + sqlrows.SubscriptionColumns + `) VALUES `
 	subRow     = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// subBatch is the number of rows of one qCreateSubscriptions: 640
 	// parameters, well under SQLite's limit of 32 766.
@@ -322,34 +231,9 @@ func nullBool(b *bool) any {
 	return b2i(*b)
 }
 
-func scanSub(sc scanner) (storage.Subscription, error) {
-	var (
-		s             storage.Subscription
-		muted, pin    int64
-		d, a, p, e, w sql.NullInt64
-	)
-	err := sc.Scan(&s.UserID, &s.ChannelID, &s.Color, &muted, &pin, &d, &a, &p, &e, &w)
-	s.IsMuted, s.PinToTop = muted != 0, pin != 0
-	for _, f := range []struct {
-		v   sql.NullInt64
-		dst **bool
-	}{{d, &s.DesktopNotifications}, {a, &s.AudibleNotifications}, {p, &s.PushNotifications},
-		{e, &s.EmailNotifications}, {w, &s.WildcardMentionsNotify}} {
-		if f.v.Valid {
-			b := f.v.Int64 != 0
-			*f.dst = &b
-		}
-	}
-	return s, err
-}
-
 func (t *tx) subs(op string, q query, args ...any) ([]storage.Subscription, error) {
 	out := []storage.Subscription{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		s, err := scanSub(sc)
-		out = append(out, s)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, into(&out, sqlrows.Subscription), args...)
 	return out, err
 }
 
@@ -408,7 +292,7 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, erro
 	if len(userIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return t.subs("SubscriptionsOfUsers", qSubscriptionsOfUsers, idsJSON(userIDs))
+	return t.subs("SubscriptionsOfUsers", qSubscriptionsOfUsers, jsonIDs(userIDs))
 }
 
 func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
@@ -424,7 +308,7 @@ func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
 		err := sc.Scan(&id, &color)
 		out[id] = append(out[id], color)
 		return err
-	}, idsJSON(userIDs))
+	}, jsonIDs(userIDs))
 	return out, err
 }
 
@@ -432,7 +316,7 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, e
 	if len(channelIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return t.subs("ChannelSubscriptions", qChannelSubscriptions, idsJSON(channelIDs))
+	return t.subs("ChannelSubscriptions", qChannelSubscriptions, jsonIDs(channelIDs))
 }
 
 func (t *tx) UpdateSubscription(s storage.Subscription) error {
@@ -455,27 +339,14 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 
 // Folders.
 
-const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id, date_created,
-	is_archived, ord FROM channel_folders `
-
 func (t *tx) folders(op string, q query, args ...any) ([]storage.ChannelFolder, error) {
 	out := []storage.ChannelFolder{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		var (
-			f                 storage.ChannelFolder
-			created, archived int64
-		)
-		err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
-			&created, &archived, &f.Order)
-		f.DateCreated, f.IsArchived = fromNanos(created), archived != 0
-		out = append(out, f)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, into(&out, sqlrows.Folder), args...)
 	return out, err
 }
 
 func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlrows.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -506,7 +377,7 @@ func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
 }
 
 func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlrows.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -520,21 +391,9 @@ func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 
 // User topics.
 
-const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
-
 func (t *tx) userTopics(op string, q query, args ...any) ([]storage.UserTopic, error) {
 	out := []storage.UserTopic{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		var (
-			ut      storage.UserTopic
-			policy  int64
-			updated int64
-		)
-		err := sc.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
-		ut.VisibilityPolicy, ut.LastUpdated = int(policy), fromNanos(updated)
-		out = append(out, ut)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, into(&out, sqlrows.UserTopic), args...)
 	return out, err
 }
 
@@ -544,7 +403,7 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 		_, err := t.execQ("SetUserTopic", qDeleteUserTopic, ut.UserID, ut.ChannelID, key)
 		return err
 	}
-	updated, err := toNanos(ut.LastUpdated)
+	updated, err := sqlrows.ToNanos(ut.LastUpdated)
 	if err != nil {
 		return err
 	}

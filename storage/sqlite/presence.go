@@ -2,14 +2,15 @@ package sqlite
 
 import (
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 func (t *tx) SetPresence(p *storage.Presence) error {
-	active, err := toNanos(p.LastActive)
+	active, err := sqlrows.ToNanos(p.LastActive)
 	if err != nil {
 		return err
 	}
-	connected, err := toNanos(p.LastConnected)
+	connected, err := sqlrows.ToNanos(p.LastConnected)
 	if err != nil {
 		return err
 	}
@@ -29,10 +30,8 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 	return nil
 }
 
-const selectPresence = `SELECT user_id, realm_id, last_active, last_connected, update_id FROM presence `
-
 func (t *tx) Presence(userID int64) (storage.Presence, error) {
-	list, err := t.presences(selectPresence+`WHERE user_id = ?`, userID)
+	list, err := t.presences(sqlrows.SelectPresence+`WHERE user_id = ?`, userID)
 	if err == nil && len(list) == 0 {
 		err = storage.ErrNotFound
 	}
@@ -43,23 +42,12 @@ func (t *tx) Presence(userID int64) (storage.Presence, error) {
 }
 
 func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error) {
-	return t.presences(selectPresence+`WHERE realm_id = ? AND update_id > ? ORDER BY user_id`, realmID, afterUpdateID)
+	return t.presences(sqlrows.SelectPresence+`WHERE realm_id = ? AND update_id > ? ORDER BY user_id`, realmID, afterUpdateID)
 }
 
 func (t *tx) presences(query string, args ...any) ([]storage.Presence, error) {
 	out := []storage.Presence{}
-	err := t.query("Presences", query, func(sc scanner) error {
-		var (
-			p                 storage.Presence
-			active, connected int64
-		)
-		if err := sc.Scan(&p.UserID, &p.RealmID, &active, &connected, &p.UpdateID); err != nil {
-			return err
-		}
-		p.LastActive, p.LastConnected = fromNanos(active), fromNanos(connected)
-		out = append(out, p)
-		return nil
-	}, args...)
+	err := t.query("Presences", query, into(&out, sqlrows.Presence), args...)
 	return out, err
 }
 

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // query names one of the prepared statements.
@@ -107,54 +107,38 @@ const (
 
 type stmts [numQueries]*sql.Stmt
 
-const (
-	realmColumns = `id, name, description, host, url, deactivated, date_created, default_email_visibility,
-		new_stream_announcements_stream_id, signup_announcements_stream_id,
-		zulip_update_announcements_stream_id, moderation_request_channel_id,
-		emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing,
-		message_content_edit_limit_seconds, message_content_delete_limit_seconds, topics_policy,
-		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
-		invite_required, send_channel_events_messages`
-	userColumns = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
-		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
-		email_visibility, can_change_user_emails, presence_enabled, status_text, status_emoji_name,
-		status_emoji_code, status_reaction_type`
-	selectRealm = `SELECT ` + realmColumns + ` FROM realms `
-	selectUser  = `SELECT ` + userColumns + ` FROM users `
-)
-
 var queries = [numQueries]string{
-	qRealm:        selectRealm + `WHERE id = ?`,
-	qRealmByHost:  selectRealm + `WHERE host = ?`,
-	qRealms:       selectRealm + `ORDER BY id`,
+	qRealm:        sqlrows.SelectRealm + `WHERE id = ?`,
+	qRealmByHost:  sqlrows.SelectRealm + `WHERE host = ?`,
+	qRealms:       sqlrows.SelectRealm + `ORDER BY id`,
 	qUsersVersion: `SELECT users_version FROM realms WHERE id = ?`,
 	qDataVersion:  `PRAGMA data_version`,
-	qUser:         selectUser + `WHERE id = ?`,
+	qUser:         sqlrows.SelectUser + `WHERE id = ?`,
 	qUserRealm:    `SELECT realm_id FROM users WHERE id = ?`,
-	qUserByEmail:  selectUser + `WHERE realm_id = ? AND email_key = ?`,
-	qUserByAPIKey: selectUser + `WHERE api_key = ?`,
-	qUsersAll:     selectUser + `WHERE realm_id = ? ORDER BY id`,
+	qUserByEmail:  sqlrows.SelectUser + `WHERE realm_id = ? AND email_key = ?`,
+	qUserByAPIKey: sqlrows.SelectUser + `WHERE api_key = ?`,
+	qUsersAll:     sqlrows.SelectUser + `WHERE realm_id = ? ORDER BY id`,
 	// The IDs come as one JSON array, whatever their number.
-	qUsersIDs: selectUser + `WHERE realm_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+	qUsersIDs: sqlrows.SelectUser + `WHERE realm_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
 	qActiveUserIDs: `SELECT id FROM users WHERE realm_id = ? AND is_active AND id IN (SELECT value FROM json_each(?))
 		ORDER BY id`,
-	qUsersByRole: selectUser + `WHERE realm_id = ? AND role = ? ORDER BY id`,
+	qUsersByRole: sqlrows.SelectUser + `WHERE realm_id = ? AND role = ? ORDER BY id`,
 	// Like the memory store: the bots of the owner's organization.
-	qBotsOwnedBy: selectUser + `WHERE bot_owner_id = ?1 AND bot_type <> 0
+	qBotsOwnedBy: sqlrows.SelectUser + `WHERE bot_owner_id = ?1 AND bot_type <> 0
 		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = ?1) ORDER BY id`,
-	qProfileFields:    selectProfileField + `WHERE realm_id = ? ORDER BY display_order, id`,
-	qProfileValuesAll: selectProfileValue + `JOIN users AS u ON u.id = v.user_id WHERE u.realm_id = ? ORDER BY v.user_id, v.field_id`,
-	qProfileValuesIDs: selectProfileValue + `JOIN users AS u ON u.id = v.user_id
+	qProfileFields:    sqlrows.SelectProfileField + `WHERE realm_id = ? ORDER BY display_order, id`,
+	qProfileValuesAll: sqlrows.SelectProfileValue + `JOIN users AS u ON u.id = v.user_id WHERE u.realm_id = ? ORDER BY v.user_id, v.field_id`,
+	qProfileValuesIDs: sqlrows.SelectProfileValue + `JOIN users AS u ON u.id = v.user_id
 		WHERE u.realm_id = ? AND v.user_id IN (SELECT value FROM json_each(?)) ORDER BY v.user_id, v.field_id`,
-	qRealmEmoji:       selectRealmEmoji + `WHERE id = ?`,
-	qRealmEmojiByName: selectRealmEmoji + `WHERE realm_id = ? AND name = ?`,
+	qRealmEmoji:       sqlrows.SelectRealmEmoji + `WHERE id = ?`,
+	qRealmEmojiByName: sqlrows.SelectRealmEmoji + `WHERE realm_id = ? AND name = ?`,
 	// Uploads and push.
-	qAttachmentByPath:   selectAttachment + `WHERE path_id = ? AND realm_id = ?`,
+	qAttachmentByPath:   sqlrows.SelectAttachment + `WHERE path_id = ? AND realm_id = ?`,
 	qUploadSpaceUsed:    `SELECT coalesce(sum(size), 0) FROM attachments WHERE realm_id = ?`,
 	qAttachmentMessages: `SELECT message_id FROM attachment_messages WHERE attachment_id = ? ORDER BY message_id`,
 	qPushTokens:         `SELECT user_id, kind, token, app_id, create_time FROM push_tokens WHERE user_id = ? ORDER BY rowid`,
-	qDevice:             selectDevice + `WHERE id = ?`,
-	qDevices:            selectDevice + `WHERE user_id = ? ORDER BY id`,
+	qDevice:             sqlrows.SelectDevice + `WHERE id = ?`,
+	qDevices:            sqlrows.SelectDevice + `WHERE user_id = ? ORDER BY id`,
 
 	qCreateRealm: `INSERT INTO realms (name, description, host, url, deactivated, date_created,
 		default_email_visibility, new_stream_announcements_stream_id, signup_announcements_stream_id,
@@ -200,9 +184,9 @@ var queries = [numQueries]string{
 	qUpdateRealmEmoji:   `UPDATE realm_emoji SET name = ?, deactivated = ?, author_id = ? WHERE id = ? AND realm_id = ?`,
 
 	// Organization administration (realm_admin.go).
-	qLinkifiers:   selectLinkifier + `WHERE realm_id = ? ORDER BY sort_order, id`,
-	qRealmDomains: selectRealmDomain + `WHERE realm_id = ? ORDER BY id`,
-	qRealmDomain:  selectRealmDomain + `WHERE realm_id = ? AND domain = ?`,
+	qLinkifiers:   sqlrows.SelectLinkifier + `WHERE realm_id = ? ORDER BY sort_order, id`,
+	qRealmDomains: sqlrows.SelectRealmDomain + `WHERE realm_id = ? ORDER BY id`,
+	qRealmDomain:  sqlrows.SelectRealmDomain + `WHERE realm_id = ? AND domain = ?`,
 	qCreateLinkifier: `INSERT INTO linkifiers (realm_id, pattern, url_template, example_input,
 		reverse_template, alternative_url_templates, sort_order) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateLinkifier: `UPDATE linkifiers SET pattern = ?, url_template = ?, example_input = ?,
@@ -213,19 +197,19 @@ var queries = [numQueries]string{
 	qDeleteRealmDomain: `DELETE FROM realm_domains WHERE realm_id = ? AND id = ?`,
 
 	// Channels, groups, folders and user topics (channels.go).
-	qUserGroups:           selectUserGroup + `WHERE realm_id = ? ORDER BY id`,
-	qChannel:              selectChannel + `WHERE id = ?`,
-	qChannelsByName:       selectChannel + `WHERE realm_id = ? AND name_key IN (SELECT value FROM json_each(?)) ORDER BY id`,
-	qChannels:             selectChannel + `WHERE realm_id = ? ORDER BY id`,
-	qSubscriptionsOfUsers: selectSub + `WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`,
+	qUserGroups:           sqlrows.SelectUserGroup + `WHERE realm_id = ? ORDER BY id`,
+	qChannel:              sqlrows.SelectChannel + `WHERE id = ?`,
+	qChannelsByName:       sqlrows.SelectChannel + `WHERE realm_id = ? AND name_key IN (SELECT value FROM json_each(?)) ORDER BY id`,
+	qChannels:             sqlrows.SelectChannel + `WHERE realm_id = ? ORDER BY id`,
+	qSubscriptionsOfUsers: sqlrows.SelectSubscription + `WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`,
 	qSubscriptionColors: `SELECT DISTINCT user_id, color FROM subscriptions
 		WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, color`,
-	qChannelSubscriptions: selectSub + `WHERE channel_id IN (SELECT value FROM json_each(?)) ORDER BY channel_id, user_id`,
-	qChannelFolder:        selectFolder + `WHERE id = ?`,
-	qChannelFolders:       selectFolder + `WHERE realm_id = ? ORDER BY ord, id`,
-	qUserTopic:            selectUserTopic + `WHERE user_id = ? AND channel_id = ? AND topic_key = ?`,
-	qUserTopics:           selectUserTopic + `WHERE user_id = ? ORDER BY channel_id, topic_key`,
-	qTopicUserTopics:      selectUserTopic + `WHERE channel_id = ? AND topic_key = ? ORDER BY user_id`,
+	qChannelSubscriptions: sqlrows.SelectSubscription + `WHERE channel_id IN (SELECT value FROM json_each(?)) ORDER BY channel_id, user_id`,
+	qChannelFolder:        sqlrows.SelectFolder + `WHERE id = ?`,
+	qChannelFolders:       sqlrows.SelectFolder + `WHERE realm_id = ? ORDER BY ord, id`,
+	qUserTopic:            sqlrows.SelectUserTopic + `WHERE user_id = ? AND channel_id = ? AND topic_key = ?`,
+	qUserTopics:           sqlrows.SelectUserTopic + `WHERE user_id = ? ORDER BY channel_id, topic_key`,
+	qTopicUserTopics:      sqlrows.SelectUserTopic + `WHERE channel_id = ? AND topic_key = ? ORDER BY user_id`,
 	qCreateUserGroup: `INSERT INTO user_groups (realm_id, name, description, is_system, creator_id, date_created,
 		deactivated, members, subgroups) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qCreateChannel: `INSERT INTO channels (realm_id, name, name_key, description, rendered_description,
@@ -333,8 +317,6 @@ func (t *tx) writable() error {
 
 // Conversions.
 
-type scanner interface{ Scan(dest ...any) error }
-
 func b2i(b bool) int64 {
 	if b {
 		return 1
@@ -342,86 +324,10 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// toNanos returns the column value of a time: Unix nanoseconds, 0 for the
-// zero time.
-func toNanos(tm time.Time) (int64, error) {
-	if tm.IsZero() {
-		return 0, nil
-	}
-	n := tm.UnixNano()
-	if !time.Unix(0, n).Equal(tm) {
-		return 0, fmt.Errorf("sqlite: time %v out of range", tm)
-	}
-	return n, nil
-}
-
-// fromNanos is the inverse of toNanos, giving UTC times.
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
-func scanRealm(sc scanner) (storage.Realm, error) {
-	var (
-		r                                                                    storage.Realm
-		deactivated                                                          int64
-		created, visibility                                                  int64
-		restricted, noDisposable, editing, spectators, invite, channelEvents int64
-		editLimit, deleteLimit                                               int64
-		topicsPolicy                                                         string
-	)
-	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility,
-		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
-		&r.ModerationRequestChannelID,
-		&restricted, &noDisposable, &editing, &editLimit, &deleteLimit, &topicsPolicy, &r.DefaultLanguage,
-		&r.VideoChatProvider, &spectators, &r.WaitingPeriodThreshold, &invite, &channelEvents)
-	r.EmailsRestrictedToDomains = restricted != 0
-	r.DisallowDisposableEmailAddresses = noDisposable != 0
-	r.AllowMessageEditing = editing != 0
-	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
-	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
-	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)
-	r.EnableSpectatorAccess = spectators != 0
-	r.InviteRequired = invite != 0
-	r.SendChannelEventsMessages = channelEvents != 0
-	r.Deactivated = deactivated != 0
-	r.DateCreated = fromNanos(created)
-	r.DefaultEmailVisibility = storage.EmailVisibility(visibility)
-	return r, err
-}
-
-func scanUser(sc scanner) (storage.UserRecord, error) {
-	var (
-		u                                    storage.UserRecord
-		role, active, botType, joined, login int64
-		stub, avatarVersion, visibility      int64
-		canChangeEmails, presence            int64
-		reactionType                         string
-	)
-	err := sc.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &active, &botType, &u.BotOwnerID,
-		&joined, &login, &stub, &u.Timezone, &u.AvatarSource, &avatarVersion, &u.APIKey, &u.PasswordHash,
-		&visibility, &canChangeEmails, &presence, &u.Status.Text, &u.Status.EmojiName, &u.Status.EmojiCode,
-		&reactionType)
-	u.CanChangeUserEmails = canChangeEmails != 0
-	u.PresenceEnabled = presence != 0
-	u.Status.ReactionType = storage.ReactionType(reactionType)
-	u.Role = storage.Role(role)
-	u.IsActive = active != 0
-	u.BotType = storage.BotType(botType)
-	u.DateJoined = fromNanos(joined)
-	u.LastLogin = fromNanos(login)
-	u.IsImportedStub = stub != 0
-	u.AvatarVersion = int(avatarVersion)
-	u.EmailVisibility = storage.EmailVisibility(visibility)
-	return u, err
-}
-
 // realmArgs returns the column values of r in the order of qCreateRealm and
 // qUpdateRealm.
 func realmArgs(r *storage.Realm) ([]any, error) {
-	created, err := toNanos(r.DateCreated)
+	created, err := sqlrows.ToNanos(r.DateCreated)
 	if err != nil {
 		return nil, err
 	}
@@ -436,10 +342,10 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 
 // userTimes returns the user's times as stored, in nanoseconds.
 func userTimes(u *storage.UserRecord) (joined, login int64, err error) {
-	if joined, err = toNanos(u.DateJoined); err != nil {
+	if joined, err = sqlrows.ToNanos(u.DateJoined); err != nil {
 		return 0, 0, err
 	}
-	login, err = toNanos(u.LastLogin)
+	login, err = sqlrows.ToNanos(u.LastLogin)
 	return joined, login, err
 }
 
@@ -494,7 +400,7 @@ func (t *tx) Realm(id int64) (storage.Realm, error) {
 	if r, ok := cached(t.rows, realmRows, id); ok {
 		return r, nil
 	}
-	r, err := scanRealm(t.stmt(qRealm).QueryRowContext(t.ctx, id))
+	r, err := sqlrows.Realm(dialect, t.stmt(qRealm).QueryRowContext(t.ctx, id))
 	if err == nil {
 		keep(t.rows, realmRows, r.ID, r)
 	}
@@ -502,7 +408,7 @@ func (t *tx) Realm(id int64) (storage.Realm, error) {
 }
 
 func (t *tx) RealmByHost(host string) (storage.Realm, error) {
-	r, err := scanRealm(t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
+	r, err := sqlrows.Realm(dialect, t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
 	return r, t.check("RealmByHost", err)
 }
 
@@ -514,7 +420,7 @@ func (t *tx) Realms() ([]storage.Realm, error) {
 	defer rows.Close()
 	var out []storage.Realm
 	for rows.Next() {
-		r, err := scanRealm(rows)
+		r, err := sqlrows.Realm(dialect, rows)
 		if err != nil {
 			return nil, t.check("Realms", err)
 		}
@@ -573,7 +479,7 @@ func (t *tx) User(id int64) (storage.UserRecord, error) {
 	if u, ok := cached(t.rows, userRows, id); ok {
 		return u, nil
 	}
-	u, err := scanUser(t.stmt(qUser).QueryRowContext(t.ctx, id))
+	u, err := sqlrows.User(dialect, t.stmt(qUser).QueryRowContext(t.ctx, id))
 	if err == nil {
 		keep(t.rows, userRows, u.ID, u)
 	}
@@ -581,12 +487,12 @@ func (t *tx) User(id int64) (storage.UserRecord, error) {
 }
 
 func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
-	u, err := scanUser(t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, storage.EmailKey(email)))
+	u, err := sqlrows.User(dialect, t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, storage.EmailKey(email)))
 	return u, t.check("UserByEmail", err)
 }
 
 func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {
-	u, err := scanUser(t.stmt(qUserByAPIKey).QueryRowContext(t.ctx, key))
+	u, err := sqlrows.User(dialect, t.stmt(qUserByAPIKey).QueryRowContext(t.ctx, key))
 	return u, t.check("UserByAPIKey", err)
 }
 
@@ -670,7 +576,7 @@ func (t *tx) users(op string, q query, args ...any) ([]storage.UserRecord, error
 	defer rows.Close()
 	out := []storage.UserRecord{}
 	for rows.Next() {
-		u, err := scanUser(rows)
+		u, err := sqlrows.User(dialect, rows)
 		if err != nil {
 			return nil, t.check(op, err)
 		}
@@ -706,7 +612,7 @@ func (t *tx) UpdateUser(u storage.UserRecord) error {
 		// The row as a read would return it, for the writer's cache once
 		// the transaction commits: times come back in UTC.
 		stored := u
-		stored.DateJoined, stored.LastLogin = fromNanos(joined), fromNanos(login)
+		stored.DateJoined, stored.LastLogin = sqlrows.FromNanos(joined), sqlrows.FromNanos(login)
 		t.rows.updatedUser(stored)
 		return nil
 	}

@@ -4,18 +4,12 @@ import (
 	"errors"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Uploads and push.
-
-const (
-	selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
-		FROM attachments `
-	selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
-		bouncer_public_key, encrypted_push_registration, create_time FROM devices `
-)
 
 // isForeignKeyViolation reports whether err is the violation of a FOREIGN
 // KEY constraint.
@@ -28,7 +22,7 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	created, err := toNanos(a.CreateTime)
+	created, err := sqlrows.ToNanos(a.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -46,13 +40,7 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 }
 
 func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
-	var (
-		a       storage.Attachment
-		created int64
-	)
-	err := t.stmt(qAttachmentByPath).QueryRowContext(t.ctx, pathID, realmID).Scan(&a.ID, &a.RealmID,
-		&a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
-	a.CreateTime = fromNanos(created)
+	a, err := sqlrows.Attachment(dialect, t.stmt(qAttachmentByPath).QueryRowContext(t.ctx, pathID, realmID))
 	return a, t.check("AttachmentByPath", err)
 }
 
@@ -94,7 +82,7 @@ func (t *tx) AddPushToken(pt storage.PushToken) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	created, err := toNanos(pt.CreateTime)
+	created, err := sqlrows.ToNanos(pt.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -117,28 +105,16 @@ func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 		if err := rows.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created); err != nil {
 			return nil, t.check("PushTokens", err)
 		}
-		pt.CreateTime = fromNanos(created)
+		pt.CreateTime = sqlrows.FromNanos(created)
 		out = append(out, pt)
 	}
 	return out, t.check("PushTokens", rows.Err())
 }
 
-func scanDevice(sc scanner) (storage.Device, error) {
-	var (
-		d              storage.Device
-		keyID, created int64
-	)
-	err := sc.Scan(&d.ID, &d.UserID, &d.RealmID, &d.PushKey, &keyID, &d.TokenKind, &d.TokenID,
-		&d.BouncerPublicKey, &d.EncryptedPushRegistration, &created)
-	d.PushKeyID = uint32(keyID)
-	d.CreateTime = fromNanos(created)
-	return d, err
-}
-
 // deviceArgs returns the column values of d from user_id on, in the order
 // of qCreateDevice and qUpdateDevice.
 func deviceArgs(d *storage.Device) ([]any, error) {
-	created, err := toNanos(d.CreateTime)
+	created, err := sqlrows.ToNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +147,7 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 }
 
 func (t *tx) Device(id int64) (storage.Device, error) {
-	d, err := scanDevice(t.stmt(qDevice).QueryRowContext(t.ctx, id))
+	d, err := sqlrows.Device(dialect, t.stmt(qDevice).QueryRowContext(t.ctx, id))
 	return d, t.check("Device", err)
 }
 
@@ -183,7 +159,7 @@ func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 	defer rows.Close()
 	out := []storage.Device{}
 	for rows.Next() {
-		d, err := scanDevice(rows)
+		d, err := sqlrows.Device(dialect, rows)
 		if err != nil {
 			return nil, t.check("Devices", err)
 		}
@@ -220,18 +196,7 @@ func (t *tx) DeleteDevice(id int64) error {
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
 	out := []storage.Attachment{}
-	err := t.query("Attachments", selectAttachment+`WHERE owner_id = ? ORDER BY id`, func(sc scanner) error {
-		var (
-			a       storage.Attachment
-			created int64
-		)
-		if err := sc.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created); err != nil {
-			return err
-		}
-		a.CreateTime = fromNanos(created)
-		out = append(out, a)
-		return nil
-	}, ownerID)
+	err := t.query("Attachments", sqlrows.SelectAttachment+`WHERE owner_id = ? ORDER BY id`, into(&out, sqlrows.Attachment), ownerID)
 	return out, err
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // Groups, channels, subscriptions, folders and users' topic policies
@@ -50,12 +51,12 @@ func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) e
 func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 	args := make([][]any, len(gs))
 	for i, g := range gs {
-		created, err := toNanos(g.DateCreated)
+		created, err := sqlrows.ToNanos(g.DateCreated)
 		if err != nil {
 			return err
 		}
 		args[i] = []any{g.RealmID, g.Name, g.Description, g.IsSystem, g.CreatorID, created, g.Deactivated,
-			orEmpty(g.Members), orEmpty(g.Subgroups)}
+			sqlrows.OrEmpty(g.Members), sqlrows.OrEmpty(g.Subgroups)}
 	}
 	return t.insertIDs("CreateUserGroups", `INSERT INTO user_groups (realm_id, name, description, is_system,
 		creator_id, date_created, deactivated, members, subgroups) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -63,77 +64,25 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 }
 
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
-	return list(t, "UserGroups", `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
-		deactivated, members, subgroups FROM user_groups WHERE realm_id = $1 ORDER BY id`,
-		func(row pgx.Row) (storage.UserGroup, error) {
-			var (
-				g       storage.UserGroup
-				created int64
-			)
-			err := row.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &g.IsSystem, &g.CreatorID, &created,
-				&g.Deactivated, &g.Members, &g.Subgroups)
-			g.DateCreated = fromNanos(created)
-			return g, err
-		}, realmID)
+	return list(t, "UserGroups", sqlrows.SelectUserGroup+`WHERE realm_id = $1 ORDER BY id`, scanUserGroup, realmID)
 }
 
 // Channels.
 
-const selectChannel = `SELECT id, realm_id, name, description, rendered_description, date_created,
-	creator_id, invite_only, is_web_public, history_public, is_default, retention_days, topics_policy,
-	folder_id, first_message_id, is_archived, can_add_subscribers, can_remove_subscribers, can_administer,
-	can_delete_any, can_delete_own, can_send_message, can_subscribe FROM channels `
-
-func groupSettingText(v storage.GroupSetting) string {
-	b, _ := v.MarshalJSON()
-	return string(b)
-}
-
 // channelArgs returns the column values of c from name on, with name_key
 // after name.
 func channelArgs(c *storage.Channel) ([]any, error) {
-	created, err := toNanos(c.DateCreated)
+	created, err := sqlrows.ToNanos(c.DateCreated)
 	if err != nil {
 		return nil, err
 	}
 	return []any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
 		c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers, c.IsDefault,
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, c.IsArchived,
-		groupSettingText(c.CanAddSubscribersGroup), groupSettingText(c.CanRemoveSubscribersGroup),
-		groupSettingText(c.CanAdministerChannelGroup), groupSettingText(c.CanDeleteAnyMessageGroup),
-		groupSettingText(c.CanDeleteOwnMessageGroup), groupSettingText(c.CanSendMessageGroup),
-		groupSettingText(c.CanSubscribeGroup)}, nil
-}
-
-func scanChannel(row pgx.Row) (storage.Channel, error) {
-	var (
-		c                                             storage.Channel
-		created, retain                               int64
-		policy                                        string
-		add, remove, admin, delAny, delOwn, send, sub string
-	)
-	if err := row.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created,
-		&c.CreatorID, &c.InviteOnly, &c.IsWebPublic, &c.HistoryPublicToSubscribers, &c.IsDefault, &retain,
-		&policy, &c.FolderID, &c.FirstMessageID, &c.IsArchived,
-		&add, &remove, &admin, &delAny, &delOwn, &send, &sub); err != nil {
-		return c, err
-	}
-	c.DateCreated = fromNanos(created)
-	c.MessageRetentionDays = int(retain)
-	c.TopicsPolicy = storage.TopicsPolicy(policy)
-	for _, f := range []struct {
-		text string
-		dst  *storage.GroupSetting
-	}{{add, &c.CanAddSubscribersGroup}, {remove, &c.CanRemoveSubscribersGroup}, {admin, &c.CanAdministerChannelGroup},
-		{delAny, &c.CanDeleteAnyMessageGroup}, {delOwn, &c.CanDeleteOwnMessageGroup}, {send, &c.CanSendMessageGroup},
-		{sub, &c.CanSubscribeGroup}} {
-		v, err := storage.ParseGroupSetting("value", []byte(f.text))
-		if err != nil {
-			return c, err
-		}
-		*f.dst = v
-	}
-	return c, nil
+		sqlrows.GroupSettingText(c.CanAddSubscribersGroup), sqlrows.GroupSettingText(c.CanRemoveSubscribersGroup),
+		sqlrows.GroupSettingText(c.CanAdministerChannelGroup), sqlrows.GroupSettingText(c.CanDeleteAnyMessageGroup),
+		sqlrows.GroupSettingText(c.CanDeleteOwnMessageGroup), sqlrows.GroupSettingText(c.CanSendMessageGroup),
+		sqlrows.GroupSettingText(c.CanSubscribeGroup)}, nil
 }
 
 func (t *tx) CreateChannels(cs []*storage.Channel) error {
@@ -154,16 +103,16 @@ func (t *tx) CreateChannels(cs []*storage.Channel) error {
 }
 
 func (t *tx) Channel(id int64) (storage.Channel, error) {
-	return one(t, "Channel", selectChannel+`WHERE id = $1`, scanChannel, id)
+	return one(t, "Channel", sqlrows.SelectChannel+`WHERE id = $1`, scanChannel, id)
 }
 
 func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, error) {
-	return list(t, "ChannelsByName", selectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
-		scanChannel, realmID, orEmpty(keys))
+	return list(t, "ChannelsByName", sqlrows.SelectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
+		scanChannel, realmID, sqlrows.OrEmpty(keys))
 }
 
 func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
-	return list(t, "Channels", selectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
+	return list(t, "Channels", sqlrows.SelectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
 }
 
 func (t *tx) UpdateChannel(c storage.Channel) error {
@@ -182,16 +131,6 @@ func (t *tx) UpdateChannel(c storage.Channel) error {
 }
 
 // Subscriptions.
-
-const selectSub = `SELECT user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email,
-	wildcard FROM subscriptions `
-
-func scanSub(row pgx.Row) (storage.Subscription, error) {
-	var s storage.Subscription
-	err := row.Scan(&s.UserID, &s.ChannelID, &s.Color, &s.IsMuted, &s.PinToTop, &s.DesktopNotifications,
-		&s.AudibleNotifications, &s.PushNotifications, &s.EmailNotifications, &s.WildcardMentionsNotify)
-	return s, err
-}
 
 // CreateSubscriptions inserts every row with one statement, the rows
 // travelling as one array per column; NULL elements of the boolean arrays
@@ -226,7 +165,7 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, erro
 	if len(userIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return list(t, "SubscriptionsOfUsers", selectSub+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
+	return list(t, "SubscriptionsOfUsers", sqlrows.SelectSubscription+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
 		scanSub, userIDs)
 }
 
@@ -256,7 +195,7 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, e
 	if len(channelIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return list(t, "ChannelSubscriptions", selectSub+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
+	return list(t, "ChannelSubscriptions", sqlrows.SelectSubscription+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
 		scanSub, channelIDs)
 }
 
@@ -274,22 +213,8 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 
 // Folders.
 
-const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id,
-	date_created, is_archived, ord FROM channel_folders `
-
-func scanFolder(row pgx.Row) (storage.ChannelFolder, error) {
-	var (
-		f       storage.ChannelFolder
-		created int64
-	)
-	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
-		&created, &f.IsArchived, &f.Order)
-	f.DateCreated = fromNanos(created)
-	return f, err
-}
-
 func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlrows.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -305,15 +230,15 @@ func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 }
 
 func (t *tx) ChannelFolder(id int64) (storage.ChannelFolder, error) {
-	return one(t, "ChannelFolder", selectFolder+`WHERE id = $1`, scanFolder, id)
+	return one(t, "ChannelFolder", sqlrows.SelectFolder+`WHERE id = $1`, scanFolder, id)
 }
 
 func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
-	return list(t, "ChannelFolders", selectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
+	return list(t, "ChannelFolders", sqlrows.SelectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
 }
 
 func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
-	created, err := toNanos(f.DateCreated)
+	created, err := sqlrows.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -324,18 +249,6 @@ func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 
 // User topics.
 
-const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
-
-func scanUserTopic(row pgx.Row) (storage.UserTopic, error) {
-	var (
-		ut              storage.UserTopic
-		policy, updated int64
-	)
-	err := row.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
-	ut.VisibilityPolicy, ut.LastUpdated = int(policy), fromNanos(updated)
-	return ut, err
-}
-
 func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	key := storage.TopicKey(ut.Topic)
 	if ut.VisibilityPolicy == chat.TopicInherit {
@@ -343,7 +256,7 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 			AND topic_key = $3`, ut.UserID, ut.ChannelID, key)
 		return err
 	}
-	updated, err := toNanos(ut.LastUpdated)
+	updated, err := sqlrows.ToNanos(ut.LastUpdated)
 	if err != nil {
 		return err
 	}
@@ -356,12 +269,12 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 }
 
 func (t *tx) UserTopic(userID, channelID int64, key string) (storage.UserTopic, error) {
-	return one(t, "UserTopic", selectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
+	return one(t, "UserTopic", sqlrows.SelectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
 		scanUserTopic, userID, channelID, key)
 }
 
 func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
-	return list(t, "UserTopics", selectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
+	return list(t, "UserTopics", sqlrows.SelectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
 		scanUserTopic, userID)
 }
 

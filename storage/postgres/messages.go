@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // Messages, the users' rows for them, and reactions. The rows of all the
@@ -19,27 +20,6 @@ import (
 // and stores with each message (search_words, a text array under a GIN
 // index): a message matches when its words contain all the words searched,
 // exactly as storage.SearchMatches decides.
-
-const messageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
-	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
-
-// scanMessage reads the messageColumns, then extra destinations.
-func scanMessage(row pgx.Row, m *storage.MessageRecord, extra ...any) error {
-	var (
-		rt, sent, edited int64
-		users            []int64
-	)
-	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
-		&m.RenderedContent, &sent, &m.Client, &edited, &m.HasLink, &m.HasImage, &m.HasAttachment}, extra...)
-	if err := row.Scan(dest...); err != nil {
-		return err
-	}
-	m.RecipientType, m.DateSent, m.EditedAt = int(rt), fromNanos(sent), fromNanos(edited)
-	if len(users) > 0 {
-		m.DirectUserIDs = users
-	}
-	return nil
-}
 
 // maxIndexedWord is the length in bytes of the longest word stored as
 // itself in search_words. A longer one is stored as a digest (see
@@ -79,15 +59,15 @@ func searchWords(m *storage.MessageRecord) []string {
 func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	args := make([][]any, len(ms))
 	for i, m := range ms {
-		sent, err := toNanos(m.DateSent)
+		sent, err := sqlrows.ToNanos(m.DateSent)
 		if err != nil {
 			return err
 		}
-		edited, err := toNanos(m.EditedAt)
+		edited, err := sqlrows.ToNanos(m.EditedAt)
 		if err != nil {
 			return err
 		}
-		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, orEmpty(m.DirectUserIDs),
+		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, sqlrows.OrEmpty(m.DirectUserIDs),
 			m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, m.HasLink,
 			m.HasImage, m.HasAttachment, searchWords(m)}
 	}
@@ -99,16 +79,16 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 }
 
 func (t *tx) Message(id int64) (storage.MessageRecord, error) {
-	return one(t, "Message", `SELECT `+messageColumns+` FROM messages AS m WHERE m.id = $1`,
+	return one(t, "Message", `SELECT `+sqlrows.MessageColumns+` FROM messages AS m WHERE m.id = $1`,
 		func(row pgx.Row) (storage.MessageRecord, error) {
 			var m storage.MessageRecord
-			err := scanMessage(row, &m)
+			err := sqlrows.Message(dialect, row, &m)
 			return m, err
 		}, id)
 }
 
 func (t *tx) UpdateMessage(m storage.MessageRecord) error {
-	edited, err := toNanos(m.EditedAt)
+	edited, err := sqlrows.ToNanos(m.EditedAt)
 	if err != nil {
 		return err
 	}
@@ -208,14 +188,14 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	order := "m.id"
 	if f.ChannelHistory && f.ChannelID != 0 {
 		// Every message of the channel, with the reader's row if any.
-		q.WriteString(`SELECT ` + messageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+		q.WriteString(`SELECT ` + sqlrows.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ` +
 			arg(f.UserID) + ` WHERE m.channel_id = ` + arg(f.ChannelID) + ` AND m.recipient_type = 1
 			AND m.realm_id = ` + arg(f.RealmID) + ` AND m.id BETWEEN ` + arg(f.MinID) + ` AND ` + arg(maxID))
 	} else {
 		// The reader's rows drive the query, in the order of their primary
 		// key (user, message).
-		q.WriteString(`SELECT ` + messageColumns + `, um.flags, true
+		q.WriteString(`SELECT ` + sqlrows.MessageColumns + `, um.flags, true
 			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
 			WHERE um.user_id = ` + arg(f.UserID) + ` AND um.message_id BETWEEN ` + arg(f.MinID) + ` AND ` +
 			arg(maxID) + ` AND m.realm_id = ` + arg(f.RealmID))
@@ -251,7 +231,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			r     storage.MessageRow
 			flags int64
 		)
-		err := scanMessage(row, &r.Message, &flags, &r.Received)
+		err := sqlrows.Message(dialect, row, &r.Message, &flags, &r.Received)
 		r.Flags = storage.MessageFlags(flags)
 		return r, err
 	}, args...)

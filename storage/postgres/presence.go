@@ -1,17 +1,12 @@
 package postgres
 
 import (
-	"github.com/jackc/pgx/v5"
-
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 func (t *tx) SetPresence(p *storage.Presence) error {
-	active, err := toNanos(p.LastActive)
-	if err != nil {
-		return err
-	}
-	connected, err := toNanos(p.LastConnected)
+	active, connected, err := sqlrows.Nanos2(p.LastActive, p.LastConnected)
 	if err != nil {
 		return err
 	}
@@ -25,24 +20,12 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 	return t.check("SetPresence", err)
 }
 
-const selectPresence = `SELECT user_id, realm_id, last_active, last_connected, update_id FROM presence `
-
-func scanPresence(row pgx.Row) (storage.Presence, error) {
-	var (
-		p                 storage.Presence
-		active, connected int64
-	)
-	err := row.Scan(&p.UserID, &p.RealmID, &active, &connected, &p.UpdateID)
-	p.LastActive, p.LastConnected = fromNanos(active), fromNanos(connected)
-	return p, err
-}
-
 func (t *tx) Presence(userID int64) (storage.Presence, error) {
-	return one(t, "Presence", selectPresence+`WHERE user_id = $1`, scanPresence, userID)
+	return one(t, "Presence", sqlrows.SelectPresence+`WHERE user_id = $1`, scanPresence, userID)
 }
 
 func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error) {
-	return list(t, "Presences", selectPresence+`WHERE realm_id = $1 AND update_id > $2 ORDER BY user_id`,
+	return list(t, "Presences", sqlrows.SelectPresence+`WHERE realm_id = $1 AND update_id > $2 ORDER BY user_id`,
 		scanPresence, realmID, afterUpdateID)
 }
 

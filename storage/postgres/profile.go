@@ -3,42 +3,11 @@ package postgres
 import (
 	"errors"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // Custom profile fields and their values, custom emoji.
-
-const (
-	selectProfileField = `SELECT id, realm_id, name, hint, type, field_data, display_order, required,
-		editable_by_user, display_in_profile_summary, use_for_user_matching FROM profile_fields `
-	selectProfileValue = `SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM profile_values AS v `
-	selectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
-)
-
-func scanProfileField(row pgx.Row) (storage.ProfileField, error) {
-	var (
-		f          storage.ProfileField
-		typ, order int64
-	)
-	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &f.Required,
-		&f.EditableByUser, &f.DisplayInProfileSummary, &f.UseForUserMatching)
-	f.Type = storage.FieldType(typ)
-	f.Order = int(order)
-	return f, err
-}
-
-func scanProfileValue(row pgx.Row) (storage.ProfileValueRecord, error) {
-	var v storage.ProfileValueRecord
-	err := row.Scan(&v.UserID, &v.FieldID, &v.Value, &v.RenderedValue)
-	return v, err
-}
-
-func scanRealmEmoji(row pgx.Row) (storage.RealmEmoji, error) {
-	var e storage.RealmEmoji
-	err := row.Scan(&e.ID, &e.RealmID, &e.Name, &e.Deactivated, &e.AuthorID)
-	return e, err
-}
 
 // CreateProfileField inserts the field only when its realm exists, so that
 // an unknown realm is ErrNotFound rather than a broken transaction.
@@ -62,19 +31,19 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 }
 
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
-	return list(t, "ProfileFields", selectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
+	return list(t, "ProfileFields", sqlrows.SelectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
 		scanProfileField, realmID)
 }
 
 func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileValueRecord, error) {
 	if userIDs == nil {
-		return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
+		return list(t, "ProfileValues", sqlrows.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
 			WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id`, scanProfileValue, realmID)
 	}
 	if len(userIDs) == 0 {
 		return []storage.ProfileValueRecord{}, nil
 	}
-	return list(t, "ProfileValues", selectProfileValue+`JOIN users AS u ON u.id = v.user_id
+	return list(t, "ProfileValues", sqlrows.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
 		WHERE u.realm_id = $1 AND v.user_id = ANY($2) ORDER BY v.user_id, v.field_id`,
 		scanProfileValue, realmID, userIDs)
 }
@@ -114,11 +83,11 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
-	return one(t, "RealmEmoji", selectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
+	return one(t, "RealmEmoji", sqlrows.SelectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
 }
 
 func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, error) {
-	return one(t, "RealmEmojiByName", selectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
+	return one(t, "RealmEmojiByName", sqlrows.SelectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
 		realmID, name)
 }
 
@@ -137,5 +106,5 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
-	return list(t, "RealmEmojis", selectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
+	return list(t, "RealmEmojis", sqlrows.SelectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
 }

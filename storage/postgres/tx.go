@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -163,32 +162,3 @@ func one[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...an
 }
 
 // Times are stored as Unix nanoseconds, 0 for the zero time.
-
-// toNanos returns the column value of a time.
-func toNanos(tm time.Time) (int64, error) {
-	if tm.IsZero() {
-		return 0, nil
-	}
-	n := tm.UnixNano()
-	if !time.Unix(0, n).Equal(tm) {
-		return 0, fmt.Errorf("postgres: time %v out of range", tm)
-	}
-	return n, nil
-}
-
-// fromNanos is the inverse of toNanos, giving UTC times.
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
-// orEmpty returns ids, or an empty slice for nil: array columns are NOT
-// NULL.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}

@@ -3,15 +3,13 @@ package postgres
 import (
 	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // Uploads and push.
 
-const selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
-	bouncer_public_key, encrypted_push_registration, create_time FROM devices `
-
 func (t *tx) CreateAttachment(a *storage.Attachment) error {
-	created, err := toNanos(a.CreateTime)
+	created, err := sqlrows.ToNanos(a.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -25,25 +23,12 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	return nil
 }
 
-const selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
-	FROM attachments `
-
-func scanAttachment(row pgx.Row) (storage.Attachment, error) {
-	var (
-		a       storage.Attachment
-		created int64
-	)
-	err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
-	a.CreateTime = fromNanos(created)
-	return a, err
-}
-
 func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
-	return one(t, "AttachmentByPath", selectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
+	return one(t, "AttachmentByPath", sqlrows.SelectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
 }
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
-	return list(t, "Attachments", selectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
+	return list(t, "Attachments", sqlrows.SelectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
 }
 
 func (t *tx) DeleteAttachment(id int64) error {
@@ -84,7 +69,7 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 }
 
 func (t *tx) AddPushToken(pt storage.PushToken) error {
-	created, err := toNanos(pt.CreateTime)
+	created, err := sqlrows.ToNanos(pt.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -107,26 +92,14 @@ func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 			created int64
 		)
 		err := row.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created)
-		pt.CreateTime = fromNanos(created)
+		pt.CreateTime = sqlrows.FromNanos(created)
 		return pt, err
 	}, userID)
 }
 
-func scanDevice(row pgx.Row) (storage.Device, error) {
-	var (
-		d              storage.Device
-		keyID, created int64
-	)
-	err := row.Scan(&d.ID, &d.UserID, &d.RealmID, &d.PushKey, &keyID, &d.TokenKind, &d.TokenID,
-		&d.BouncerPublicKey, &d.EncryptedPushRegistration, &created)
-	d.PushKeyID = uint32(keyID)
-	d.CreateTime = fromNanos(created)
-	return d, err
-}
-
 // deviceArgs returns the column values of d from user_id on.
 func deviceArgs(d *storage.Device) ([]any, error) {
-	created, err := toNanos(d.CreateTime)
+	created, err := sqlrows.ToNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +123,11 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 }
 
 func (t *tx) Device(id int64) (storage.Device, error) {
-	return one(t, "Device", selectDevice+`WHERE id = $1`, scanDevice, id)
+	return one(t, "Device", sqlrows.SelectDevice+`WHERE id = $1`, scanDevice, id)
 }
 
 func (t *tx) Devices(userID int64) ([]storage.Device, error) {
-	return list(t, "Devices", selectDevice+`WHERE user_id = $1 ORDER BY id`, scanDevice, userID)
+	return list(t, "Devices", sqlrows.SelectDevice+`WHERE user_id = $1 ORDER BY id`, scanDevice, userID)
 }
 
 func (t *tx) UpdateDevice(d storage.Device) error {

@@ -6,11 +6,7 @@ import (
 )
 
 func (t *tx) SetPresence(p *storage.Presence) error {
-	active, err := sqlrows.ToNanos(p.LastActive)
-	if err != nil {
-		return err
-	}
-	connected, err := sqlrows.ToNanos(p.LastConnected)
+	active, connected, err := sqlrows.Nanos2(p.LastActive, p.LastConnected)
 	if err != nil {
 		return err
 	}

@@ -342,11 +342,7 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 
 // userTimes returns the user's times as stored, in nanoseconds.
 func userTimes(u *storage.UserRecord) (joined, login int64, err error) {
-	if joined, err = sqlrows.ToNanos(u.DateJoined); err != nil {
-		return 0, 0, err
-	}
-	login, err = sqlrows.ToNanos(u.LastLogin)
-	return joined, login, err
+	return sqlrows.Nanos2(u.DateJoined, u.LastLogin)
 }
 
 // userArgs returns the column values of u from email on, in the order of

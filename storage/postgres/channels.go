@@ -288,9 +288,3 @@ func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserT
 		RETURNING user_id, channel_id, topic, visibility_policy, last_updated)
 		SELECT * FROM gone ORDER BY user_id`, scanUserTopic, channelID, key)
 }
-
-func scanID(row pgx.Row) (int64, error) {
-	var id int64
-	err := row.Scan(&id)
-	return id, err
-}

@@ -39,4 +39,5 @@ var (
 	scanAttachment   = rowsOf(sqlrows.Attachment)
 	scanDevice       = rowsOf(sqlrows.Device)
 	scanPresence     = rowsOf(sqlrows.Presence)
+	scanID           = rowsOf(sqlrows.ID)
 )

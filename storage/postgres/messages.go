@@ -283,14 +283,8 @@ func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear
 	}
 	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | $1) & ~$2::bigint
 		WHERE user_id = $3 AND message_id = ANY($4) AND flags != (flags | $1) & ~$2::bigint
-		RETURNING message_id`, func(rows pgx.Rows) error {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		changed = append(changed, id)
-		return nil
-	}, int64(set), int64(clear), userID, messageIDs)
+		RETURNING message_id`, sqlrows.Into(dialect, &changed, sqlrows.ID),
+		int64(set), int64(clear), userID, messageIDs)
 	slices.Sort(changed)
 	return changed, err
 }

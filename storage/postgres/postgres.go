@@ -27,23 +27,18 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // maxAttempts bounds how often Update runs fn for one call when PostgreSQL
 // keeps aborting it as a serialization failure.
 const maxAttempts = 30
 
-// The backend implements the storage SPI.
+// The backend implements the storage SPI and answers every optional query
+// itself.
 var (
 	_ storage.Store = (*Store)(nil)
-	_ storage.Tx    = (*tx)(nil)
-	// It answers every optional query itself.
-	_ storage.UsersByRoleTx        = (*tx)(nil)
-	_ storage.BotsOwnedByTx        = (*tx)(nil)
-	_ storage.ChannelsByNameTx     = (*tx)(nil)
-	_ storage.SubscriptionColorsTx = (*tx)(nil)
-	_ storage.RealmDomainByNameTx  = (*tx)(nil)
-	_ storage.UserMessageTx        = (*tx)(nil)
+	_ sqlrows.Tx    = (*tx)(nil)
 )
 
 // Store is a storage.Store on a PostgreSQL database. It is safe for concurrent

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // tx is a storage.Tx over one PostgreSQL transaction. Statements run by text:
@@ -126,25 +127,20 @@ func (t *tx) guarded(op string, fn func() error) error {
 }
 
 // query runs a read statement and calls scan for each row.
-func (t *tx) query(op, sql string, scan func(pgx.Rows) error, args ...any) error {
+func (t *tx) query(op, sql string, scan func(sqlrows.Scanner) error, args ...any) error {
 	rows, err := t.tx.Query(t.ctx, sql, args...)
 	if err != nil {
 		return t.check(op, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return t.check(op, err)
-		}
-	}
-	return t.check(op, rows.Err())
+	return t.check(op, sqlrows.Each(rows, scan))
 }
 
 // list runs a read statement and returns the rows that scan makes of it,
 // never nil.
 func list[T any](t *tx, op, sql string, scan func(pgx.Row) (T, error), args ...any) ([]T, error) {
 	out := []T{}
-	err := t.query(op, sql, func(rows pgx.Rows) error {
+	err := t.query(op, sql, func(rows sqlrows.Scanner) error {
 		v, err := scan(rows)
 		out = append(out, v)
 		return err

@@ -55,12 +55,7 @@ func (t *tx) scanRows(op string, rows *sql.Rows, err error, scan func(scanner) e
 		return t.check(op, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return t.check(op, err)
-		}
-	}
-	return t.check(op, rows.Err())
+	return t.check(op, sqlrows.Each(rows, scan))
 }
 
 // affected turns "no row changed" into storage.ErrNotFound.

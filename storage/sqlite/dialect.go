@@ -89,12 +89,5 @@ func (l *jsonList[T]) Scan(src any) error {
 // into returns a row callback for query and queryQ that appends to out
 // what scan makes of each row.
 func into[T any](out *[]T, scan func(sqlrows.Dialect, sqlrows.Scanner) (T, error)) func(scanner) error {
-	return func(sc scanner) error {
-		v, err := scan(dialect, sc)
-		if err != nil {
-			return err
-		}
-		*out = append(*out, v)
-		return nil
-	}
+	return sqlrows.Into(dialect, out, scan)
 }

@@ -359,14 +359,7 @@ func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear
 	wrote(t.rows, recipientRows, messageIDs...)
 	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | ?1) & ~?2
 		WHERE user_id = ?3 AND message_id IN (SELECT value FROM json_each(?4)) AND flags != (flags | ?1) & ~?2
-		RETURNING message_id`, func(sc scanner) error {
-		var id int64
-		if err := sc.Scan(&id); err != nil {
-			return err
-		}
-		changed = append(changed, id)
-		return nil
-	}, int64(set), int64(clear), userID, jsonIDs(messageIDs))
+		RETURNING message_id`, into(&changed, sqlrows.ID), int64(set), int64(clear), userID, jsonIDs(messageIDs))
 	slices.Sort(changed)
 	return changed, err
 }

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlrows"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -26,17 +27,11 @@ import (
 // readerConns is the size of the reader pool.
 const readerConns = 4
 
-// The backend implements the storage SPI.
+// The backend implements the storage SPI and answers every optional query
+// itself.
 var (
 	_ storage.Store = (*Store)(nil)
-	_ storage.Tx    = (*tx)(nil)
-	// It answers every optional query itself.
-	_ storage.UsersByRoleTx        = (*tx)(nil)
-	_ storage.BotsOwnedByTx        = (*tx)(nil)
-	_ storage.ChannelsByNameTx     = (*tx)(nil)
-	_ storage.SubscriptionColorsTx = (*tx)(nil)
-	_ storage.RealmDomainByNameTx  = (*tx)(nil)
-	_ storage.UserMessageTx        = (*tx)(nil)
+	_ sqlrows.Tx    = (*tx)(nil)
 )
 
 // Store is a storage.Store on a SQLite database file. It is safe for

@@ -91,7 +91,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 		return err
 	}
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
-	return fn(&tx{ctx: ctx, tx: pgTx, readOnly: true})
+	return fn(&tx{ctx: ctx, tx: pgTx, TxState: sqlrows.TxState{ReadOnly: true}})
 }
 
 // Update runs fn in a SERIALIZABLE transaction. It commits when fn returns
@@ -138,18 +138,18 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error
 	t := &tx{ctx: ctx, tx: pgTx}
 	err = fn(t)
 	done = true
-	if t.failed != nil && retryable(t.failed) {
+	if t.Failed != nil && retryable(t.Failed) {
 		// Whatever fn made of it, its reads were not serialisable.
 		pgTx.Rollback(context.WithoutCancel(ctx))
-		return t.failed
+		return t.Failed
 	}
 	if err != nil {
 		pgTx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
-	if t.failed != nil {
+	if t.Failed != nil {
 		pgTx.Rollback(context.WithoutCancel(ctx))
-		return fmt.Errorf("postgres: not committing after an earlier failure: %w", t.failed)
+		return fmt.Errorf("postgres: not committing after an earlier failure: %w", t.Failed)
 	}
 	if err := pgTx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)

@@ -9,7 +9,7 @@ import (
 )
 
 func (t *tx) CreateProfileField(f *storage.ProfileField) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(f.RealmID); err != nil {
@@ -58,7 +58,7 @@ func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileVal
 }
 
 func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	var rendered any
@@ -74,7 +74,7 @@ func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
 }
 
 func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	_, err := t.stmt(qDeleteProfileValue).ExecContext(t.ctx, userID, fieldID)
@@ -84,7 +84,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 // Custom emoji.
 
 func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(e.RealmID); err != nil {
@@ -127,7 +127,7 @@ func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, e
 }
 
 func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wroteAll(t.rows, emojiRows)

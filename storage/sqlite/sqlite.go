@@ -150,7 +150,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	}
 	defer sqlTx.Rollback()
 	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.rstmts, texts: &s.rtexts,
-		readOnly: true})
+		TxState: sqlrows.TxState{ReadOnly: true}})
 }
 
 // Update runs fn in a read-write transaction on the writer connection, so
@@ -191,9 +191,9 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		sqlTx.Rollback()
 		return err
 	}
-	if t.failed != nil {
+	if t.Failed != nil {
 		sqlTx.Rollback()
-		return fmt.Errorf("sqlite: not committing after an earlier failure: %w", t.failed)
+		return fmt.Errorf("sqlite: not committing after an earlier failure: %w", t.Failed)
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)

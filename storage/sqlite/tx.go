@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync/atomic"
 
@@ -264,13 +263,12 @@ type tx struct {
 	// bound to tx.
 	texts      *textStmts
 	boundTexts map[*sql.Stmt]*sql.Stmt
-	readOnly   bool
 	// rows is the writer's cache of the rows write transactions read
 	// (rowcache.go), nil in a View.
 	rows *rowCache
-	// failed is the first storage failure, after which SQLite may have
-	// rolled the transaction back on its own: Update must not commit.
-	failed error
+	// TxState's Failed is the first storage failure, after which SQLite
+	// may have rolled the transaction back on its own.
+	sqlrows.TxState
 }
 
 // stmt returns the prepared statement q bound to the transaction, and
@@ -285,35 +283,19 @@ func (t *tx) stmt(q query) *sql.Stmt {
 	return st
 }
 
-// check returns the error to give for err, the result of operation op:
-// sql.ErrNoRows becomes storage.ErrNotFound and uniqueness violations
-// storage.ErrExists. Constraint violations undo only their own statement;
-// any other failure (I/O, interruption by the context, ...) may have rolled
-// back the whole transaction, so it marks the transaction failed.
-func (t *tx) check(op string, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sql.ErrNoRows):
-		return storage.ErrNotFound
-	case isUniqueViolation(err):
-		return fmt.Errorf("sqlite: %s: %w: %w", op, storage.ErrExists, err)
-	}
-	err = fmt.Errorf("sqlite: %s: %w", op, err)
-	if t.failed == nil && !isConstraintViolation(err) {
-		t.failed = err
-	}
-	return err
+// driverErrors are SQLite's: constraint violations undo only their own
+// statement; any other failure (I/O, interruption by the context, ...) may
+// have rolled back the whole transaction.
+var driverErrors = sqlrows.Errors{
+	Prefix: "sqlite",
+	NoRows: sql.ErrNoRows,
+	Unique: isUniqueViolation,
+	Aborts: func(err error) bool { return !isConstraintViolation(err) },
 }
 
-// writable returns storage.ErrReadOnly in a View, and the earlier failure of a
-// broken transaction.
-func (t *tx) writable() error {
-	if t.readOnly {
-		return storage.ErrReadOnly
-	}
-	return t.failed
-}
+// check returns the error to give for err, the result of operation op
+// (sqlrows.TxState.Check).
+func (t *tx) check(op string, err error) error { return t.Check(&driverErrors, op, err) }
 
 // Conversions.
 
@@ -372,7 +354,7 @@ func userUpdateArgs(u *storage.UserRecord, joined, login int64) []any {
 // Realms.
 
 func (t *tx) CreateRealm(r *storage.Realm) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := realmArgs(r)
@@ -426,7 +408,7 @@ func (t *tx) Realms() ([]storage.Realm, error) {
 }
 
 func (t *tx) UpdateRealm(r storage.Realm) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wrote(t.rows, realmRows, r.ID)
@@ -451,7 +433,7 @@ func (t *tx) UpdateRealm(r storage.Realm) error {
 // Users.
 
 func (t *tx) CreateUser(u *storage.UserRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := userArgs(u)
@@ -513,7 +495,7 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		all, err := t.users("Users", qUsersAll, realmID)
 		// Only a read-only transaction sees nothing but committed data, so
 		// only it may fill the cache.
-		if err == nil && t.readOnly {
+		if err == nil && t.ReadOnly {
 			t.cache.put(realmID, version, all)
 		}
 		return all, err
@@ -582,7 +564,7 @@ func (t *tx) users(op string, q query, args ...any) ([]storage.UserRecord, error
 }
 
 func (t *tx) UpdateUser(u storage.UserRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wrote(t.rows, userRows, u.ID)

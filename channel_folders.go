@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -87,7 +88,7 @@ func (s *Service) CreateChannelFolder(ctx context.Context, actor Actor, name, de
 			return err
 		}
 		f := storage.ChannelFolder{RealmID: realm.ID, Name: name, Description: description,
-			RenderedDescription: renderMarkdown(description), CreatorID: u.ID, DateCreated: s.now()}
+			RenderedDescription: markdown.Render(description), CreatorID: u.ID, DateCreated: s.now()}
 		if err := tx.CreateChannelFolder(&f); err != nil {
 			return err
 		}
@@ -163,7 +164,7 @@ func (s *Service) UpdateChannelFolder(ctx context.Context, actor Actor, id int64
 				return err
 			}
 			f.Description = *req.Description
-			f.RenderedDescription = renderMarkdown(f.Description)
+			f.RenderedDescription = markdown.Render(f.Description)
 			events = append(events, map[string]any{"description": f.Description, "rendered_description": f.RenderedDescription})
 		}
 		if req.IsArchived != nil && *req.IsArchived != f.IsArchived {

@@ -333,7 +333,7 @@ type QueueOptions struct {
 	// BulkMessageDeletion delivers one delete_message event per deletion
 	// rather than one per message.
 	BulkMessageDeletion bool
-	// Narrow restricts the message events (PROTOCOL.md C1.4); the caller
+	// Narrow restricts the message events to those the narrow matches; the caller
 	// has validated it.
 	Narrow []NarrowTerm
 }

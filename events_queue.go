@@ -86,7 +86,7 @@ func (q *queue) accepts(typ string, payload map[string]any) bool {
 		return false
 	}
 	// The legacy muted_topics event is for clients that do not know
-	// user_topic (PROTOCOL.md C3).
+	// user_topic, which replaces it.
 	if typ == "muted_topics" && q.types["user_topic"] {
 		return false
 	}

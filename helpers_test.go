@@ -1,11 +1,9 @@
 package chat_test
 
 import (
-	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,70 +15,14 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
-	"github.com/teamchat/chat/internal/pgtest"
+	"github.com/teamchat/chat/internal/backends"
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/memory"
-	"github.com/teamchat/chat/storage/postgres"
-	"github.com/teamchat/chat/storage/sqlite"
-	"github.com/teamchat/chat/storage/storagetest"
 )
 
-// backend opens an empty store of one storage implementation.
-type backend struct {
-	name string
-	open func(t *testing.T) storage.Store
-}
-
-// backends lists every storage implementation the domain tests run on.
-var backends = []backend{
-	{"memory", func(t *testing.T) storage.Store { return memory.New() }},
-	// The optional queries of the storage SPI, derived.
-	{"memory-required-only", func(t *testing.T) storage.Store { return storagetest.RequiredOnly(memory.New()) }},
-	{"sqlite", func(t *testing.T) storage.Store {
-		t.Helper()
-		st, err := sqlite.Open(filepath.Join(t.TempDir(), "chat.db"))
-		if err != nil {
-			t.Fatalf("sqlite.Open: %v", err)
-		}
-		return st
-	}},
-}
-
-// PostgreSQL joins the backends when a test database is configured, and
-// always in CI, where a missing one fails the tests (see pgtest).
-func init() {
-	if !pgtest.Available() && !pgtest.InCI() {
-		return
-	}
-	backends = append(backends, backend{"postgres", func(t *testing.T) storage.Store {
-		t.Helper()
-		st, err := postgres.Open(context.Background(), pgtest.Schema(t))
-		if err != nil {
-			t.Fatalf("postgres.Open: %v", err)
-		}
-		return st
-	}})
-}
-
-// forEachStore runs fn once per storage backend, as a subtest named after
-// the backend. newStore opens a fresh, empty store that is closed when the
-// test that opened it ends.
+// forEachStore runs fn once per storage backend (see backends.ForEach).
 func forEachStore(t *testing.T, fn func(t *testing.T, newStore func(t *testing.T) storage.Store)) {
 	t.Helper()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			fn(t, func(t *testing.T) storage.Store {
-				t.Helper()
-				st := b.open(t)
-				t.Cleanup(func() {
-					if err := st.Close(); err != nil {
-						t.Errorf("closing the %s store: %v", b.name, err)
-					}
-				})
-				return st
-			})
-		})
-	}
+	backends.ForEach(t, fn)
 }
 
 // t0 is the fake clock's starting time. It has sub-second digits so that

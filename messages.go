@@ -23,8 +23,8 @@ const (
 
 // Recipient kinds of a message.
 const (
-	RecipientChannel = 1
-	RecipientDirect  = 2
+	RecipientChannel = storage.RecipientChannel
+	RecipientDirect  = storage.RecipientDirect
 )
 
 // botMessages collects the notification bot's messages of one operation,

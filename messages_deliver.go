@@ -34,30 +34,9 @@ type deliverOptions struct {
 // channel's active subscribers, direct messages to their active
 // participants.
 func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*storage.MessageRecord, o deliverOptions) error {
-	var all strings.Builder
-	for _, m := range ms {
-		all.WriteString(m.Content)
-	}
-	rc, err := newRenderContext(tx, realmID, all.String(), o.canLink)
+	info, err := renderForDelivery(tx, realmID, ms, o)
 	if err != nil {
 		return err
-	}
-	type rendered struct {
-		mentioned     map[int64]bool
-		stream, topic bool
-	}
-	info := make([]rendered, len(ms))
-	for i, m := range ms {
-		rc.mentioned, rc.streamWildcard, rc.topicWildcard = map[int64]bool{}, false, false
-		rc.hasLink, rc.hasImage, rc.hasAttachment = false, false, false
-		m.RenderedContent = rc.render(m.Content)
-		m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
-		info[i] = rendered{rc.mentioned, rc.streamWildcard, rc.topicWildcard}
-		if o.sender != nil && !o.imported && m.RecipientType == RecipientChannel {
-			if err := checkWildcardMentions(tx, o.sender, m, info[i].stream, info[i].topic); err != nil {
-				return err
-			}
-		}
 	}
 	if err := tx.CreateMessages(ms); err != nil {
 		return err
@@ -65,32 +44,90 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 	if err := s.linkMessageAttachments(tx, ms); err != nil {
 		return err
 	}
+	rcpt, err := deliveryRecipients(tx, realmID, ms, o)
+	if err != nil {
+		return err
+	}
+	rows, events, to := rcpt.rows(ms, info, o)
+	if err := tx.CreateUserMessages(rows); err != nil {
+		return err
+	}
+	if err := setFirstMessageIDs(tx, rcpt.channelIDs, ms); err != nil {
+		return err
+	}
+	if o.imported {
+		return nil
+	}
+	return s.emitMessageEvents(tx, emit, realmID, ms, events, to)
+}
 
-	// Recipients: channel subscribers (read once per channel, unless the
-	// caller knows them) or the participants, active users only.
-	channelIDs := []int64{}
+// deliveryRendering is what rendering found out about one message's
+// recipients.
+type deliveryRendering struct {
+	mentioned     map[int64]bool
+	stream, topic bool
+}
+
+// renderForDelivery renders the messages and checks who may use wildcard
+// mentions.
+func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) ([]deliveryRendering, error) {
+	var all strings.Builder
+	for _, m := range ms {
+		all.WriteString(m.Content)
+	}
+	rc, err := newRenderContext(tx, realmID, all.String(), o.canLink)
+	if err != nil {
+		return nil, err
+	}
+	info := make([]deliveryRendering, len(ms))
+	for i, m := range ms {
+		r := rc.render(m.Content)
+		m.RenderedContent = r.HTML
+		m.HasLink, m.HasImage, m.HasAttachment = r.HasLink, r.HasImage, r.HasAttachment
+		info[i] = deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}
+		if o.sender != nil && !o.imported && m.RecipientType == RecipientChannel {
+			if err := checkWildcardMentions(tx, o.sender, m, info[i].stream, info[i].topic); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return info, nil
+}
+
+// recipients are the users a batch of messages may reach: the channels'
+// subscribers and the direct participants that are active.
+type recipients struct {
+	channelIDs  []int64
+	subscribers map[int64][]int64
+	active      map[int64]bool
+}
+
+// deliveryRecipients reads the channel subscribers (once per channel,
+// unless the caller knows them) and which of them and of the direct
+// participants are active.
+func deliveryRecipients(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) (*recipients, error) {
+	r := &recipients{channelIDs: []int64{}, subscribers: map[int64][]int64{}}
 	var unknown []int64
 	for _, m := range ms {
-		if m.RecipientType == RecipientChannel && !slices.Contains(channelIDs, m.ChannelID) {
-			channelIDs = append(channelIDs, m.ChannelID)
+		if m.RecipientType == RecipientChannel && !slices.Contains(r.channelIDs, m.ChannelID) {
+			r.channelIDs = append(r.channelIDs, m.ChannelID)
 			if _, known := o.subscribers[m.ChannelID]; !known {
 				unknown = append(unknown, m.ChannelID)
 			}
 		}
 	}
-	subscribers := map[int64][]int64{}
 	if len(unknown) > 0 {
 		subs, err := tx.ChannelSubscriptions(unknown)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		subscribers = subscriberIDs(subs)
+		r.subscribers = subscriberIDs(subs)
 	}
 	for c, ids := range o.subscribers {
-		subscribers[c] = ids
+		r.subscribers[c] = ids
 	}
 	var candidates []int64
-	for _, ids := range subscribers {
+	for _, ids := range r.subscribers {
 		candidates = append(candidates, ids...)
 	}
 	for _, m := range ms {
@@ -99,47 +136,35 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 	// Only whether each is active matters here, not the whole record.
 	activeIDs, err := tx.ActiveUserIDs(realmID, uniqueIDs(candidates))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	active := make(map[int64]bool, len(activeIDs))
+	r.active = make(map[int64]bool, len(activeIDs))
 	for _, id := range activeIDs {
-		active[id] = true
+		r.active[id] = true
 	}
+	return r, nil
+}
+
+// rows gives the recipients' rows of each message with their flags, the
+// message events, and whom each event goes to.
+func (r *recipients) rows(ms []*storage.MessageRecord, info []deliveryRendering, o deliverOptions) ([]storage.UserMessage, []*messageEvent, [][]int64) {
 	var rows []storage.UserMessage
 	events := make([]*messageEvent, len(ms))
 	to := make([][]int64, len(ms))
 	for i, m := range ms {
-		recipients := m.DirectUserIDs
+		users := m.DirectUserIDs
 		if m.RecipientType == RecipientChannel {
-			recipients = subscribers[m.ChannelID]
+			users = r.subscribers[m.ChannelID]
 		}
 		ev := &messageEvent{flags: map[int64]storage.MessageFlags{}, queueID: o.queueID, localID: o.localID}
 		if o.sender != nil {
 			ev.senderID = o.sender.ID
 		}
-		for _, uid := range recipients {
-			if !active[uid] {
+		for _, uid := range users {
+			if !r.active[uid] {
 				continue
 			}
-			var f storage.MessageFlags
-			if o.imported {
-				f |= storage.FlagRead
-			}
-			if o.sender != nil && uid == o.sender.ID {
-				if o.readBySender {
-					f |= storage.FlagRead
-				}
-			} else {
-				if info[i].mentioned[uid] {
-					f |= storage.FlagMentioned
-				}
-				if info[i].stream {
-					f |= storage.FlagStreamWildcardMentioned
-				}
-				if info[i].topic {
-					f |= storage.FlagTopicWildcardMentioned
-				}
-			}
+			f := deliveryFlags(uid, info[i], o)
 			rows = append(rows, storage.UserMessage{UserID: uid, MessageID: m.ID, Flags: f})
 			if f != 0 {
 				ev.flags[uid] = f
@@ -148,29 +173,59 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 		}
 		events[i] = ev
 	}
-	if err := tx.CreateUserMessages(rows); err != nil {
-		return err
+	return rows, events, to
+}
+
+// deliveryFlags are the flags a new message starts with for a recipient.
+func deliveryFlags(uid int64, info deliveryRendering, o deliverOptions) storage.MessageFlags {
+	var f storage.MessageFlags
+	if o.imported {
+		f |= storage.FlagRead
 	}
+	if o.sender != nil && uid == o.sender.ID {
+		if o.readBySender {
+			f |= storage.FlagRead
+		}
+		return f
+	}
+	if info.mentioned[uid] {
+		f |= storage.FlagMentioned
+	}
+	if info.stream {
+		f |= storage.FlagStreamWildcardMentioned
+	}
+	if info.topic {
+		f |= storage.FlagTopicWildcardMentioned
+	}
+	return f
+}
+
+// setFirstMessageIDs records the first message of channels that had none.
+func setFirstMessageIDs(tx storage.Tx, channelIDs []int64, ms []*storage.MessageRecord) error {
 	for _, c := range channelIDs {
 		ch, err := tx.Channel(c)
 		if err != nil {
 			return err
 		}
-		if ch.FirstMessageID == 0 {
-			for _, m := range ms {
-				if m.ChannelID == c && m.RecipientType == RecipientChannel {
-					ch.FirstMessageID = m.ID
-					break
-				}
-			}
-			if err := tx.UpdateChannel(ch); err != nil {
-				return err
+		if ch.FirstMessageID != 0 {
+			continue
+		}
+		for _, m := range ms {
+			if m.ChannelID == c && m.RecipientType == RecipientChannel {
+				ch.FirstMessageID = m.ID
+				break
 			}
 		}
+		if err := tx.UpdateChannel(ch); err != nil {
+			return err
+		}
 	}
-	if o.imported {
-		return nil
-	}
+	return nil
+}
+
+// emitMessageEvents emits one message event per message that reaches
+// anyone.
+func (s *Service) emitMessageEvents(tx storage.Tx, emit func(Event), realmID int64, ms []*storage.MessageRecord, events []*messageEvent, to [][]int64) error {
 	realm, err := tx.Realm(realmID)
 	if err != nil {
 		return err

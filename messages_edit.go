@@ -150,10 +150,11 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 		return m, err
 	}
 	orig := m
-	m.Content, m.RenderedContent = text, rc.render(text)
-	m.HasLink, m.HasImage, m.HasAttachment = rc.hasLink, rc.hasImage, rc.hasAttachment
+	r := rc.render(text)
+	m.Content, m.RenderedContent = text, r.HTML
+	m.HasLink, m.HasImage, m.HasAttachment = r.HasLink, r.HasImage, r.HasAttachment
 	if m.RecipientType == RecipientChannel {
-		if err := checkWildcardMentions(tx, &cc.actor, &m, rc.streamWildcard, rc.topicWildcard); err != nil {
+		if err := checkWildcardMentions(tx, &cc.actor, &m, r.StreamWildcard, r.TopicWildcard); err != nil {
 			return m, err
 		}
 	}

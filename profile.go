@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -451,7 +452,7 @@ func checkProfileValue(tx storage.Tx, realmID int64, f *ProfileField, v ProfileD
 	}
 	c.value = s
 	if f.Type.Renders() {
-		r := renderMarkdown(s)
+		r := markdown.Render(s)
 		c.rendered = &r
 	}
 	return c, nil

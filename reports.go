@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -128,8 +129,8 @@ func (s *Service) ReportMessage(ctx context.Context, actor Actor, id int64, repo
 // a plain Markdown link when the names would break that syntax.
 func messageLinkMarkdown(c *storage.Channel, topic string, id int64) string {
 	if strings.ContainsAny(c.Name, "*>") || strings.ContainsAny(topic, "*") {
-		return "[#" + c.Name + " > " + topicDisplay(topic) + " @ 💬](/#narrow/channel/" + channelSlug(c) +
-			"/topic/" + hashComponent(topic) + "/near/" + strconv.FormatInt(id, 10) + ")"
+		return "[#" + c.Name + " > " + topicDisplay(topic) + " @ 💬](/#narrow/channel/" + markdown.ChannelSlug(c.ID, c.Name) +
+			"/topic/" + markdown.HashComponent(topic) + "/near/" + strconv.FormatInt(id, 10) + ")"
 	}
 	return "#**" + c.Name + ">" + topic + "@" + strconv.FormatInt(id, 10) + "**"
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -167,7 +168,7 @@ func (r *subscribeRun) planCreation() error {
 		}
 		c := template.Clone()
 		c.Name, c.Description = w.name, w.description
-		c.RenderedDescription = renderMarkdown(w.description)
+		c.RenderedDescription = markdown.Render(w.description)
 		r.toCreate = append(r.toCreate, &c)
 	}
 	return nil

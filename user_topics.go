@@ -14,10 +14,10 @@ const EmptyTopicDisplayName = "general chat"
 
 // Visibility policies of a user's topic.
 const (
-	TopicInherit  = 0
-	TopicMuted    = 1
-	TopicUnmuted  = 2
-	TopicFollowed = 3
+	TopicInherit  = storage.TopicInherit
+	TopicMuted    = storage.TopicMuted
+	TopicUnmuted  = storage.TopicUnmuted
+	TopicFollowed = storage.TopicFollowed
 )
 
 // ErrTopicNotMuted answers a request to unmute a topic of a channel that

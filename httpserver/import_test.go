@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/slackimport"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -49,8 +50,8 @@ func TestImportedOrganization(t *testing.T) {
 		w.Write([]byte(body))
 	}
 	zw.Close()
-	res, err := e.svc.ImportSlack(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()),
-		chat.SlackImportOptions{Name: "Acme", Host: importHost})
+	res, err := slackimport.Import(context.Background(), e.svc, bytes.NewReader(buf.Bytes()), int64(buf.Len()),
+		slackimport.Options{Name: "Acme", Host: importHost})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,12 @@ package storage
 
 import "time"
 
+// Recipient kinds of a message (MessageRecord.RecipientType).
+const (
+	RecipientChannel = 1
+	RecipientDirect  = 2
+)
+
 // MessageRecord is a message as stored.
 type MessageRecord struct {
 	ID       int64

@@ -2,6 +2,14 @@ package storage
 
 import "time"
 
+// Visibility policies of a user's topic (UserTopic.VisibilityPolicy).
+const (
+	TopicInherit  = 0
+	TopicMuted    = 1
+	TopicUnmuted  = 2
+	TopicFollowed = 3
+)
+
 // UserTopic is a user's visibility policy for one topic of a channel. A
 // topic without a stored row has the policy TopicInherit.
 type UserTopic struct {

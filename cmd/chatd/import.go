@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/slackimport"
 )
 
 // importCmd implements `chatd import slack`.
@@ -51,7 +52,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	svc := chat.New(store, chat.Config{Blobs: blobs})
 	p := newProgress(stderr)
-	res, err := svc.ImportSlack(ctx, f, info.Size(), chat.SlackImportOptions{
+	res, err := slackimport.Import(ctx, svc, f, info.Size(), slackimport.Options{
 		Name: *name, Host: *host, URL: *orgURL, Progress: p.update,
 	})
 	p.finish()
@@ -80,7 +81,7 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-func (p *progress) update(ip chat.ImportProgress) {
+func (p *progress) update(ip slackimport.Progress) {
 	interval := 5 * time.Second
 	if p.terminal {
 		interval = 100 * time.Millisecond

@@ -1,4 +1,4 @@
-// Package blobfs is a chat.BlobStore in a directory of the file system:
+// Package blobfs is a storage.BlobStore in a directory of the file system:
 // each blob is a file whose path below the directory is the blob's key.
 //
 // Writes stream through a small buffer, so a file of any size costs a
@@ -19,11 +19,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
-// Store is a chat.BlobStore under one directory. It is safe for concurrent
+// Store is a storage.BlobStore under one directory. It is safe for concurrent
 // use; concurrent writes to one key are the caller's to serialise.
 type Store struct {
 	root string
@@ -99,7 +98,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, limit int64) (
 		return 0, err
 	}
 	if n > limit {
-		return 0, chat.ErrBlobTooLarge
+		return 0, storage.ErrBlobTooLarge
 	}
 	if err = f.Sync(); err != nil {
 		return 0, fmt.Errorf("blobfs: %w", err)
@@ -139,7 +138,7 @@ func (s *Store) Append(ctx context.Context, key string, r io.Reader, limit int64
 		m, err = io.ReadFull(r, probe[:])
 		switch {
 		case m > 0:
-			err = chat.ErrBlobTooLarge
+			err = storage.ErrBlobTooLarge
 		case err == io.EOF:
 			err = nil
 		}
@@ -167,7 +166,7 @@ func (s *Store) Size(_ context.Context, key string) (int64, error) {
 }
 
 // Open opens the file of key.
-func (s *Store) Open(_ context.Context, key string) (chat.Blob, error) {
+func (s *Store) Open(_ context.Context, key string) (storage.Blob, error) {
 	name, err := s.file(key)
 	if err != nil {
 		return nil, err

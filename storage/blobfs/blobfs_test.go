@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/blobfs"
 )
@@ -57,7 +56,7 @@ func TestPutOpenDelete(t *testing.T) {
 		t.Errorf("file not at its key's path: %v", err)
 	}
 	// Over the limit: an error, and the old blob is untouched.
-	if _, err := s.Put(ctx, key, strings.NewReader("hello!"), 5); !errors.Is(err, chat.ErrBlobTooLarge) {
+	if _, err := s.Put(ctx, key, strings.NewReader("hello!"), 5); !errors.Is(err, storage.ErrBlobTooLarge) {
 		t.Errorf("Put over the limit: %v, want ErrBlobTooLarge", err)
 	}
 	if got := read(t, s, key); got != "hello" {
@@ -94,7 +93,7 @@ func TestAppend(t *testing.T) {
 		}
 	}
 	n, err := s.Append(ctx, key, strings.NewReader("ghijk"), 8)
-	if !errors.Is(err, chat.ErrBlobTooLarge) || n != 2 {
+	if !errors.Is(err, storage.ErrBlobTooLarge) || n != 2 {
 		t.Errorf("Append past the limit = %d, %v; want 2, ErrBlobTooLarge", n, err)
 	}
 	if got := read(t, s, key); got != "abcdefgh" {

@@ -30,15 +30,7 @@ func (t *tx) BotStorageSize(userID int64) (int64, error) {
 // setBotStorage replaces a user's map and logs the undo. Maps are never
 // changed in place, so the old one stays valid for the undo.
 func (t *tx) setBotStorage(userID int64, m map[string]string) {
-	old, had := t.s.botStorage[userID]
-	t.s.botStorage[userID] = m
-	t.undo = append(t.undo, func() {
-		if had {
-			t.s.botStorage[userID] = old
-		} else {
-			delete(t.s.botStorage, userID)
-		}
-	})
+	setKey(t, t.s.botStorage, userID, m)
 }
 
 func (t *tx) SetBotStorage(entries []storage.BotStorageEntry) error {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -77,18 +76,10 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 			}
 		}
 	}
-	first := c.lastGroupID
 	for _, g := range gs {
-		c.lastGroupID++
-		g.ID = c.lastGroupID
-		c.groups[g.ID] = cloneGroup(*g)
+		g.ID = nextID(t, &c.lastGroupID)
+		setKey(t, c.groups, g.ID, cloneGroup(*g))
 	}
-	t.undo = append(t.undo, func() {
-		for id := first + 1; id <= c.lastGroupID; id++ {
-			delete(c.groups, id)
-		}
-		c.lastGroupID = first
-	})
 	return nil
 }
 
@@ -119,10 +110,8 @@ func (t *tx) CreateChannels(cs []*storage.Channel) error {
 		seen[k] = true
 	}
 	for _, ch := range cs {
-		c.lastChannelID++
-		ch.ID = c.lastChannelID
+		ch.ID = nextID(t, &c.lastChannelID)
 		t.putChannel(nil, ch)
-		t.undo = append(t.undo, func() { c.lastChannelID-- })
 	}
 	return nil
 }
@@ -141,7 +130,7 @@ func (t *tx) putChannel(old, ch *storage.Channel) {
 	}
 	ch2 := ch.Clone()
 	set(old, &ch2)
-	t.undo = append(t.undo, func() { set(&ch2, old) })
+	t.onUndo(func() { set(&ch2, old) })
 }
 
 func (t *tx) Channel(id int64) (storage.Channel, error) {
@@ -222,7 +211,7 @@ func (t *tx) putSub(s storage.Subscription, del bool) {
 		}
 	}
 	apply(cloneSub(s), !del)
-	t.undo = append(t.undo, func() {
+	t.onUndo(func() {
 		if had {
 			apply(old, true)
 		} else {
@@ -328,33 +317,20 @@ func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 		return err
 	}
 	c := &t.s.c
-	c.lastFolderID++
-	f.ID = c.lastFolderID
-	c.folders[f.ID] = *f
-	id := f.ID
-	t.undo = append(t.undo, func() { delete(c.folders, id); c.lastFolderID-- })
+	f.ID = nextID(t, &c.lastFolderID)
+	setKey(t, c.folders, f.ID, *f)
 	return nil
 }
 
 func (t *tx) ChannelFolder(id int64) (storage.ChannelFolder, error) {
-	f, ok := t.s.c.folders[id]
-	if !ok {
-		return storage.ChannelFolder{}, storage.ErrNotFound
-	}
-	return f, nil
+	return lookup(t.s.c.folders, id)
 }
 
 func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
-	out := []storage.ChannelFolder{}
-	for _, f := range t.s.c.folders {
-		if f.RealmID == realmID {
-			out = append(out, f)
-		}
-	}
-	slices.SortFunc(out, func(a, b storage.ChannelFolder) int {
-		return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return filtered(t.s.c.folders, func(f *storage.ChannelFolder) bool { return f.RealmID == realmID },
+		func(a, b *storage.ChannelFolder) int {
+			return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
+		}), nil
 }
 
 func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
@@ -362,12 +338,10 @@ func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 		return err
 	}
 	c := &t.s.c
-	old, ok := c.folders[f.ID]
-	if !ok {
+	if _, ok := c.folders[f.ID]; !ok {
 		return storage.ErrNotFound
 	}
-	c.folders[f.ID] = f
-	t.undo = append(t.undo, func() { c.folders[old.ID] = old })
+	setKey(t, c.folders, f.ID, f)
 	return nil
 }
 
@@ -379,19 +353,11 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	}
 	c := &t.s.c
 	k := topicKey{ut.UserID, ut.ChannelID, storage.TopicKey(ut.Topic)}
-	old, had := c.userTopics[k]
-	if ut.VisibilityPolicy == chat.TopicInherit {
-		delete(c.userTopics, k)
+	if ut.VisibilityPolicy == storage.TopicInherit {
+		deleteKey(t, c.userTopics, k)
 	} else {
-		c.userTopics[k] = ut
+		setKey(t, c.userTopics, k, ut)
 	}
-	t.undo = append(t.undo, func() {
-		if had {
-			c.userTopics[k] = old
-		} else {
-			delete(c.userTopics, k)
-		}
-	})
 	return nil
 }
 
@@ -429,9 +395,7 @@ func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserT
 	}
 	slices.SortFunc(out, func(a, b storage.UserTopic) int { return cmp.Compare(a.UserID, b.UserID) })
 	for _, ut := range out {
-		k := topicKey{ut.UserID, channelID, key}
-		delete(c.userTopics, k)
-		t.undo = append(t.undo, func() { c.userTopics[k] = ut })
+		deleteKey(t, c.userTopics, topicKey{ut.UserID, channelID, key})
 	}
 	return out, nil
 }

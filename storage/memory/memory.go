@@ -178,19 +178,13 @@ func (t *tx) CreateRealm(r *storage.Realm) error {
 	if _, ok := t.s.realmByHost[r.Host]; ok {
 		return storage.ErrExists
 	}
-	t.s.lastRealmID++
-	r.ID = t.s.lastRealmID
+	r.ID = nextID(t, &t.s.lastRealmID)
 	t.putRealm(nil, r)
-	t.undo = append(t.undo, func() { t.s.lastRealmID-- })
 	return nil
 }
 
 func (t *tx) Realm(id int64) (storage.Realm, error) {
-	r, ok := t.s.realms[id]
-	if !ok {
-		return storage.Realm{}, storage.ErrNotFound
-	}
-	return r, nil
+	return lookup(t.s.realms, id)
 }
 
 func (t *tx) RealmByHost(host string) (storage.Realm, error) {
@@ -239,7 +233,7 @@ func (t *tx) putRealm(old, r *storage.Realm) {
 	}
 	r2 := *r
 	set(old, &r2)
-	t.undo = append(t.undo, func() { set(&r2, old) })
+	t.onUndo(func() { set(&r2, old) })
 }
 
 // Users.
@@ -254,25 +248,16 @@ func (t *tx) CreateUser(u *storage.UserRecord) error {
 	if _, ok := t.s.userByKey[u.APIKey]; ok {
 		return storage.ErrExists
 	}
-	t.s.lastUserID++
-	u.ID = t.s.lastUserID
+	u.ID = nextID(t, &t.s.lastUserID)
 	t.putUser(nil, u)
-	realmID := u.RealmID
-	t.s.realmUsers[realmID] = append(t.s.realmUsers[realmID], u.ID)
-	t.undo = append(t.undo, func() {
-		ids := t.s.realmUsers[realmID]
-		t.s.realmUsers[realmID] = ids[:len(ids)-1]
-		t.s.lastUserID--
-	})
+	// Appending may write into the spare capacity of the slice a reader
+	// holds, beyond its length, which that reader never sees.
+	setKey(t, t.s.realmUsers, u.RealmID, append(t.s.realmUsers[u.RealmID], u.ID))
 	return nil
 }
 
 func (t *tx) User(id int64) (storage.UserRecord, error) {
-	u, ok := t.s.users[id]
-	if !ok {
-		return storage.UserRecord{}, storage.ErrNotFound
-	}
-	return u, nil
+	return lookup(t.s.users, id)
 }
 
 func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
@@ -386,5 +371,5 @@ func (t *tx) putUser(old, u *storage.UserRecord) {
 	}
 	u2 := *u
 	set(old, &u2)
-	t.undo = append(t.undo, func() { set(&u2, old) })
+	t.onUndo(func() { set(&u2, old) })
 }

@@ -3,7 +3,6 @@ package memory
 import (
 	"slices"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -41,22 +40,12 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	}
 	c := &t.s.c
 	for _, m := range ms {
-		c.lastMessageID++
-		m.ID = c.lastMessageID
-		c.messages[m.ID] = cloneMessage(*m)
-		id, ch := m.ID, m.ChannelID
-		if m.RecipientType == chat.RecipientChannel {
-			c.channelMessages[ch] = append(c.channelMessages[ch], id)
+		m.ID = nextID(t, &c.lastMessageID)
+		setKey(t, c.messages, m.ID, cloneMessage(*m))
+		if m.RecipientType == storage.RecipientChannel {
+			ch := m.ChannelID
+			setKey(t, c.channelMessages, ch, append(c.channelMessages[ch], m.ID))
 		}
-		rt := m.RecipientType
-		t.undo = append(t.undo, func() {
-			delete(c.messages, id)
-			if rt == chat.RecipientChannel {
-				ids := c.channelMessages[ch]
-				c.channelMessages[ch] = ids[:len(ids)-1]
-			}
-			c.lastMessageID--
-		})
 	}
 	return nil
 }
@@ -74,13 +63,11 @@ func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 		return err
 	}
 	c := &t.s.c
-	old, ok := c.messages[m.ID]
-	if !ok {
+	if _, ok := c.messages[m.ID]; !ok {
 		return storage.ErrNotFound
 	}
 	// The recipient never changes here, so the channel index stays.
-	c.messages[m.ID] = cloneMessage(m)
-	t.undo = append(t.undo, func() { c.messages[old.ID] = old })
+	setKey(t, c.messages, m.ID, cloneMessage(m))
 	return nil
 }
 
@@ -110,34 +97,25 @@ func (t *tx) DeleteMessages(ids []int64) error {
 			continue
 		}
 		gone[id] = true
-		delete(c.messages, id)
-		if m.RecipientType == chat.RecipientChannel {
+		deleteKey(t, c.messages, id)
+		if m.RecipientType == storage.RecipientChannel {
 			channels[m.ChannelID] = true
 		}
-		t.undo = append(t.undo, func() { c.messages[id] = m })
-		if rs, ok := ms.reactions[id]; ok {
-			delete(ms.reactions, id)
-			t.undo = append(t.undo, func() { ms.reactions[id] = rs })
-		}
+		deleteKey(t, ms.reactions, id)
 		recips := ms.recipients[id]
-		delete(ms.recipients, id)
-		t.undo = append(t.undo, func() { ms.recipients[id] = recips })
+		deleteKey(t, ms.recipients, id)
 		for _, u := range recips {
 			users[u] = true
-			f := ms.rows[u][id]
-			delete(ms.rows[u], id)
-			t.undo = append(t.undo, func() { ms.rows[u][id] = f })
+			deleteKey(t, ms.rows[u], id)
 		}
 	}
 	for ch := range channels {
 		old := c.channelMessages[ch]
-		c.channelMessages[ch] = slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] })
-		t.undo = append(t.undo, func() { c.channelMessages[ch] = old })
+		setKey(t, c.channelMessages, ch, slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] }))
 	}
 	for u := range users {
 		old := ms.userOrder[u]
-		ms.userOrder[u] = slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] })
-		t.undo = append(t.undo, func() { ms.userOrder[u] = old })
+		setKey(t, ms.userOrder, u, slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] }))
 	}
 	return nil
 }
@@ -180,7 +158,7 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 		oldOrder, oldRecips := ms.userOrder[u], ms.recipients[id]
 		ms.userOrder[u] = insertSorted(oldOrder, id)
 		ms.recipients[id] = insertSorted(oldRecips, u)
-		t.undo = append(t.undo, func() {
+		t.onUndo(func() {
 			delete(ms.rows[u], id)
 			ms.userOrder[u], ms.recipients[id] = oldOrder, oldRecips
 		})
@@ -244,16 +222,16 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			return true
 		}
 		flags, received := ms.rows[f.UserID][id]
-		if !received && !(f.ChannelHistory && m.RecipientType == chat.RecipientChannel && m.ChannelID == f.ChannelID) {
+		if !received && !(f.ChannelHistory && m.RecipientType == storage.RecipientChannel && m.ChannelID == f.ChannelID) {
 			return true
 		}
-		if f.ChannelID != 0 && (m.RecipientType != chat.RecipientChannel || m.ChannelID != f.ChannelID) {
+		if f.ChannelID != 0 && (m.RecipientType != storage.RecipientChannel || m.ChannelID != f.ChannelID) {
 			return true
 		}
 		if f.Unread && (!received || flags&storage.FlagRead != 0) || f.Starred && flags&storage.FlagStarred == 0 {
 			return true
 		}
-		if f.TopicKey != nil && (m.RecipientType != chat.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {
+		if f.TopicKey != nil && (m.RecipientType != storage.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {
 			return true
 		}
 		if !storage.SearchMatches(f.Search, &m) {
@@ -286,8 +264,7 @@ func (t *tx) CreateReaction(r storage.Reaction) error {
 			return storage.ErrExists
 		}
 	}
-	ms.reactions[r.MessageID] = append(slices.Clone(old), r)
-	t.undo = append(t.undo, func() { ms.reactions[r.MessageID] = old })
+	setKey(t, ms.reactions, r.MessageID, append(slices.Clone(old), r))
 	return nil
 }
 
@@ -303,8 +280,7 @@ func (t *tx) DeleteReaction(r storage.Reaction) error {
 	if i < 0 {
 		return storage.ErrNotFound
 	}
-	ms.reactions[r.MessageID] = slices.Delete(slices.Clone(old), i, i+1)
-	t.undo = append(t.undo, func() { ms.reactions[r.MessageID] = old })
+	setKey(t, ms.reactions, r.MessageID, slices.Delete(slices.Clone(old), i, i+1))
 	return nil
 }
 
@@ -333,9 +309,8 @@ func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear
 			continue
 		}
 		if now := (old | set) &^ clear; now != old {
-			ms.rows[userID][id] = now
+			setKey(t, ms.rows[userID], id, now)
 			changed = append(changed, id)
-			t.undo = append(t.undo, func() { ms.rows[userID][id] = old })
 		}
 	}
 	return changed, nil

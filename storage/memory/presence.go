@@ -14,28 +14,13 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 	if _, ok := t.s.users[p.UserID]; !ok {
 		return storage.ErrNotFound
 	}
-	old, had := t.s.presence[p.UserID]
-	lastID := t.s.lastPresenceID
-	t.s.lastPresenceID++
-	p.UpdateID = t.s.lastPresenceID
-	t.s.presence[p.UserID] = *p
-	t.undo = append(t.undo, func() {
-		t.s.lastPresenceID = lastID
-		if had {
-			t.s.presence[p.UserID] = old
-		} else {
-			delete(t.s.presence, p.UserID)
-		}
-	})
+	p.UpdateID = nextID(t, &t.s.lastPresenceID)
+	setKey(t, t.s.presence, p.UserID, *p)
 	return nil
 }
 
 func (t *tx) Presence(userID int64) (storage.Presence, error) {
-	p, ok := t.s.presence[userID]
-	if !ok {
-		return storage.Presence{}, storage.ErrNotFound
-	}
-	return p, nil
+	return lookup(t.s.presence, userID)
 }
 
 func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error) {

@@ -40,28 +40,16 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 			return storage.ErrExists
 		}
 	}
-	p.lastFieldID++
-	f.ID = p.lastFieldID
-	p.fields[f.ID] = *f
-	id := f.ID
-	t.undo = append(t.undo, func() {
-		delete(p.fields, id)
-		p.lastFieldID--
-	})
+	f.ID = nextID(t, &p.lastFieldID)
+	setKey(t, p.fields, f.ID, *f)
 	return nil
 }
 
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
-	out := []storage.ProfileField{}
-	for _, f := range t.s.profiles.fields {
-		if f.RealmID == realmID {
-			out = append(out, f)
-		}
-	}
-	slices.SortFunc(out, func(a, b storage.ProfileField) int {
-		return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return filtered(t.s.profiles.fields, func(f *storage.ProfileField) bool { return f.RealmID == realmID },
+		func(a, b *storage.ProfileField) int {
+			return cmp.Or(cmp.Compare(a.Order, b.Order), cmp.Compare(a.ID, b.ID))
+		}), nil
 }
 
 func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileValueRecord, error) {
@@ -141,7 +129,7 @@ func (t *tx) putValue(userID, fieldID int64, v *storage.ProfileValueRecord) {
 		old = &o
 	}
 	set(v)
-	t.undo = append(t.undo, func() { set(old) })
+	t.onUndo(func() { set(old) })
 }
 
 // Custom emoji.
@@ -157,23 +145,13 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 		return storage.ErrExists
 	}
 	p := &t.s.profiles
-	p.lastEmojiID++
-	e.ID = p.lastEmojiID
-	p.emoji[e.ID] = *e
-	id := e.ID
-	t.undo = append(t.undo, func() {
-		delete(p.emoji, id)
-		p.lastEmojiID--
-	})
+	e.ID = nextID(t, &p.lastEmojiID)
+	setKey(t, p.emoji, e.ID, *e)
 	return nil
 }
 
 func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
-	e, ok := t.s.profiles.emoji[id]
-	if !ok {
-		return storage.RealmEmoji{}, storage.ErrNotFound
-	}
-	return e, nil
+	return lookup(t.s.profiles.emoji, id)
 }
 
 func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, error) {
@@ -199,19 +177,11 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 	if e.RealmID != old.RealmID {
 		return errors.New("memory: an emoji cannot move between organizations")
 	}
-	emoji := t.s.profiles.emoji
-	emoji[e.ID] = e
-	t.undo = append(t.undo, func() { emoji[old.ID] = old })
+	setKey(t, t.s.profiles.emoji, e.ID, e)
 	return nil
 }
 
 func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
-	out := []storage.RealmEmoji{}
-	for _, e := range t.s.profiles.emoji {
-		if e.RealmID == realmID {
-			out = append(out, e)
-		}
-	}
-	slices.SortFunc(out, func(a, b storage.RealmEmoji) int { return cmp.Compare(a.ID, b.ID) })
-	return out, nil
+	return filtered(t.s.profiles.emoji, func(e *storage.RealmEmoji) bool { return e.RealmID == realmID },
+		func(a, b *storage.RealmEmoji) int { return cmp.Compare(a.ID, b.ID) }), nil
 }

@@ -36,13 +36,9 @@ func (t *tx) AddPushToken(pt storage.PushToken) error {
 	if _, ok := p.tokens[k]; ok {
 		return storage.ErrExists
 	}
-	p.tokens[k] = pt
+	setKey(t, p.tokens, k, pt)
 	old := p.userTokens[pt.UserID]
-	p.userTokens[pt.UserID] = append(old[:len(old):len(old)], k)
-	t.undo = append(t.undo, func() {
-		delete(p.tokens, k)
-		p.userTokens[pt.UserID] = old
-	})
+	setKey(t, p.userTokens, pt.UserID, append(old[:len(old):len(old)], k))
 	return nil
 }
 
@@ -66,14 +62,8 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 		return err
 	}
 	p := &t.s.push
-	p.lastDevice++
-	d.ID = p.lastDevice
-	p.devices[d.ID] = cloneDevice(*d)
-	id := d.ID
-	t.undo = append(t.undo, func() {
-		delete(p.devices, id)
-		p.lastDevice--
-	})
+	d.ID = nextID(t, &p.lastDevice)
+	setKey(t, p.devices, d.ID, cloneDevice(*d))
 	return nil
 }
 
@@ -101,12 +91,10 @@ func (t *tx) UpdateDevice(d storage.Device) error {
 		return err
 	}
 	p := &t.s.push
-	old, ok := p.devices[d.ID]
-	if !ok {
+	if _, ok := p.devices[d.ID]; !ok {
 		return storage.ErrNotFound
 	}
-	p.devices[d.ID] = cloneDevice(d)
-	t.undo = append(t.undo, func() { p.devices[d.ID] = old })
+	setKey(t, p.devices, d.ID, cloneDevice(d))
 	return nil
 }
 
@@ -115,11 +103,9 @@ func (t *tx) DeleteDevice(id int64) error {
 		return err
 	}
 	p := &t.s.push
-	old, ok := p.devices[id]
-	if !ok {
+	if _, ok := p.devices[id]; !ok {
 		return storage.ErrNotFound
 	}
-	delete(p.devices, id)
-	t.undo = append(t.undo, func() { p.devices[id] = old })
+	deleteKey(t, p.devices, id)
 	return nil
 }

@@ -28,15 +28,7 @@ func newRealmAdminState() realmAdminState {
 // changed in place, so the old one stays valid for the undo and for
 // copies handed out earlier.
 func (t *tx) setLinkifiers(realmID int64, list []storage.LinkifierRecord) {
-	old, had := t.s.admin.linkifiers[realmID]
-	t.s.admin.linkifiers[realmID] = list
-	t.undo = append(t.undo, func() {
-		if had {
-			t.s.admin.linkifiers[realmID] = old
-		} else {
-			delete(t.s.admin.linkifiers, realmID)
-		}
-	})
+	setKey(t, t.s.admin.linkifiers, realmID, list)
 }
 
 func cloneLinkifier(l storage.LinkifierRecord) storage.LinkifierRecord {
@@ -85,9 +77,7 @@ func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
 			return storage.ErrExists
 		}
 	}
-	t.s.admin.lastLinkifierID++
-	l.ID = t.s.admin.lastLinkifierID
-	t.undo = append(t.undo, func() { t.s.admin.lastLinkifierID-- })
+	l.ID = nextID(t, &t.s.admin.lastLinkifierID)
 	next := append(slices.Clone(list), cloneLinkifier(*l))
 	sortLinkifiers(next)
 	t.setLinkifiers(l.RealmID, next)
@@ -140,15 +130,7 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 // setDomains replaces a realm's domain list and logs the undo; lists are
 // never changed in place.
 func (t *tx) setDomains(realmID int64, list []storage.RealmDomain) {
-	old, had := t.s.admin.domains[realmID]
-	t.s.admin.domains[realmID] = list
-	t.undo = append(t.undo, func() {
-		if had {
-			t.s.admin.domains[realmID] = old
-		} else {
-			delete(t.s.admin.domains, realmID)
-		}
-	})
+	setKey(t, t.s.admin.domains, realmID, list)
 }
 
 func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
@@ -164,9 +146,7 @@ func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
 			return storage.ErrExists
 		}
 	}
-	t.s.admin.lastDomainID++
-	d.ID = t.s.admin.lastDomainID
-	t.undo = append(t.undo, func() { t.s.admin.lastDomainID-- })
+	d.ID = nextID(t, &t.s.admin.lastDomainID)
 	t.setDomains(d.RealmID, append(slices.Clone(list), *d))
 	return nil
 }

@@ -36,18 +36,10 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	if _, ok := u.byPath[a.PathID]; ok {
 		return storage.ErrExists
 	}
-	u.lastID++
-	a.ID = u.lastID
-	u.attachments[a.ID] = *a
-	u.byPath[a.PathID] = a.ID
-	u.used[a.RealmID] += a.Size
-	id, path, realm, size := a.ID, a.PathID, a.RealmID, a.Size
-	t.undo = append(t.undo, func() {
-		delete(u.attachments, id)
-		delete(u.byPath, path)
-		u.used[realm] -= size
-		u.lastID--
-	})
+	a.ID = nextID(t, &u.lastID)
+	setKey(t, u.attachments, a.ID, *a)
+	setKey(t, u.byPath, a.PathID, a.ID)
+	setKey(t, u.used, a.RealmID, u.used[a.RealmID]+a.Size)
 	return nil
 }
 
@@ -80,14 +72,7 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 	if found {
 		return nil
 	}
-	u.messages[attachmentID] = slices.Insert(slices.Clone(old), i, messageID)
-	t.undo = append(t.undo, func() {
-		if old == nil {
-			delete(u.messages, attachmentID)
-		} else {
-			u.messages[attachmentID] = old
-		}
-	})
+	setKey(t, u.messages, attachmentID, slices.Insert(slices.Clone(old), i, messageID))
 	return nil
 }
 
@@ -96,14 +81,8 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 }
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
-	out := []storage.Attachment{}
-	for _, a := range t.s.uploads.attachments {
-		if a.OwnerID == ownerID {
-			out = append(out, a)
-		}
-	}
-	slices.SortFunc(out, func(a, b storage.Attachment) int { return cmp.Compare(a.ID, b.ID) })
-	return out, nil
+	return filtered(t.s.uploads.attachments, func(a *storage.Attachment) bool { return a.OwnerID == ownerID },
+		func(a, b *storage.Attachment) int { return cmp.Compare(a.ID, b.ID) }), nil
 }
 
 func (t *tx) DeleteAttachment(id int64) error {
@@ -115,18 +94,9 @@ func (t *tx) DeleteAttachment(id int64) error {
 	if !ok {
 		return storage.ErrNotFound
 	}
-	links, linked := u.messages[id]
-	delete(u.attachments, id)
-	delete(u.byPath, a.PathID)
-	delete(u.messages, id)
-	u.used[a.RealmID] -= a.Size
-	t.undo = append(t.undo, func() {
-		u.attachments[id] = a
-		u.byPath[a.PathID] = id
-		if linked {
-			u.messages[id] = links
-		}
-		u.used[a.RealmID] += a.Size
-	})
+	deleteKey(t, u.attachments, id)
+	deleteKey(t, u.byPath, a.PathID)
+	deleteKey(t, u.messages, id)
+	setKey(t, u.used, a.RealmID, u.used[a.RealmID]-a.Size)
 	return nil
 }

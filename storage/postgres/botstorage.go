@@ -1,13 +1,12 @@
 package postgres
 
 import (
-	"github.com/jackc/pgx/v5"
-
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 func (t *tx) BotStorage(userID int64, keys []string) ([]storage.BotStorageEntry, error) {
-	scan := func(row pgx.Row) (storage.BotStorageEntry, error) {
+	scan := func(row sqlcommon.Scanner) (storage.BotStorageEntry, error) {
 		e := storage.BotStorageEntry{UserID: userID}
 		err := row.Scan(&e.Key, &e.Value)
 		return e, err
@@ -21,7 +20,7 @@ func (t *tx) BotStorage(userID int64, keys []string) ([]storage.BotStorageEntry,
 
 func (t *tx) BotStorageSize(userID int64) (int64, error) {
 	return one(t, "BotStorageSize", `SELECT COALESCE(SUM(char_length(key) + char_length(value)), 0) FROM bot_storage
-		WHERE user_id = $1`, func(row pgx.Row) (int64, error) {
+		WHERE user_id = $1`, func(row sqlcommon.Scanner) (int64, error) {
 		var n int64
 		err := row.Scan(&n)
 		return n, err

@@ -3,9 +3,8 @@ package postgres
 import (
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Groups, channels, subscriptions, folders and users' topic policies
@@ -18,7 +17,7 @@ import (
 // and is storage.ErrExists. set receives each new ID in order.
 func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
 	if len(args) == 0 {
-		return t.Writable()
+		return t.writable()
 	}
 	return t.guarded(op, func() error { return t.batchIDs(op, sql, args, set) })
 }
@@ -27,7 +26,7 @@ func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) 
 // uniqueness rule a row could break: any failure there breaks the
 // transaction, which the savepoint's two round trips would not change.
 func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
-	if err := t.Writable(); err != nil || len(args) == 0 {
+	if err := t.writable(); err != nil || len(args) == 0 {
 		return err
 	}
 	b := &pgx.Batch{}
@@ -51,12 +50,12 @@ func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) e
 func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 	args := make([][]any, len(gs))
 	for i, g := range gs {
-		created, err := sqlrows.ToNanos(g.DateCreated)
+		created, err := sqlcommon.ToNanos(g.DateCreated)
 		if err != nil {
 			return err
 		}
 		args[i] = []any{g.RealmID, g.Name, g.Description, g.IsSystem, g.CreatorID, created, g.Deactivated,
-			sqlrows.OrEmpty(g.Members), sqlrows.OrEmpty(g.Subgroups)}
+			orEmpty(g.Members), orEmpty(g.Subgroups)}
 	}
 	return t.insertIDs("CreateUserGroups", `INSERT INTO user_groups (realm_id, name, description, is_system,
 		creator_id, date_created, deactivated, members, subgroups) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -64,7 +63,18 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 }
 
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
-	return list(t, "UserGroups", sqlrows.SelectUserGroup+`WHERE realm_id = $1 ORDER BY id`, scanUserGroup, realmID)
+	return list(t, "UserGroups", `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
+		deactivated, members, subgroups FROM user_groups WHERE realm_id = $1 ORDER BY id`,
+		func(row sqlcommon.Scanner) (storage.UserGroup, error) {
+			var (
+				g       storage.UserGroup
+				created int64
+			)
+			err := row.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &g.IsSystem, &g.CreatorID, &created,
+				&g.Deactivated, &g.Members, &g.Subgroups)
+			g.DateCreated = sqlcommon.FromNanos(created)
+			return g, err
+		}, realmID)
 }
 
 // Channels.
@@ -72,17 +82,33 @@ func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
 // channelArgs returns the column values of c from name on, with name_key
 // after name.
 func channelArgs(c *storage.Channel) ([]any, error) {
-	created, err := sqlrows.ToNanos(c.DateCreated)
+	created, err := sqlcommon.ToNanos(c.DateCreated)
 	if err != nil {
 		return nil, err
 	}
-	return []any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
+	return append([]any{c.Name, storage.ChannelNameKey(c.Name), c.Description, c.RenderedDescription, created, c.CreatorID,
 		c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers, c.IsDefault,
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, c.IsArchived,
-		sqlrows.GroupSettingText(c.CanAddSubscribersGroup), sqlrows.GroupSettingText(c.CanRemoveSubscribersGroup),
-		sqlrows.GroupSettingText(c.CanAdministerChannelGroup), sqlrows.GroupSettingText(c.CanDeleteAnyMessageGroup),
-		sqlrows.GroupSettingText(c.CanDeleteOwnMessageGroup), sqlrows.GroupSettingText(c.CanSendMessageGroup),
-		sqlrows.GroupSettingText(c.CanSubscribeGroup)}, nil
+	}, sqlcommon.ChannelGroupArgs(c)...), nil
+}
+
+func scanChannel(row sqlcommon.Scanner) (storage.Channel, error) {
+	var (
+		c               storage.Channel
+		created, retain int64
+		policy          string
+		groups          [7]string
+	)
+	if err := row.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created,
+		&c.CreatorID, &c.InviteOnly, &c.IsWebPublic, &c.HistoryPublicToSubscribers, &c.IsDefault, &retain,
+		&policy, &c.FolderID, &c.FirstMessageID, &c.IsArchived,
+		&groups[0], &groups[1], &groups[2], &groups[3], &groups[4], &groups[5], &groups[6]); err != nil {
+		return c, err
+	}
+	c.DateCreated = sqlcommon.FromNanos(created)
+	c.MessageRetentionDays = int(retain)
+	c.TopicsPolicy = storage.TopicsPolicy(policy)
+	return c, sqlcommon.SetChannelGroups(&c, &groups)
 }
 
 func (t *tx) CreateChannels(cs []*storage.Channel) error {
@@ -103,16 +129,16 @@ func (t *tx) CreateChannels(cs []*storage.Channel) error {
 }
 
 func (t *tx) Channel(id int64) (storage.Channel, error) {
-	return one(t, "Channel", sqlrows.SelectChannel+`WHERE id = $1`, scanChannel, id)
+	return one(t, "Channel", sqlcommon.SelectChannel+`WHERE id = $1`, scanChannel, id)
 }
 
 func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, error) {
-	return list(t, "ChannelsByName", sqlrows.SelectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
-		scanChannel, realmID, sqlrows.OrEmpty(keys))
+	return list(t, "ChannelsByName", sqlcommon.SelectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
+		scanChannel, realmID, orEmpty(keys))
 }
 
 func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
-	return list(t, "Channels", sqlrows.SelectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
+	return list(t, "Channels", sqlcommon.SelectChannel+`WHERE realm_id = $1 ORDER BY id`, scanChannel, realmID)
 }
 
 func (t *tx) UpdateChannel(c storage.Channel) error {
@@ -132,12 +158,22 @@ func (t *tx) UpdateChannel(c storage.Channel) error {
 
 // Subscriptions.
 
+const selectSub = `SELECT user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email,
+	wildcard FROM subscriptions `
+
+func scanSub(row sqlcommon.Scanner) (storage.Subscription, error) {
+	var s storage.Subscription
+	err := row.Scan(&s.UserID, &s.ChannelID, &s.Color, &s.IsMuted, &s.PinToTop, &s.DesktopNotifications,
+		&s.AudibleNotifications, &s.PushNotifications, &s.EmailNotifications, &s.WildcardMentionsNotify)
+	return s, err
+}
+
 // CreateSubscriptions inserts every row with one statement, the rows
 // travelling as one array per column; NULL elements of the boolean arrays
 // are the settings that follow the user's defaults.
 func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	if len(subs) == 0 {
-		return t.Writable()
+		return t.writable()
 	}
 	var (
 		users, channels        = make([]int64, len(subs)), make([]int64, len(subs))
@@ -165,7 +201,7 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, erro
 	if len(userIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return list(t, "SubscriptionsOfUsers", sqlrows.SelectSubscription+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
+	return list(t, "SubscriptionsOfUsers", selectSub+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
 		scanSub, userIDs)
 }
 
@@ -175,7 +211,7 @@ func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
 		return out, nil
 	}
 	rows, err := list(t, "SubscriptionColors", `SELECT DISTINCT user_id, color FROM subscriptions
-		WHERE user_id = ANY($1) ORDER BY user_id, color`, func(row pgx.Row) (userColor, error) {
+		WHERE user_id = ANY($1) ORDER BY user_id, color`, func(row sqlcommon.Scanner) (userColor, error) {
 		var uc userColor
 		err := row.Scan(&uc.userID, &uc.color)
 		return uc, err
@@ -195,7 +231,7 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, e
 	if len(channelIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return list(t, "ChannelSubscriptions", sqlrows.SelectSubscription+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
+	return list(t, "ChannelSubscriptions", selectSub+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
 		scanSub, channelIDs)
 }
 
@@ -213,8 +249,22 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 
 // Folders.
 
+const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id,
+	date_created, is_archived, ord FROM channel_folders `
+
+func scanFolder(row sqlcommon.Scanner) (storage.ChannelFolder, error) {
+	var (
+		f       storage.ChannelFolder
+		created int64
+	)
+	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
+		&created, &f.IsArchived, &f.Order)
+	f.DateCreated = sqlcommon.FromNanos(created)
+	return f, err
+}
+
 func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
-	created, err := sqlrows.ToNanos(f.DateCreated)
+	created, err := sqlcommon.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -230,15 +280,15 @@ func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 }
 
 func (t *tx) ChannelFolder(id int64) (storage.ChannelFolder, error) {
-	return one(t, "ChannelFolder", sqlrows.SelectFolder+`WHERE id = $1`, scanFolder, id)
+	return one(t, "ChannelFolder", selectFolder+`WHERE id = $1`, scanFolder, id)
 }
 
 func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
-	return list(t, "ChannelFolders", sqlrows.SelectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
+	return list(t, "ChannelFolders", selectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
 }
 
 func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
-	created, err := sqlrows.ToNanos(f.DateCreated)
+	created, err := sqlcommon.ToNanos(f.DateCreated)
 	if err != nil {
 		return err
 	}
@@ -249,14 +299,26 @@ func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 
 // User topics.
 
+const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
+
+func scanUserTopic(row sqlcommon.Scanner) (storage.UserTopic, error) {
+	var (
+		ut              storage.UserTopic
+		policy, updated int64
+	)
+	err := row.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
+	ut.VisibilityPolicy, ut.LastUpdated = int(policy), sqlcommon.FromNanos(updated)
+	return ut, err
+}
+
 func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	key := storage.TopicKey(ut.Topic)
-	if ut.VisibilityPolicy == chat.TopicInherit {
+	if ut.VisibilityPolicy == storage.TopicInherit {
 		_, err := t.exec("SetUserTopic", `DELETE FROM user_topics WHERE user_id = $1 AND channel_id = $2
 			AND topic_key = $3`, ut.UserID, ut.ChannelID, key)
 		return err
 	}
-	updated, err := sqlrows.ToNanos(ut.LastUpdated)
+	updated, err := sqlcommon.ToNanos(ut.LastUpdated)
 	if err != nil {
 		return err
 	}
@@ -269,22 +331,28 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 }
 
 func (t *tx) UserTopic(userID, channelID int64, key string) (storage.UserTopic, error) {
-	return one(t, "UserTopic", sqlrows.SelectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
+	return one(t, "UserTopic", selectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
 		scanUserTopic, userID, channelID, key)
 }
 
 func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
-	return list(t, "UserTopics", sqlrows.SelectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
+	return list(t, "UserTopics", selectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
 		scanUserTopic, userID)
 }
 
 // DeleteTopicUserTopics deletes and returns the rows with one statement.
 func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return nil, err
 	}
 	return list(t, "DeleteTopicUserTopics", `WITH gone AS (DELETE FROM user_topics
 		WHERE channel_id = $1 AND topic_key = $2
 		RETURNING user_id, channel_id, topic, visibility_policy, last_updated)
 		SELECT * FROM gone ORDER BY user_id`, scanUserTopic, channelID, key)
+}
+
+func scanID(row sqlcommon.Scanner) (int64, error) {
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }

@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Messages, the users' rows for them, and reactions. The rows of all the
@@ -20,6 +19,24 @@ import (
 // and stores with each message (search_words, a text array under a GIN
 // index): a message matches when its words contain all the words searched,
 // exactly as storage.SearchMatches decides.
+
+// scanMessage reads the sqlcommon.MessageColumns, then extra destinations.
+func scanMessage(row sqlcommon.Scanner, m *storage.MessageRecord, extra ...any) error {
+	var (
+		rt, sent, edited int64
+		users            []int64
+	)
+	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
+		&m.RenderedContent, &sent, &m.Client, &edited, &m.HasLink, &m.HasImage, &m.HasAttachment}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return err
+	}
+	m.RecipientType, m.DateSent, m.EditedAt = int(rt), sqlcommon.FromNanos(sent), sqlcommon.FromNanos(edited)
+	if len(users) > 0 {
+		m.DirectUserIDs = users
+	}
+	return nil
+}
 
 // maxIndexedWord is the length in bytes of the longest word stored as
 // itself in search_words. A longer one is stored as a digest (see
@@ -59,15 +76,15 @@ func searchWords(m *storage.MessageRecord) []string {
 func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	args := make([][]any, len(ms))
 	for i, m := range ms {
-		sent, err := sqlrows.ToNanos(m.DateSent)
+		sent, err := sqlcommon.ToNanos(m.DateSent)
 		if err != nil {
 			return err
 		}
-		edited, err := sqlrows.ToNanos(m.EditedAt)
+		edited, err := sqlcommon.ToNanos(m.EditedAt)
 		if err != nil {
 			return err
 		}
-		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, sqlrows.OrEmpty(m.DirectUserIDs),
+		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, orEmpty(m.DirectUserIDs),
 			m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, m.HasLink,
 			m.HasImage, m.HasAttachment, searchWords(m)}
 	}
@@ -79,16 +96,16 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 }
 
 func (t *tx) Message(id int64) (storage.MessageRecord, error) {
-	return one(t, "Message", `SELECT `+sqlrows.MessageColumns+` FROM messages AS m WHERE m.id = $1`,
-		func(row pgx.Row) (storage.MessageRecord, error) {
+	return one(t, "Message", `SELECT `+sqlcommon.MessageColumns+` FROM messages AS m WHERE m.id = $1`,
+		func(row sqlcommon.Scanner) (storage.MessageRecord, error) {
 			var m storage.MessageRecord
-			err := sqlrows.Message(dialect, row, &m)
+			err := scanMessage(row, &m)
 			return m, err
 		}, id)
 }
 
 func (t *tx) UpdateMessage(m storage.MessageRecord) error {
-	edited, err := sqlrows.ToNanos(m.EditedAt)
+	edited, err := sqlcommon.ToNanos(m.EditedAt)
 	if err != nil {
 		return err
 	}
@@ -108,7 +125,7 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 // with them (ON DELETE CASCADE).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
-		return t.Writable()
+		return t.writable()
 	}
 	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id = ANY($1)`, ids)
 	return err
@@ -126,7 +143,7 @@ func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 // the unique index makes PostgreSQL report a serialization failure (the
 // statement read those keys), and Update runs fn again.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
-	if err := t.Writable(); err != nil || len(rows) == 0 {
+	if err := t.writable(); err != nil || len(rows) == 0 {
 		return err
 	}
 	users, messages, flags := make([]int64, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
@@ -155,7 +172,7 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	return one(t, "UserMessage", `SELECT flags FROM user_messages WHERE user_id = $1 AND message_id = $2`,
-		func(row pgx.Row) (storage.UserMessage, error) {
+		func(row sqlcommon.Scanner) (storage.UserMessage, error) {
 			var flags int64
 			err := row.Scan(&flags)
 			return storage.UserMessage{UserID: userID, MessageID: messageID, Flags: storage.MessageFlags(flags)}, err
@@ -164,7 +181,7 @@ func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 
 func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	return list(t, "MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = $1
-		ORDER BY user_id`, func(row pgx.Row) (storage.UserMessage, error) {
+		ORDER BY user_id`, func(row sqlcommon.Scanner) (storage.UserMessage, error) {
 		r := storage.UserMessage{MessageID: messageID}
 		var flags int64
 		err := row.Scan(&r.UserID, &flags)
@@ -188,14 +205,14 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	order := "m.id"
 	if f.ChannelHistory && f.ChannelID != 0 {
 		// Every message of the channel, with the reader's row if any.
-		q.WriteString(`SELECT ` + sqlrows.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ` +
 			arg(f.UserID) + ` WHERE m.channel_id = ` + arg(f.ChannelID) + ` AND m.recipient_type = 1
 			AND m.realm_id = ` + arg(f.RealmID) + ` AND m.id BETWEEN ` + arg(f.MinID) + ` AND ` + arg(maxID))
 	} else {
 		// The reader's rows drive the query, in the order of their primary
 		// key (user, message).
-		q.WriteString(`SELECT ` + sqlrows.MessageColumns + `, um.flags, true
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, true
 			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
 			WHERE um.user_id = ` + arg(f.UserID) + ` AND um.message_id BETWEEN ` + arg(f.MinID) + ` AND ` +
 			arg(maxID) + ` AND m.realm_id = ` + arg(f.RealmID))
@@ -226,12 +243,12 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	if f.Limit > 0 {
 		q.WriteString(` LIMIT ` + arg(int64(f.Limit)))
 	}
-	return list(t, "FindMessages", q.String(), func(row pgx.Row) (storage.MessageRow, error) {
+	return list(t, "FindMessages", q.String(), func(row sqlcommon.Scanner) (storage.MessageRow, error) {
 		var (
 			r     storage.MessageRow
 			flags int64
 		)
-		err := sqlrows.Message(dialect, row, &r.Message, &flags, &r.Received)
+		err := scanMessage(row, &r.Message, &flags, &r.Received)
 		r.Flags = storage.MessageFlags(flags)
 		return r, err
 	}, args...)
@@ -262,7 +279,7 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 		return []storage.Reaction{}, nil
 	}
 	return list(t, "Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id = ANY($1) ORDER BY message_id, id`, func(row pgx.Row) (storage.Reaction, error) {
+		WHERE message_id = ANY($1) ORDER BY message_id, id`, func(row sqlcommon.Scanner) (storage.Reaction, error) {
 		var (
 			r   storage.Reaction
 			typ string
@@ -274,7 +291,7 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 }
 
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}
@@ -283,8 +300,14 @@ func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear
 	}
 	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | $1) & ~$2::bigint
 		WHERE user_id = $3 AND message_id = ANY($4) AND flags != (flags | $1) & ~$2::bigint
-		RETURNING message_id`, sqlrows.Into(dialect, &changed, sqlrows.ID),
-		int64(set), int64(clear), userID, messageIDs)
+		RETURNING message_id`, func(rows sqlcommon.Scanner) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		changed = append(changed, id)
+		return nil
+	}, int64(set), int64(clear), userID, messageIDs)
 	slices.Sort(changed)
 	return changed, err
 }

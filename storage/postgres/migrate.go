@@ -7,15 +7,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // migrationFiles holds the schema migrations, named NNNN_what.sql with
-// increasing numbers. Numbers may have gaps, since areas developed in
-// parallel reserve theirs in advance, and they follow the SQLite backend's
-// for the same area. Each applied migration is a row of schema_migrations,
-// so one added later with a lower number than the newest applied still
-// runs. Never edit a released migration: add the next one.
+// increasing numbers; they follow the SQLite backend's for the same area.
+// Each applied migration is a row of schema_migrations, so one added later
+// with a lower number than the newest applied still runs. Never edit a
+// released migration: add the next one.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -27,7 +27,7 @@ const migrationLock = 0x63686174 // "chat"
 // migrate applies the migrations that the database lacks, all in one
 // transaction with the rows recording them.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	ms, err := sqlrows.Migrations(migrationFiles, "migrations/*.sql")
+	ms, err := sqlcommon.Migrations(migrationFiles, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
@@ -43,37 +43,34 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
 			return fmt.Errorf("create schema_migrations: %w", err)
 		}
-		return sqlrows.Migrate(ctx, schemaMigrations{tx}, ms)
+		return sqlcommon.Migrate(ctx, migrator{tx}, ms)
 	})
 }
 
-// schemaMigrations records each applied migration as a row of
-// schema_migrations, within the locked transaction tx.
-type schemaMigrations struct{ tx pgx.Tx }
+// migrator records migrations in schema_migrations, inside the one
+// transaction that holds the lock.
+type migrator struct{ tx pgx.Tx }
 
-func (s schemaMigrations) Applied(ctx context.Context) (func(int) bool, int, error) {
-	rows, err := s.tx.Query(ctx, `SELECT version FROM schema_migrations`)
+func (m migrator) Applied(ctx context.Context) (map[int]bool, error) {
+	rows, err := m.tx.Query(ctx, `SELECT version FROM schema_migrations`)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read schema_migrations: %w", err)
+		return nil, err
 	}
 	applied, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return nil, 0, fmt.Errorf("read schema_migrations: %w", err)
+		return nil, err
 	}
-	have := make(map[int]bool, len(applied))
-	newest := 0
+	have := map[int]bool{}
 	for _, v := range applied {
 		have[int(v)] = true
-		newest = max(newest, int(v))
 	}
-	return func(v int) bool { return have[v] }, newest, nil
+	return have, nil
 }
 
-func (s schemaMigrations) Apply(ctx context.Context, m sqlrows.Migration) error {
-	if _, err := s.tx.Exec(ctx, m.SQL); err != nil {
+func (m migrator) Apply(ctx context.Context, mig sqlcommon.Migration) error {
+	if _, err := m.tx.Exec(ctx, mig.SQL); err != nil {
 		return err
 	}
-	_, err := s.tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`,
-		int64(m.Version), m.Name)
+	_, err := m.tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, int64(mig.Version), mig.Name)
 	return err
 }

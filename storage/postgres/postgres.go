@@ -27,18 +27,23 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
 )
 
 // maxAttempts bounds how often Update runs fn for one call when PostgreSQL
 // keeps aborting it as a serialization failure.
 const maxAttempts = 30
 
-// The backend implements the storage SPI and answers every optional query
-// itself.
+// The backend implements the storage SPI.
 var (
 	_ storage.Store = (*Store)(nil)
-	_ sqlrows.Tx    = (*tx)(nil)
+	_ storage.Tx    = (*tx)(nil)
+	// It answers every optional query itself.
+	_ storage.UsersByRoleTx        = (*tx)(nil)
+	_ storage.BotsOwnedByTx        = (*tx)(nil)
+	_ storage.ChannelsByNameTx     = (*tx)(nil)
+	_ storage.SubscriptionColorsTx = (*tx)(nil)
+	_ storage.RealmDomainByNameTx  = (*tx)(nil)
+	_ storage.UserMessageTx        = (*tx)(nil)
 )
 
 // Store is a storage.Store on a PostgreSQL database. It is safe for concurrent
@@ -91,7 +96,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 		return err
 	}
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
-	return fn(&tx{ctx: ctx, tx: pgTx, TxState: sqlrows.TxState{ReadOnly: true}})
+	return fn(&tx{ctx: ctx, tx: pgTx, readOnly: true})
 }
 
 // Update runs fn in a SERIALIZABLE transaction. It commits when fn returns
@@ -138,18 +143,18 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error
 	t := &tx{ctx: ctx, tx: pgTx}
 	err = fn(t)
 	done = true
-	if t.Failed != nil && retryable(t.Failed) {
+	if t.failed != nil && retryable(t.failed) {
 		// Whatever fn made of it, its reads were not serialisable.
 		pgTx.Rollback(context.WithoutCancel(ctx))
-		return t.Failed
+		return t.failed
 	}
 	if err != nil {
 		pgTx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
-	if t.Failed != nil {
+	if t.failed != nil {
 		pgTx.Rollback(context.WithoutCancel(ctx))
-		return fmt.Errorf("postgres: not committing after an earlier failure: %w", t.Failed)
+		return fmt.Errorf("postgres: not committing after an earlier failure: %w", t.failed)
 	}
 	if err := pgTx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)

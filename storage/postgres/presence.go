@@ -2,15 +2,15 @@ package postgres
 
 import (
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 func (t *tx) SetPresence(p *storage.Presence) error {
-	active, connected, err := sqlrows.Nanos2(p.LastActive, p.LastConnected)
+	active, connected, err := sqlcommon.PresenceTimes(p)
 	if err != nil {
 		return err
 	}
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	err = t.tx.QueryRow(t.ctx, `INSERT INTO presence (user_id, realm_id, last_active, last_connected, update_id)
@@ -21,12 +21,12 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 }
 
 func (t *tx) Presence(userID int64) (storage.Presence, error) {
-	return one(t, "Presence", sqlrows.SelectPresence+`WHERE user_id = $1`, scanPresence, userID)
+	return one(t, "Presence", sqlcommon.SelectPresence+`WHERE user_id = $1`, sqlcommon.ScanPresence, userID)
 }
 
 func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error) {
-	return list(t, "Presences", sqlrows.SelectPresence+`WHERE realm_id = $1 AND update_id > $2 ORDER BY user_id`,
-		scanPresence, realmID, afterUpdateID)
+	return list(t, "Presences", sqlcommon.SelectPresence+`WHERE realm_id = $1 AND update_id > $2 ORDER BY user_id`,
+		sqlcommon.ScanPresence, realmID, afterUpdateID)
 }
 
 func (t *tx) LastPresenceUpdateID(realmID int64) (int64, error) {

@@ -4,15 +4,39 @@ import (
 	"errors"
 
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Custom profile fields and their values, custom emoji.
 
+func scanProfileField(row sqlcommon.Scanner) (storage.ProfileField, error) {
+	var (
+		f          storage.ProfileField
+		typ, order int64
+	)
+	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &f.Required,
+		&f.EditableByUser, &f.DisplayInProfileSummary, &f.UseForUserMatching)
+	f.Type = storage.FieldType(typ)
+	f.Order = int(order)
+	return f, err
+}
+
+func scanProfileValue(row sqlcommon.Scanner) (storage.ProfileValueRecord, error) {
+	var v storage.ProfileValueRecord
+	err := row.Scan(&v.UserID, &v.FieldID, &v.Value, &v.RenderedValue)
+	return v, err
+}
+
+func scanRealmEmoji(row sqlcommon.Scanner) (storage.RealmEmoji, error) {
+	var e storage.RealmEmoji
+	err := row.Scan(&e.ID, &e.RealmID, &e.Name, &e.Deactivated, &e.AuthorID)
+	return e, err
+}
+
 // CreateProfileField inserts the field only when its realm exists, so that
 // an unknown realm is ErrNotFound rather than a broken transaction.
 func (t *tx) CreateProfileField(f *storage.ProfileField) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(f.RealmID); err != nil {
@@ -31,19 +55,19 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 }
 
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
-	return list(t, "ProfileFields", sqlrows.SelectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
+	return list(t, "ProfileFields", sqlcommon.SelectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
 		scanProfileField, realmID)
 }
 
 func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileValueRecord, error) {
 	if userIDs == nil {
-		return list(t, "ProfileValues", sqlrows.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
+		return list(t, "ProfileValues", sqlcommon.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
 			WHERE u.realm_id = $1 ORDER BY v.user_id, v.field_id`, scanProfileValue, realmID)
 	}
 	if len(userIDs) == 0 {
 		return []storage.ProfileValueRecord{}, nil
 	}
-	return list(t, "ProfileValues", sqlrows.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
+	return list(t, "ProfileValues", sqlcommon.SelectProfileValue+`JOIN users AS u ON u.id = v.user_id
 		WHERE u.realm_id = $1 AND v.user_id = ANY($2) ORDER BY v.user_id, v.field_id`,
 		scanProfileValue, realmID, userIDs)
 }
@@ -67,7 +91,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 // Custom emoji.
 
 func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(e.RealmID); err != nil {
@@ -83,11 +107,11 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
-	return one(t, "RealmEmoji", sqlrows.SelectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
+	return one(t, "RealmEmoji", sqlcommon.SelectRealmEmoji+`WHERE id = $1`, scanRealmEmoji, id)
 }
 
 func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, error) {
-	return one(t, "RealmEmojiByName", sqlrows.SelectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
+	return one(t, "RealmEmojiByName", sqlcommon.SelectRealmEmoji+`WHERE realm_id = $1 AND name = $2`, scanRealmEmoji,
 		realmID, name)
 }
 
@@ -106,5 +130,5 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
-	return list(t, "RealmEmojis", sqlrows.SelectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
+	return list(t, "RealmEmojis", sqlcommon.SelectRealmEmoji+`WHERE realm_id = $1 ORDER BY id`, scanRealmEmoji, realmID)
 }

@@ -1,15 +1,17 @@
 package postgres
 
 import (
-	"github.com/jackc/pgx/v5"
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Uploads and push.
 
+const selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
+	bouncer_public_key, encrypted_push_registration, create_time FROM devices `
+
 func (t *tx) CreateAttachment(a *storage.Attachment) error {
-	created, err := sqlrows.ToNanos(a.CreateTime)
+	created, err := sqlcommon.ToNanos(a.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -23,12 +25,25 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	return nil
 }
 
+const selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
+	FROM attachments `
+
+func scanAttachment(row sqlcommon.Scanner) (storage.Attachment, error) {
+	var (
+		a       storage.Attachment
+		created int64
+	)
+	err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
+	a.CreateTime = sqlcommon.FromNanos(created)
+	return a, err
+}
+
 func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
-	return one(t, "AttachmentByPath", sqlrows.SelectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
+	return one(t, "AttachmentByPath", selectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
 }
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
-	return list(t, "Attachments", sqlrows.SelectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
+	return list(t, "Attachments", selectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
 }
 
 func (t *tx) DeleteAttachment(id int64) error {
@@ -43,7 +58,7 @@ func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
 // LinkAttachment writes only when the attachment exists, so that an
 // unknown one is ErrNotFound rather than a broken transaction.
 func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	var exists bool
@@ -69,7 +84,7 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 }
 
 func (t *tx) AddPushToken(pt storage.PushToken) error {
-	created, err := sqlrows.ToNanos(pt.CreateTime)
+	created, err := sqlcommon.ToNanos(pt.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -86,20 +101,20 @@ func (t *tx) AddPushToken(pt storage.PushToken) error {
 
 func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 	return list(t, "PushTokens", `SELECT user_id, kind, token, app_id, create_time FROM push_tokens
-		WHERE user_id = $1 ORDER BY seq`, func(row pgx.Row) (storage.PushToken, error) {
+		WHERE user_id = $1 ORDER BY seq`, func(row sqlcommon.Scanner) (storage.PushToken, error) {
 		var (
 			pt      storage.PushToken
 			created int64
 		)
 		err := row.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created)
-		pt.CreateTime = sqlrows.FromNanos(created)
+		pt.CreateTime = sqlcommon.FromNanos(created)
 		return pt, err
 	}, userID)
 }
 
 // deviceArgs returns the column values of d from user_id on.
 func deviceArgs(d *storage.Device) ([]any, error) {
-	created, err := sqlrows.ToNanos(d.CreateTime)
+	created, err := sqlcommon.ToNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +138,11 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 }
 
 func (t *tx) Device(id int64) (storage.Device, error) {
-	return one(t, "Device", sqlrows.SelectDevice+`WHERE id = $1`, scanDevice, id)
+	return one(t, "Device", selectDevice+`WHERE id = $1`, sqlcommon.ScanDevice, id)
 }
 
 func (t *tx) Devices(userID int64) ([]storage.Device, error) {
-	return list(t, "Devices", sqlrows.SelectDevice+`WHERE user_id = $1 ORDER BY id`, scanDevice, userID)
+	return list(t, "Devices", selectDevice+`WHERE user_id = $1 ORDER BY id`, sqlcommon.ScanDevice, userID)
 }
 
 func (t *tx) UpdateDevice(d storage.Device) error {

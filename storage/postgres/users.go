@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Organizations and users.
@@ -13,10 +13,31 @@ import (
 // the memory store does.
 var errMoveUser = errors.New("postgres: a user cannot move between organizations")
 
+func scanRealm(row sqlcommon.Scanner) (storage.Realm, error) {
+	var (
+		r                      storage.Realm
+		created, visibility    int64
+		editLimit, deleteLimit int64
+		topicsPolicy           string
+	)
+	err := row.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &r.Deactivated, &created, &visibility,
+		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
+		&r.ModerationRequestChannelID,
+		&r.EmailsRestrictedToDomains, &r.DisallowDisposableEmailAddresses, &r.AllowMessageEditing, &editLimit,
+		&deleteLimit, &topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, &r.EnableSpectatorAccess,
+		&r.WaitingPeriodThreshold, &r.InviteRequired, &r.SendChannelEventsMessages)
+	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
+	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
+	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)
+	r.DateCreated = sqlcommon.FromNanos(created)
+	r.DefaultEmailVisibility = storage.EmailVisibility(visibility)
+	return r, err
+}
+
 // realmArgs returns the column values of r from name on, in the order of
 // the INSERT and UPDATE statements.
 func realmArgs(r *storage.Realm) ([]any, error) {
-	created, err := sqlrows.ToNanos(r.DateCreated)
+	created, err := sqlcommon.ToNanos(r.DateCreated)
 	if err != nil {
 		return nil, err
 	}
@@ -29,10 +50,35 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		int64(r.WaitingPeriodThreshold), r.InviteRequired, r.SendChannelEventsMessages}, nil
 }
 
+func scanUser(row sqlcommon.Scanner) (storage.UserRecord, error) {
+	var (
+		u                                     storage.UserRecord
+		role, botType, joined, login, avatarV int64
+		visibility                            int64
+		reactionType                          string
+	)
+	err := row.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &u.IsActive, &botType, &u.BotOwnerID,
+		&joined, &login, &u.IsImportedStub, &u.Timezone, &u.AvatarSource, &avatarV, &u.APIKey, &u.PasswordHash,
+		&visibility, &u.CanChangeUserEmails, &u.PresenceEnabled, &u.Status.Text, &u.Status.EmojiName,
+		&u.Status.EmojiCode, &reactionType)
+	u.Status.ReactionType = storage.ReactionType(reactionType)
+	u.Role = storage.Role(role)
+	u.BotType = storage.BotType(botType)
+	u.DateJoined = sqlcommon.FromNanos(joined)
+	u.LastLogin = sqlcommon.FromNanos(login)
+	u.AvatarVersion = int(avatarV)
+	u.EmailVisibility = storage.EmailVisibility(visibility)
+	return u, err
+}
+
 // userArgs returns the column values of u from email on, in the order of
 // the INSERT and UPDATE statements.
 func userArgs(u *storage.UserRecord) ([]any, error) {
-	joined, login, err := sqlrows.Nanos2(u.DateJoined, u.LastLogin)
+	joined, err := sqlcommon.ToNanos(u.DateJoined)
+	if err != nil {
+		return nil, err
+	}
+	login, err := sqlcommon.ToNanos(u.LastLogin)
 	if err != nil {
 		return nil, err
 	}
@@ -66,15 +112,15 @@ func (t *tx) CreateRealm(r *storage.Realm) error {
 }
 
 func (t *tx) Realm(id int64) (storage.Realm, error) {
-	return one(t, "Realm", sqlrows.SelectRealm+`WHERE id = $1`, scanRealm, id)
+	return one(t, "Realm", sqlcommon.SelectRealm+`WHERE id = $1`, scanRealm, id)
 }
 
 func (t *tx) RealmByHost(host string) (storage.Realm, error) {
-	return one(t, "RealmByHost", sqlrows.SelectRealm+`WHERE host = $1`, scanRealm, host)
+	return one(t, "RealmByHost", sqlcommon.SelectRealm+`WHERE host = $1`, scanRealm, host)
 }
 
 func (t *tx) Realms() ([]storage.Realm, error) {
-	rs, err := list(t, "Realms", sqlrows.SelectRealm+`ORDER BY id`, scanRealm)
+	rs, err := list(t, "Realms", sqlcommon.SelectRealm+`ORDER BY id`, scanRealm)
 	if len(rs) == 0 {
 		return nil, err
 	}
@@ -122,26 +168,26 @@ func (t *tx) CreateUser(u *storage.UserRecord) error {
 }
 
 func (t *tx) User(id int64) (storage.UserRecord, error) {
-	return one(t, "User", sqlrows.SelectUser+`WHERE id = $1`, scanUser, id)
+	return one(t, "User", sqlcommon.SelectUser+`WHERE id = $1`, scanUser, id)
 }
 
 func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
-	return one(t, "UserByEmail", sqlrows.SelectUser+`WHERE realm_id = $1 AND email_key = $2`, scanUser,
+	return one(t, "UserByEmail", sqlcommon.SelectUser+`WHERE realm_id = $1 AND email_key = $2`, scanUser,
 		realmID, storage.EmailKey(email))
 }
 
 func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {
-	return one(t, "UserByAPIKey", sqlrows.SelectUser+`WHERE api_key = $1`, scanUser, key)
+	return one(t, "UserByAPIKey", sqlcommon.SelectUser+`WHERE api_key = $1`, scanUser, key)
 }
 
 func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 	if ids == nil {
-		return list(t, "Users", sqlrows.SelectUser+`WHERE realm_id = $1 ORDER BY id`, scanUser, realmID)
+		return list(t, "Users", sqlcommon.SelectUser+`WHERE realm_id = $1 ORDER BY id`, scanUser, realmID)
 	}
 	if len(ids) == 0 {
 		return []storage.UserRecord{}, nil
 	}
-	return list(t, "Users", sqlrows.SelectUser+`WHERE realm_id = $1 AND id = ANY($2) ORDER BY id`, scanUser,
+	return list(t, "Users", sqlcommon.SelectUser+`WHERE realm_id = $1 AND id = ANY($2) ORDER BY id`, scanUser,
 		realmID, ids)
 }
 
@@ -154,14 +200,14 @@ func (t *tx) ActiveUserIDs(realmID int64, ids []int64) ([]int64, error) {
 }
 
 func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {
-	return list(t, "UsersByRole", sqlrows.SelectUser+`WHERE realm_id = $1 AND role = $2 ORDER BY id`, scanUser,
+	return list(t, "UsersByRole", sqlcommon.SelectUser+`WHERE realm_id = $1 AND role = $2 ORDER BY id`, scanUser,
 		realmID, int64(role))
 }
 
 // BotsOwnedBy lists, like the memory store, the bots of the owner's
 // organization.
 func (t *tx) BotsOwnedBy(ownerID int64) ([]storage.UserRecord, error) {
-	return list(t, "BotsOwnedBy", sqlrows.SelectUser+`WHERE bot_owner_id = $1 AND bot_type <> 0
+	return list(t, "BotsOwnedBy", sqlcommon.SelectUser+`WHERE bot_owner_id = $1 AND bot_type <> 0
 		AND realm_id = (SELECT o.realm_id FROM users AS o WHERE o.id = $1) ORDER BY id`, scanUser, ownerID)
 }
 

@@ -8,23 +8,47 @@ import (
 	"strings"
 
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Messages, the users' rows for them, and reactions. The rows of the
 // recipients of messages are written many per statement; FindMessages is
 // one query whatever the narrow's backend part.
 
+// scanMessage reads the sqlcommon.MessageColumns, then extra destinations.
+func scanMessage(sc scanner, m *storage.MessageRecord, extra ...any) error {
+	var rt, sent, edited, link, image, attachment int64
+	var users string
+	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
+		&m.RenderedContent, &sent, &m.Client, &edited, &link, &image, &attachment}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return err
+	}
+	m.RecipientType, m.DateSent = int(rt), sqlcommon.FromNanos(sent)
+	if edited != 0 {
+		m.EditedAt = sqlcommon.FromNanos(edited)
+	}
+	m.HasLink, m.HasImage, m.HasAttachment = link != 0, image != 0, attachment != 0
+	ids, err := parseIDs(users)
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		m.DirectUserIDs = ids
+	}
+	return nil
+}
+
 func editedNanos(m *storage.MessageRecord) (int64, error) {
 	if m.EditedAt.IsZero() {
 		return 0, nil
 	}
-	return sqlrows.ToNanos(m.EditedAt)
+	return sqlcommon.ToNanos(m.EditedAt)
 }
 
 func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 	for _, m := range ms {
-		sent, err := sqlrows.ToNanos(m.DateSent)
+		sent, err := sqlcommon.ToNanos(m.DateSent)
 		if err != nil {
 			return err
 		}
@@ -39,7 +63,7 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 		res, err := t.exec("CreateMessages", `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
 			direct_user_ids, topic, topic_key, content, rendered_content, date_sent, client, edited_at, has_link,
 			has_image, has_attachment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, jsonIDs(users), m.Topic,
+			m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, idsJSON(users), m.Topic,
 			storage.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, b2i(m.HasLink),
 			b2i(m.HasImage), b2i(m.HasAttachment))
 		if err != nil {
@@ -58,9 +82,9 @@ func (t *tx) Message(id int64) (storage.MessageRecord, error) {
 		return m, nil
 	}
 	var out []storage.MessageRecord
-	err := t.query("Message", `SELECT `+sqlrows.MessageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
+	err := t.query("Message", `SELECT `+sqlcommon.MessageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
 		var m storage.MessageRecord
-		if err := sqlrows.Message(dialect, sc, &m); err != nil {
+		if err := scanMessage(sc, &m); err != nil {
 			return err
 		}
 		out = append(out, m)
@@ -108,11 +132,11 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 // entries go with them (ON DELETE CASCADE, triggers).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
-		return t.Writable()
+		return t.writable()
 	}
 	wrote(t.rows, messageRows, ids...)
 	wrote(t.rows, recipientRows, ids...)
-	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
+	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, idsJSON(ids))
 	return err
 }
 
@@ -149,7 +173,7 @@ var insertUserMessages = func() (texts [userMessageBatch]string) {
 // statement fails, the rows of the statements before it are deleted, so
 // that the call stores none.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
-	if err := t.Writable(); err != nil || len(rows) == 0 {
+	if err := t.writable(); err != nil || len(rows) == 0 {
 		return err
 	}
 	messages := map[int64]bool{}
@@ -177,7 +201,7 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 			done += n
 		}
 	}
-	if err != nil && t.Failed == nil {
+	if err != nil && t.failed == nil {
 		for _, r := range sorted[:done] {
 			if _, delErr := t.exec("CreateUserMessages", `DELETE FROM user_messages WHERE user_id = ? AND message_id = ?`,
 				r.UserID, r.MessageID); delErr != nil {
@@ -249,13 +273,13 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	history := f.ChannelHistory && f.ChannelID != 0
 	if history {
 		// Every message of the channel, with the reader's row if any.
-		q.WriteString(`SELECT ` + sqlrows.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?`)
 		args = append(args, f.UserID, f.ChannelID, f.RealmID, f.MinID, maxID)
 	} else {
 		// The reader's rows drive the query (primary key user, message).
-		q.WriteString(`SELECT ` + sqlrows.MessageColumns + `, um.flags, 1
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
 			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
 			WHERE um.user_id = ? AND um.message_id BETWEEN ? AND ? AND m.realm_id = ?`)
 		args = append(args, f.UserID, f.MinID, maxID, f.RealmID)
@@ -276,7 +300,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	}
 	if f.IDs != nil {
 		q.WriteString(` AND m.id IN (SELECT value FROM json_each(?))`)
-		args = append(args, jsonIDs(f.IDs))
+		args = append(args, idsJSON(f.IDs))
 	}
 	if len(f.Search) > 0 {
 		q.WriteString(` AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)`)
@@ -297,7 +321,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	err := t.query("FindMessages", q.String(), func(sc scanner) error {
 		var r storage.MessageRow
 		var flags, received int64
-		if err := sqlrows.Message(dialect, sc, &r.Message, &flags, &received); err != nil {
+		if err := scanMessage(sc, &r.Message, &flags, &received); err != nil {
 			return err
 		}
 		r.Flags, r.Received = storage.MessageFlags(flags), received != 0
@@ -342,14 +366,14 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 		return out, err
 	}
 	err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, scan, jsonIDs(messageIDs))
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, scan, idsJSON(messageIDs))
 	return out, err
 }
 
 // UpdateUserMessageFlags writes only the rows whose flags change, and
 // notes the messages' recipients as written for the row cache.
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}
@@ -359,7 +383,14 @@ func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear
 	wrote(t.rows, recipientRows, messageIDs...)
 	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | ?1) & ~?2
 		WHERE user_id = ?3 AND message_id IN (SELECT value FROM json_each(?4)) AND flags != (flags | ?1) & ~?2
-		RETURNING message_id`, into(&changed, sqlrows.ID), int64(set), int64(clear), userID, jsonIDs(messageIDs))
+		RETURNING message_id`, func(sc scanner) error {
+		var id int64
+		if err := sc.Scan(&id); err != nil {
+			return err
+		}
+		changed = append(changed, id)
+		return nil
+	}, int64(set), int64(clear), userID, idsJSON(messageIDs))
 	slices.Sort(changed)
 	return changed, err
 }

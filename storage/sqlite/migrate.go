@@ -6,47 +6,53 @@ import (
 	"embed"
 	"fmt"
 
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // migrationFiles holds the schema migrations, named NNNN_what.sql with
-// strictly increasing numbers from 1. Numbers may have gaps, since areas
-// developed in parallel reserve theirs in advance; migration N brings the
-// schema to version N, and the version is PRAGMA user_version. Never edit
-// a released migration: add the next one.
+// strictly increasing numbers from 1; migration N brings the schema to
+// version N, and the version is PRAGMA user_version. Never edit a
+// released migration: add the next one.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrations returns the embedded migrations in order.
-func migrations() ([]sqlrows.Migration, error) {
-	return sqlrows.Migrations(migrationFiles, "migrations/*.sql")
-}
-
 // migrate applies the migrations that the database at db lacks, each in its
 // own transaction together with the new user_version.
 func migrate(ctx context.Context, db *sql.DB) error {
-	ms, err := migrations()
+	ms, err := sqlcommon.Migrations(migrationFiles, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
-	return sqlrows.Migrate(ctx, userVersion{db}, ms)
+	return sqlcommon.Migrate(ctx, migrator{db, ms}, ms)
 }
 
-// userVersion records the schema version as PRAGMA user_version: the
-// migrations up to it are applied.
-type userVersion struct{ db *sql.DB }
+// migrator keeps the schema version in PRAGMA user_version.
+type migrator struct {
+	db *sql.DB
+	ms []sqlcommon.Migration
+}
 
-func (s userVersion) Applied(ctx context.Context) (func(int) bool, int, error) {
+// Applied gives every migration up to user_version.
+func (m migrator) Applied(ctx context.Context) (map[int]bool, error) {
 	var version int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return nil, 0, fmt.Errorf("read schema version: %w", err)
+	if err := m.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return nil, err
 	}
-	return func(v int) bool { return v <= version }, version, nil
+	have := map[int]bool{}
+	if version > 0 {
+		have[version] = true
+	}
+	for _, mig := range m.ms {
+		if mig.Version <= version {
+			have[mig.Version] = true
+		}
+	}
+	return have, nil
 }
 
-func (s userVersion) Apply(ctx context.Context, m sqlrows.Migration) error {
-	tx, err := s.db.BeginTx(ctx, nil) // IMMEDIATE: no one else migrates meanwhile
+func (m migrator) Apply(ctx context.Context, mig sqlcommon.Migration) error {
+	tx, err := m.db.BeginTx(ctx, nil) // IMMEDIATE: no one else migrates meanwhile
 	if err != nil {
 		return err
 	}
@@ -55,13 +61,13 @@ func (s userVersion) Apply(ctx context.Context, m sqlrows.Migration) error {
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return err
 	}
-	if version >= m.Version {
+	if version >= mig.Version {
 		return nil // another process applied it
 	}
-	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+	if _, err := tx.ExecContext(ctx, mig.SQL); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", mig.Version)); err != nil {
 		return err
 	}
 	return tx.Commit()

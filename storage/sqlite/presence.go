@@ -2,11 +2,11 @@ package sqlite
 
 import (
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 func (t *tx) SetPresence(p *storage.Presence) error {
-	active, connected, err := sqlrows.Nanos2(p.LastActive, p.LastConnected)
+	active, connected, err := sqlcommon.PresenceTimes(p)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 }
 
 func (t *tx) Presence(userID int64) (storage.Presence, error) {
-	list, err := t.presences(sqlrows.SelectPresence+`WHERE user_id = ?`, userID)
+	list, err := t.presences(sqlcommon.SelectPresence+`WHERE user_id = ?`, userID)
 	if err == nil && len(list) == 0 {
 		err = storage.ErrNotFound
 	}
@@ -38,12 +38,19 @@ func (t *tx) Presence(userID int64) (storage.Presence, error) {
 }
 
 func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error) {
-	return t.presences(sqlrows.SelectPresence+`WHERE realm_id = ? AND update_id > ? ORDER BY user_id`, realmID, afterUpdateID)
+	return t.presences(sqlcommon.SelectPresence+`WHERE realm_id = ? AND update_id > ? ORDER BY user_id`, realmID, afterUpdateID)
 }
 
 func (t *tx) presences(query string, args ...any) ([]storage.Presence, error) {
 	out := []storage.Presence{}
-	err := t.query("Presences", query, into(&out, sqlrows.Presence), args...)
+	err := t.query("Presences", query, func(sc scanner) error {
+		p, err := sqlcommon.ScanPresence(sc)
+		if err != nil {
+			return err
+		}
+		out = append(out, p)
+		return nil
+	}, args...)
 	return out, err
 }
 

@@ -3,13 +3,41 @@ package sqlite
 import (
 	"database/sql"
 	"errors"
+	"strconv"
 
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
+func scanProfileField(sc scanner) (storage.ProfileField, error) {
+	var (
+		f                                  storage.ProfileField
+		typ, order                         int64
+		required, editable, summary, match int64
+	)
+	err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &required, &editable,
+		&summary, &match)
+	f.Type = storage.FieldType(typ)
+	f.Order = int(order)
+	f.Required = required != 0
+	f.EditableByUser = editable != 0
+	f.DisplayInProfileSummary = summary != 0
+	f.UseForUserMatching = match != 0
+	return f, err
+}
+
+func scanRealmEmoji(sc scanner) (storage.RealmEmoji, error) {
+	var (
+		e           storage.RealmEmoji
+		deactivated int64
+	)
+	err := sc.Scan(&e.ID, &e.RealmID, &e.Name, &deactivated, &e.AuthorID)
+	e.Deactivated = deactivated != 0
+	return e, err
+}
+
 func (t *tx) CreateProfileField(f *storage.ProfileField) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(f.RealmID); err != nil {
@@ -30,11 +58,20 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 }
 
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
-	out := []storage.ProfileField{}
-	if err := t.queryQ("ProfileFields", qProfileFields, into(&out, sqlrows.ProfileField), realmID); err != nil {
-		return nil, err
+	rows, err := t.stmt(qProfileFields).QueryContext(t.ctx, realmID)
+	if err != nil {
+		return nil, t.check("ProfileFields", err)
 	}
-	return out, nil
+	defer rows.Close()
+	out := []storage.ProfileField{}
+	for rows.Next() {
+		f, err := scanProfileField(rows)
+		if err != nil {
+			return nil, t.check("ProfileFields", err)
+		}
+		out = append(out, f)
+	}
+	return out, t.check("ProfileFields", rows.Err())
 }
 
 func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileValueRecord, error) {
@@ -49,16 +86,39 @@ func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileVal
 	if userIDs == nil {
 		rows, err = t.stmt(qProfileValuesAll).QueryContext(t.ctx, realmID)
 	} else {
-		rows, err = t.stmt(qProfileValuesIDs).QueryContext(t.ctx, realmID, jsonIDs(userIDs))
+		list := make([]byte, 0, 2+len(userIDs)*8)
+		list = append(list, '[')
+		for i, id := range userIDs {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = strconv.AppendInt(list, id, 10)
+		}
+		list = append(list, ']')
+		rows, err = t.stmt(qProfileValuesIDs).QueryContext(t.ctx, realmID, string(list))
 	}
-	if err := t.scanRows("ProfileValues", rows, err, into(&out, sqlrows.ProfileValue)); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, t.check("ProfileValues", err)
 	}
-	return out, nil
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			v        storage.ProfileValueRecord
+			rendered sql.NullString
+		)
+		if err := rows.Scan(&v.UserID, &v.FieldID, &v.Value, &rendered); err != nil {
+			return nil, t.check("ProfileValues", err)
+		}
+		if rendered.Valid {
+			v.RenderedValue = &rendered.String
+		}
+		out = append(out, v)
+	}
+	return out, t.check("ProfileValues", rows.Err())
 }
 
 func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	var rendered any
@@ -74,7 +134,7 @@ func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
 }
 
 func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	_, err := t.stmt(qDeleteProfileValue).ExecContext(t.ctx, userID, fieldID)
@@ -84,7 +144,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 // Custom emoji.
 
 func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(e.RealmID); err != nil {
@@ -104,7 +164,7 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
-	e, err := sqlrows.RealmEmoji(dialect, t.stmt(qRealmEmoji).QueryRowContext(t.ctx, id))
+	e, err := scanRealmEmoji(t.stmt(qRealmEmoji).QueryRowContext(t.ctx, id))
 	return e, t.check("RealmEmoji", err)
 }
 
@@ -118,7 +178,7 @@ func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, e
 		}
 		return row.emoji, nil
 	}
-	e, err := sqlrows.RealmEmoji(dialect, t.stmt(qRealmEmojiByName).QueryRowContext(t.ctx, realmID, name))
+	e, err := scanRealmEmoji(t.stmt(qRealmEmojiByName).QueryRowContext(t.ctx, realmID, name))
 	err = t.check("RealmEmojiByName", err)
 	if err == nil || errors.Is(err, storage.ErrNotFound) {
 		keep(t.rows, emojiRows, key, emojiRow{e, err == nil})
@@ -127,7 +187,7 @@ func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, e
 }
 
 func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	wroteAll(t.rows, emojiRows)
@@ -150,6 +210,10 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 
 func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
 	out := []storage.RealmEmoji{}
-	err := t.query("RealmEmojis", sqlrows.SelectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, into(&out, sqlrows.RealmEmoji), realmID)
+	err := t.query("RealmEmojis", sqlcommon.SelectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, func(sc scanner) error {
+		e, err := scanRealmEmoji(sc)
+		out = append(out, e)
+		return err
+	}, realmID)
 	return out, err
 }

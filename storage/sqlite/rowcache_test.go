@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/sqlite"
 )
@@ -200,7 +199,7 @@ func TestWriterRowCacheMessages(t *testing.T) {
 		if err := tx.CreateUser(&b); err != nil {
 			return err
 		}
-		m = storage.MessageRecord{RealmID: realm.ID, SenderID: a.ID, RecipientType: chat.RecipientDirect,
+		m = storage.MessageRecord{RealmID: realm.ID, SenderID: a.ID, RecipientType: storage.RecipientDirect,
 			DirectUserIDs: []int64{a.ID, b.ID}, Content: "first", RenderedContent: "<p>first</p>",
 			DateSent: time.Unix(1700000000, 0).UTC(), Client: "test"}
 		if err := tx.CreateMessages([]*storage.MessageRecord{&m}); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 func open(t *testing.T, path string) *Store {
@@ -143,7 +144,7 @@ func TestReopen(t *testing.T) {
 }
 
 func TestMigrations(t *testing.T) {
-	ms, err := migrations()
+	ms, err := sqlcommon.Migrations(migrationFiles, "migrations/*.sql")
 	if err != nil {
 		t.Fatal(err)
 	}

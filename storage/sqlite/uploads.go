@@ -4,12 +4,19 @@ import (
 	"errors"
 
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlrows"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Uploads and push.
+
+const (
+	selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
+		FROM attachments `
+	selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
+		bouncer_public_key, encrypted_push_registration, create_time FROM devices `
+)
 
 // isForeignKeyViolation reports whether err is the violation of a FOREIGN
 // KEY constraint.
@@ -19,10 +26,10 @@ func isForeignKeyViolation(err error) bool {
 }
 
 func (t *tx) CreateAttachment(a *storage.Attachment) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
-	created, err := sqlrows.ToNanos(a.CreateTime)
+	created, err := sqlcommon.ToNanos(a.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -40,7 +47,13 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 }
 
 func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
-	a, err := sqlrows.Attachment(dialect, t.stmt(qAttachmentByPath).QueryRowContext(t.ctx, pathID, realmID))
+	var (
+		a       storage.Attachment
+		created int64
+	)
+	err := t.stmt(qAttachmentByPath).QueryRowContext(t.ctx, pathID, realmID).Scan(&a.ID, &a.RealmID,
+		&a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
+	a.CreateTime = sqlcommon.FromNanos(created)
 	return a, t.check("AttachmentByPath", err)
 }
 
@@ -51,7 +64,7 @@ func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
 }
 
 func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	_, err := t.stmt(qLinkAttachment).ExecContext(t.ctx, attachmentID, messageID)
@@ -79,10 +92,10 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 }
 
 func (t *tx) AddPushToken(pt storage.PushToken) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
-	created, err := sqlrows.ToNanos(pt.CreateTime)
+	created, err := sqlcommon.ToNanos(pt.CreateTime)
 	if err != nil {
 		return err
 	}
@@ -105,7 +118,7 @@ func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 		if err := rows.Scan(&pt.UserID, &pt.Kind, &pt.Token, &pt.AppID, &created); err != nil {
 			return nil, t.check("PushTokens", err)
 		}
-		pt.CreateTime = sqlrows.FromNanos(created)
+		pt.CreateTime = sqlcommon.FromNanos(created)
 		out = append(out, pt)
 	}
 	return out, t.check("PushTokens", rows.Err())
@@ -114,7 +127,7 @@ func (t *tx) PushTokens(userID int64) ([]storage.PushToken, error) {
 // deviceArgs returns the column values of d from user_id on, in the order
 // of qCreateDevice and qUpdateDevice.
 func deviceArgs(d *storage.Device) ([]any, error) {
-	created, err := sqlrows.ToNanos(d.CreateTime)
+	created, err := sqlcommon.ToNanos(d.CreateTime)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +140,7 @@ func deviceArgs(d *storage.Device) ([]any, error) {
 }
 
 func (t *tx) CreateDevice(d *storage.Device) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	args, err := deviceArgs(d)
@@ -147,7 +160,7 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 }
 
 func (t *tx) Device(id int64) (storage.Device, error) {
-	d, err := sqlrows.Device(dialect, t.stmt(qDevice).QueryRowContext(t.ctx, id))
+	d, err := sqlcommon.ScanDevice(t.stmt(qDevice).QueryRowContext(t.ctx, id))
 	return d, t.check("Device", err)
 }
 
@@ -159,7 +172,7 @@ func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 	defer rows.Close()
 	out := []storage.Device{}
 	for rows.Next() {
-		d, err := sqlrows.Device(dialect, rows)
+		d, err := sqlcommon.ScanDevice(rows)
 		if err != nil {
 			return nil, t.check("Devices", err)
 		}
@@ -169,7 +182,7 @@ func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 }
 
 func (t *tx) UpdateDevice(d storage.Device) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	args, err := deviceArgs(&d)
@@ -184,7 +197,7 @@ func (t *tx) UpdateDevice(d storage.Device) error {
 }
 
 func (t *tx) DeleteDevice(id int64) error {
-	if err := t.Writable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qDeleteDevice).ExecContext(t.ctx, id)
@@ -196,7 +209,18 @@ func (t *tx) DeleteDevice(id int64) error {
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
 	out := []storage.Attachment{}
-	err := t.query("Attachments", sqlrows.SelectAttachment+`WHERE owner_id = ? ORDER BY id`, into(&out, sqlrows.Attachment), ownerID)
+	err := t.query("Attachments", selectAttachment+`WHERE owner_id = ? ORDER BY id`, func(sc scanner) error {
+		var (
+			a       storage.Attachment
+			created int64
+		)
+		if err := sc.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created); err != nil {
+			return err
+		}
+		a.CreateTime = sqlcommon.FromNanos(created)
+		out = append(out, a)
+		return nil
+	}, ownerID)
 	return out, err
 }
 

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
-	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -19,15 +16,6 @@ import (
 // list as nil or empty, hence EquateEmpty.
 
 var equateEmpty = cmpopts.EquateEmpty()
-
-func checkEqual[T any](t *testing.T, what string, got, want T) {
-	t.Helper()
-	if diff := gocmp.Diff(want, got, equateEmpty); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", what, diff)
-	}
-}
-
-func bptr(b bool) *bool { return &b }
 
 // channelFixture is two organizations with users, for the channel cases.
 type channelFixture struct {
@@ -60,13 +48,13 @@ func channelN(realmID int64, i int) storage.Channel {
 		InviteOnly: i%2 == 1, IsWebPublic: i%3 == 0, HistoryPublicToSubscribers: i%2 == 0, IsDefault: i%2 == 0,
 		MessageRetentionDays: i*7 - 1, TopicsPolicy: storage.TopicsDisableEmpty, FolderID: int64(i), FirstMessageID: int64(1000 + i),
 		IsArchived:                i == 2,
-		CanAddSubscribersGroup:    chat.GroupSettingOf(int64(i + 1)),
+		CanAddSubscribersGroup:    storage.GroupSetting{GroupID: int64(i + 1)},
 		CanRemoveSubscribersGroup: storage.GroupSetting{Members: []int64{3, int64(10 + i)}, Subgroups: []int64{2}},
 		CanAdministerChannelGroup: storage.GroupSetting{Members: []int64{int64(i)}},
 		CanDeleteAnyMessageGroup:  storage.GroupSetting{Subgroups: []int64{4, 5}},
 		CanDeleteOwnMessageGroup:  storage.GroupSetting{},
-		CanSendMessageGroup:       chat.GroupSettingOf(7),
-		CanSubscribeGroup:         chat.GroupSettingOf(1),
+		CanSendMessageGroup:       storage.GroupSetting{GroupID: 7},
+		CanSubscribeGroup:         storage.GroupSetting{GroupID: 1},
 	}
 }
 
@@ -80,59 +68,6 @@ func createChannels(t *testing.T, tx storage.Tx, cs ...storage.Channel) []storag
 		t.Fatalf("CreateChannels: %v", err)
 	}
 	return cs
-}
-
-func (s *suite) testUserGroups(t *testing.T) {
-	st, f := s.channelStore(t)
-	members := []int64{f.users[0].ID, f.users[2].ID}
-	a := &storage.UserGroup{RealmID: f.r1.ID, Name: "role:owners", Description: "Owners ✓ 'q'", IsSystem: true, DateCreated: t0}
-	b := &storage.UserGroup{RealmID: f.r1.ID, Name: "Designers", Description: "", CreatorID: f.users[1].ID,
-		DateCreated: t0.Add(time.Hour), Deactivated: true, Members: members, Subgroups: []int64{1, 2}}
-	c := &storage.UserGroup{RealmID: f.r2.ID, Name: "Designers", DateCreated: t0}
-	update(t, st, func(tx storage.Tx) {
-		if err := tx.CreateUserGroups([]*storage.UserGroup{a, b}); err != nil {
-			t.Fatalf("CreateUserGroups: %v", err)
-		}
-		if err := tx.CreateUserGroups([]*storage.UserGroup{c}); err != nil {
-			t.Fatalf("CreateUserGroups in another realm: %v", err)
-		}
-		if a.ID <= 0 || b.ID <= a.ID || c.ID <= b.ID {
-			t.Errorf("IDs %d, %d, %d, want increasing", a.ID, b.ID, c.ID)
-		}
-		dup := &storage.UserGroup{RealmID: f.r1.ID, Name: "Designers", DateCreated: t0}
-		checkErr(t, "same name in the realm", tx.CreateUserGroups([]*storage.UserGroup{dup}), storage.ErrExists)
-		x, y := &storage.UserGroup{RealmID: f.r1.ID, Name: "x", DateCreated: t0}, &storage.UserGroup{RealmID: f.r1.ID, Name: "x", DateCreated: t0}
-		checkErr(t, "same name twice in one call", tx.CreateUserGroups([]*storage.UserGroup{x, y}), storage.ErrExists)
-	})
-	// The caller's slices are not the stored ones.
-	members[0] = 999
-	b.Members[1] = 999
-	want := []storage.UserGroup{*a, {ID: b.ID, RealmID: f.r1.ID, Name: "Designers", CreatorID: f.users[1].ID,
-		DateCreated: t0.Add(time.Hour), Deactivated: true, Members: []int64{f.users[0].ID, f.users[2].ID}, Subgroups: []int64{1, 2}}}
-	view(t, st, func(tx storage.Tx) {
-		got, err := tx.UserGroups(f.r1.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "UserGroups(r1)", got, want)
-		for i := range got {
-			checkTime(t, "DateCreated", got[i].DateCreated)
-		}
-		got[1].Members[0] = 12345 // must not reach the store
-		got, err = tx.UserGroups(f.r2.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "UserGroups(r2)", got, []storage.UserGroup{*c})
-		got, err = tx.UserGroups(999)
-		if err != nil || len(got) != 0 {
-			t.Errorf("UserGroups(unknown realm) = %v, %v", got, err)
-		}
-	})
-	view(t, st, func(tx storage.Tx) {
-		got, _ := tx.UserGroups(f.r1.ID)
-		checkEqual(t, "UserGroups after changing a result", got, want)
-	})
 }
 
 func (s *suite) testChannels(t *testing.T) {
@@ -238,327 +173,17 @@ func (s *suite) testChannels(t *testing.T) {
 	})
 }
 
-func (s *suite) testSubscriptions(t *testing.T) {
-	st, f := s.channelStore(t)
-	var chans []storage.Channel
-	update(t, st, func(tx storage.Tx) {
-		chans = createChannels(t, tx, channelN(f.r1.ID, 1), channelN(f.r1.ID, 2), channelN(f.r1.ID, 3))
-	})
-	u0, u1, u2 := f.users[0].ID, f.users[1].ID, f.users[2].ID
-	ch0, ch1, ch2 := chans[0].ID, chans[1].ID, chans[2].ID
-	full := storage.Subscription{UserID: u1, ChannelID: ch0, Color: "#a1B2c3", IsMuted: true, PinToTop: true,
-		DesktopNotifications: bptr(true), AudibleNotifications: bptr(false), PushNotifications: bptr(true),
-		EmailNotifications: bptr(false), WildcardMentionsNotify: bptr(true)}
-	subs := []storage.Subscription{
-		{UserID: u2, ChannelID: ch1, Color: "#76ce90"},
-		full,
-		{UserID: u0, ChannelID: ch2, Color: "#fff"},
-		{UserID: u1, ChannelID: ch2, Color: "#abc", EmailNotifications: bptr(true)},
-		{UserID: u0, ChannelID: ch0, Color: "#000"},
-	}
-	update(t, st, func(tx storage.Tx) {
-		if err := tx.CreateSubscriptions(subs); err != nil {
-			t.Fatalf("CreateSubscriptions: %v", err)
-		}
-		if err := tx.CreateSubscriptions(nil); err != nil {
-			t.Errorf("CreateSubscriptions(nil): %v", err)
-		}
-		// A duplicate, of a stored row or within the call, stores none.
-		fresh := storage.Subscription{UserID: u2, ChannelID: ch0, Color: "#111"}
-		checkErr(t, "CreateSubscriptions with an existing row",
-			tx.CreateSubscriptions([]storage.Subscription{fresh, {UserID: u0, ChannelID: ch0, Color: "#222"}}), storage.ErrExists)
-		checkErr(t, "CreateSubscriptions with a row twice", tx.CreateSubscriptions([]storage.Subscription{fresh, fresh}), storage.ErrExists)
-		_, err := subscriptionOf(tx, u2, ch0)
-		checkErr(t, "Subscription after failed creations", err, storage.ErrNotFound)
-	})
-	subs[1].DesktopNotifications = bptr(true)
-	update(t, st, func(tx storage.Tx) {
-		if err := tx.UpdateSubscription(subs[1]); err != nil {
-			t.Fatal(err)
-		}
-	})
-	*subs[1].DesktopNotifications = false // the store has its own copy
-	full.DesktopNotifications = bptr(true)
-	view(t, st, func(tx storage.Tx) {
-		got, err := subscriptionOf(tx, u1, ch0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "Subscription", got, full)
-		*got.WildcardMentionsNotify = false // must not reach the store
-		_, err = subscriptionOf(tx, u2, ch0)
-		checkErr(t, "Subscription(not subscribed)", err, storage.ErrNotFound)
-		got2, err := tx.SubscriptionsOfUsers([]int64{u1, u0, 999, u1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "SubscriptionsOfUsers", got2, []storage.Subscription{subs[4], subs[2], full, subs[3]})
-		got2, err = tx.SubscriptionsOfUsers(nil)
-		if err != nil || len(got2) != 0 {
-			t.Errorf("SubscriptionsOfUsers(nil) = %v, %v", got2, err)
-		}
-		colors, err := storage.SubscriptionColors(tx, []int64{u1, u0, 999, u1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "SubscriptionColors", colors, map[int64][]string{u0: {"#000", "#fff"}, u1: {"#a1B2c3", "#abc"}})
-		colors, err = storage.SubscriptionColors(tx, nil)
-		if err != nil || len(colors) != 0 {
-			t.Errorf("SubscriptionColors(nil) = %v, %v", colors, err)
-		}
-		got2, err = tx.ChannelSubscriptions([]int64{ch2, ch0, ch2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "ChannelSubscriptions", got2, []storage.Subscription{subs[4], full, subs[2], subs[3]})
-		got2, err = tx.ChannelSubscriptions(nil)
-		if err != nil || len(got2) != 0 {
-			t.Errorf("ChannelSubscriptions(nil) = %v, %v", got2, err)
-		}
-	})
-	view(t, st, func(tx storage.Tx) {
-		got, _ := subscriptionOf(tx, u1, ch0)
-		checkEqual(t, "Subscription after changing a result", got, full)
-	})
-
-	update(t, st, func(tx storage.Tx) {
-		changed := full
-		changed.Color, changed.IsMuted, changed.PinToTop = "#123456", false, false
-		changed.DesktopNotifications, changed.AudibleNotifications, changed.WildcardMentionsNotify = nil, bptr(true), nil
-		if err := tx.UpdateSubscription(changed); err != nil {
-			t.Fatalf("UpdateSubscription: %v", err)
-		}
-		got, _ := subscriptionOf(tx, u1, ch0)
-		checkEqual(t, "updated subscription", got, changed)
-		checkErr(t, "UpdateSubscription(not subscribed)", tx.UpdateSubscription(storage.Subscription{UserID: u2, ChannelID: ch0, Color: "#fff"}), storage.ErrNotFound)
-		if err := tx.DeleteSubscription(u1, ch0); err != nil {
-			t.Fatalf("DeleteSubscription: %v", err)
-		}
-		checkErr(t, "DeleteSubscription again", tx.DeleteSubscription(u1, ch0), storage.ErrNotFound)
-		_, err := subscriptionOf(tx, u1, ch0)
-		checkErr(t, "deleted subscription", err, storage.ErrNotFound)
-		got2, _ := tx.ChannelSubscriptions([]int64{ch0})
-		checkEqual(t, "ChannelSubscriptions after delete", got2, []storage.Subscription{subs[4]})
-		// Subscribing again works.
-		if err := tx.CreateSubscriptions([]storage.Subscription{full}); err != nil {
-			t.Errorf("subscribing again: %v", err)
-		}
-	})
-}
-
-// testSubscriptionsBulk stores more rows than any batch size a backend is
-// likely to use, and reads them back in order.
-func (s *suite) testSubscriptionsBulk(t *testing.T) {
-	st, f := s.channelStore(t)
-	var want []storage.Subscription
-	update(t, st, func(tx storage.Tx) {
-		var cs []storage.Channel
-		for i := range 70 {
-			cs = append(cs, channelN(f.r1.ID, 10+i))
-		}
-		cs = createChannels(t, tx, cs...)
-		var subs []storage.Subscription
-		for _, c := range cs {
-			for j, u := range f.users[:3] {
-				s := storage.Subscription{UserID: u.ID, ChannelID: c.ID, Color: fmt.Sprintf("#%06x", c.ID*3+int64(j))}
-				if j == 1 {
-					s.PushNotifications = bptr(c.ID%2 == 0)
-				}
-				subs = append(subs, s)
-			}
-		}
-		if err := tx.CreateSubscriptions(subs); err != nil {
-			t.Fatalf("CreateSubscriptions(%d rows): %v", len(subs), err)
-		}
-		for _, u := range f.users[:3] {
-			for _, s := range subs {
-				if s.UserID == u.ID {
-					want = append(want, s)
-				}
-			}
-		}
-	})
-	// A duplicate late in a large call stores none of the call's rows.
-	update(t, st, func(tx storage.Tx) {
-		var cs []storage.Channel
-		for i := range 70 {
-			cs = append(cs, channelN(f.r1.ID, 100+i))
-		}
-		cs = createChannels(t, tx, cs...)
-		var subs []storage.Subscription
-		for _, c := range cs {
-			for _, u := range f.users[:2] {
-				subs = append(subs, storage.Subscription{UserID: u.ID, ChannelID: c.ID, Color: "#fff"})
-			}
-		}
-		subs = append(subs[:130], append([]storage.Subscription{want[0]}, subs[130:]...)...)
-		checkErr(t, "CreateSubscriptions with a duplicate at row 130", tx.CreateSubscriptions(subs), storage.ErrExists)
-		ids := make([]int64, len(cs))
-		for i := range cs {
-			ids[i] = cs[i].ID
-		}
-		if got, err := tx.ChannelSubscriptions(ids); err != nil || len(got) != 0 {
-			t.Errorf("after the failed call: %d rows, %v; want none", len(got), err)
-		}
-	})
-	update(t, st, func(tx storage.Tx) {
-		// Two subscriptions of one colour give it once.
-		for _, s := range want[:2] {
-			s.Color = "#dup"
-			if err := tx.UpdateSubscription(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want[0].Color, want[1].Color = "#dup", "#dup"
-		colors, err := storage.SubscriptionColors(tx, []int64{f.users[0].ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := colors[f.users[0].ID]; len(got) != 69 || got[68] != "#dup" || !slices.IsSorted(got) {
-			t.Errorf("SubscriptionColors = %q, want 69 sorted colours ending with #dup", got)
-		}
-	})
-	view(t, st, func(tx storage.Tx) {
-		got, err := tx.SubscriptionsOfUsers([]int64{f.users[2].ID, f.users[0].ID, f.users[1].ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "SubscriptionsOfUsers", got, want)
-	})
-}
-
-func (s *suite) testChannelFolders(t *testing.T) {
-	st, f := s.channelStore(t)
-	a := storage.ChannelFolder{RealmID: f.r1.ID, Name: "Frontend ✓", Description: "UI *work*", RenderedDescription: "<p>UI <em>work</em></p>",
-		CreatorID: f.users[0].ID, DateCreated: t0, IsArchived: true, Order: 5}
-	b := storage.ChannelFolder{RealmID: f.r1.ID, Name: "Backend", DateCreated: t0.Add(time.Second), Order: 2}
-	c := storage.ChannelFolder{RealmID: f.r1.ID, Name: "frontend ✓", DateCreated: t0, Order: 5}
-	d := storage.ChannelFolder{RealmID: f.r2.ID, Name: "Other", DateCreated: t0, Order: 1}
-	update(t, st, func(tx storage.Tx) {
-		for _, x := range []*storage.ChannelFolder{&a, &b, &c, &d} {
-			if err := tx.CreateChannelFolder(x); err != nil {
-				t.Fatalf("CreateChannelFolder: %v", err)
-			}
-		}
-	})
-	if a.ID <= 0 || b.ID <= a.ID || c.ID <= b.ID || d.ID <= c.ID {
-		t.Errorf("IDs %d, %d, %d, %d, want increasing", a.ID, b.ID, c.ID, d.ID)
-	}
-	view(t, st, func(tx storage.Tx) {
-		got, err := tx.ChannelFolder(a.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "ChannelFolder", got, a)
-		checkTime(t, "DateCreated", got.DateCreated)
-		_, err = tx.ChannelFolder(999)
-		checkErr(t, "ChannelFolder(999)", err, storage.ErrNotFound)
-		list, err := tx.ChannelFolders(f.r1.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "ChannelFolders by order then ID", list, []storage.ChannelFolder{b, a, c})
-		list, _ = tx.ChannelFolders(f.r2.ID)
-		checkEqual(t, "ChannelFolders(r2)", list, []storage.ChannelFolder{d})
-	})
-	update(t, st, func(tx storage.Tx) {
-		b.Name, b.Description, b.RenderedDescription, b.IsArchived, b.Order = "Back", "d", "<p>d</p>", true, 9
-		b.CreatorID, b.DateCreated = f.users[1].ID, t0.Add(time.Hour)
-		if err := tx.UpdateChannelFolder(b); err != nil {
-			t.Fatalf("UpdateChannelFolder: %v", err)
-		}
-		missing := b
-		missing.ID = 999
-		checkErr(t, "UpdateChannelFolder(999)", tx.UpdateChannelFolder(missing), storage.ErrNotFound)
-	})
-	view(t, st, func(tx storage.Tx) {
-		list, _ := tx.ChannelFolders(f.r1.ID)
-		checkEqual(t, "ChannelFolders after update", list, []storage.ChannelFolder{a, c, b})
-	})
-}
-
-func (s *suite) testUserTopics(t *testing.T) {
-	st, f := s.channelStore(t)
-	var ch []storage.Channel
-	update(t, st, func(tx storage.Tx) { ch = createChannels(t, tx, channelN(f.r1.ID, 1), channelN(f.r1.ID, 2)) })
-	u0, u1 := f.users[0].ID, f.users[1].ID
-	muted := storage.UserTopic{UserID: u0, ChannelID: ch[1].ID, Topic: "Straße ✓", VisibilityPolicy: chat.TopicMuted, LastUpdated: t0}
-	followed := storage.UserTopic{UserID: u0, ChannelID: ch[0].ID, Topic: "b", VisibilityPolicy: chat.TopicFollowed, LastUpdated: t0.Add(time.Second)}
-	empty := storage.UserTopic{UserID: u0, ChannelID: ch[0].ID, Topic: "", VisibilityPolicy: chat.TopicUnmuted, LastUpdated: t0}
-	other := storage.UserTopic{UserID: u1, ChannelID: ch[1].ID, Topic: "STRASSE ✓", VisibilityPolicy: chat.TopicFollowed, LastUpdated: t0}
-	keep := storage.UserTopic{UserID: u1, ChannelID: ch[1].ID, Topic: "kept", VisibilityPolicy: chat.TopicMuted, LastUpdated: t0}
-	update(t, st, func(tx storage.Tx) {
-		for _, ut := range []storage.UserTopic{muted, followed, empty, other, keep} {
-			if err := tx.SetUserTopic(ut); err != nil {
-				t.Fatalf("SetUserTopic: %v", err)
-			}
-		}
-		// Inheriting a topic without a row is a no-op.
-		if err := tx.SetUserTopic(storage.UserTopic{UserID: u1, ChannelID: ch[0].ID, Topic: "none"}); err != nil {
-			t.Errorf("SetUserTopic(inherit, no row): %v", err)
-		}
-	})
-	view(t, st, func(tx storage.Tx) {
-		got, err := tx.UserTopic(u0, ch[1].ID, storage.TopicKey("STRASSE ✓"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "UserTopic by another case", got, muted)
-		checkTime(t, "LastUpdated", got.LastUpdated)
-		_, err = tx.UserTopic(u0, ch[1].ID, "nope")
-		checkErr(t, "UserTopic(none)", err, storage.ErrNotFound)
-		_, err = tx.UserTopic(u1, ch[0].ID, "none")
-		checkErr(t, "UserTopic(inherited)", err, storage.ErrNotFound)
-		list, err := tx.UserTopics(u0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "UserTopics by channel then key", list, []storage.UserTopic{empty, followed, muted})
-		list, _ = tx.UserTopics(999)
-		checkEqual(t, "UserTopics(unknown user)", list, nil)
-	})
-	update(t, st, func(tx storage.Tx) {
-		// Replacing keeps one row per key, with the name last set.
-		renamed := followed
-		renamed.Topic, renamed.VisibilityPolicy, renamed.LastUpdated = "B", chat.TopicMuted, t0.Add(time.Hour)
-		if err := tx.SetUserTopic(renamed); err != nil {
-			t.Fatal(err)
-		}
-		followed = renamed
-		if err := tx.SetUserTopic(storage.UserTopic{UserID: u0, ChannelID: ch[0].ID, Topic: "", VisibilityPolicy: chat.TopicInherit, LastUpdated: t0}); err != nil {
-			t.Fatal(err)
-		}
-		list, _ := tx.UserTopics(u0)
-		checkEqual(t, "UserTopics after replace and inherit", list, []storage.UserTopic{followed, muted})
-		removed, err := tx.DeleteTopicUserTopics(ch[1].ID, storage.TopicKey("strasse ✓"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkEqual(t, "DeleteTopicUserTopics, by user ID", removed, []storage.UserTopic{muted, other})
-		removed, err = tx.DeleteTopicUserTopics(ch[1].ID, storage.TopicKey("strasse ✓"))
-		if err != nil || len(removed) != 0 {
-			t.Errorf("DeleteTopicUserTopics again = %v, %v", removed, err)
-		}
-	})
-	view(t, st, func(tx storage.Tx) {
-		list, _ := tx.UserTopics(u0)
-		checkEqual(t, "UserTopics(u0) after the topic's deletion", list, []storage.UserTopic{followed})
-		list, _ = tx.UserTopics(u1)
-		checkEqual(t, "UserTopics(u1) after the topic's deletion", list, []storage.UserTopic{keep})
-	})
-}
-
 func (s *suite) testChannelMessages(t *testing.T) {
 	st, f := s.channelStore(t)
 	var ch []storage.Channel
 	update(t, st, func(tx storage.Tx) { ch = createChannels(t, tx, channelN(f.r1.ID, 1), channelN(f.r1.ID, 2)) })
 	msg := func(channel int64, topic string, i int) *storage.MessageRecord {
-		return &storage.MessageRecord{RealmID: f.r1.ID, SenderID: f.users[i%3].ID, RecipientType: chat.RecipientChannel,
+		return &storage.MessageRecord{RealmID: f.r1.ID, SenderID: f.users[i%3].ID, RecipientType: storage.RecipientChannel,
 			ChannelID: channel, Topic: topic, Content: fmt.Sprintf("**m%d** ✓", i), RenderedContent: fmt.Sprintf("<p><strong>m%d</strong> ✓</p>", i),
 			DateSent: t0.Add(time.Duration(i) * time.Second)}
 	}
 	users := []int64{f.users[0].ID, f.users[2].ID}
-	direct := &storage.MessageRecord{RealmID: f.r1.ID, RecipientType: chat.RecipientDirect, DirectUserIDs: users,
+	direct := &storage.MessageRecord{RealmID: f.r1.ID, RecipientType: storage.RecipientDirect, DirectUserIDs: users,
 		Content: "hi", RenderedContent: "<p>hi</p>", DateSent: t0}
 	ms := []*storage.MessageRecord{msg(ch[0].ID, "Topic", 1), msg(ch[0].ID, "other", 2), direct, msg(ch[0].ID, "TOPIC", 3),
 		msg(ch[1].ID, "topic", 4), msg(ch[0].ID, "topic", 5)}
@@ -580,7 +205,7 @@ func (s *suite) testChannelMessages(t *testing.T) {
 				t.Fatalf("Message(%d): %v", want.ID, err)
 			}
 			w := *want
-			if w.RecipientType == chat.RecipientDirect {
+			if w.RecipientType == storage.RecipientDirect {
 				w.DirectUserIDs = []int64{f.users[0].ID, f.users[2].ID}
 			}
 			checkEqual(t, "Message", got, w)
@@ -637,7 +262,7 @@ func (s *suite) testChannelsRollback(t *testing.T) {
 	st, f := s.channelStore(t)
 	var c storage.Channel
 	sub := storage.Subscription{UserID: f.users[0].ID, Color: "#fff"}
-	ut := storage.UserTopic{UserID: f.users[0].ID, Topic: "t", VisibilityPolicy: chat.TopicMuted, LastUpdated: t0}
+	ut := storage.UserTopic{UserID: f.users[0].ID, Topic: "t", VisibilityPolicy: storage.TopicMuted, LastUpdated: t0}
 	var folder storage.ChannelFolder
 	var m *storage.MessageRecord
 	update(t, st, func(tx storage.Tx) {
@@ -653,7 +278,7 @@ func (s *suite) testChannelsRollback(t *testing.T) {
 		if err := tx.CreateChannelFolder(&folder); err != nil {
 			t.Fatal(err)
 		}
-		m = &storage.MessageRecord{RealmID: f.r1.ID, RecipientType: chat.RecipientChannel, ChannelID: c.ID, Topic: "t", DateSent: t0}
+		m = &storage.MessageRecord{RealmID: f.r1.ID, RecipientType: storage.RecipientChannel, ChannelID: c.ID, Topic: "t", DateSent: t0}
 		if err := tx.CreateMessages([]*storage.MessageRecord{m}); err != nil {
 			t.Fatal(err)
 		}
@@ -671,7 +296,7 @@ func (s *suite) testChannelsRollback(t *testing.T) {
 			tx.UpdateChannelFolder(func() storage.ChannelFolder { x := folder; x.Name = "changed"; return x }()),
 			tx.SetUserTopic(storage.UserTopic{UserID: f.users[0].ID, ChannelID: c.ID, Topic: "t"}),
 			tx.SetUserTopic(storage.UserTopic{UserID: f.users[1].ID, ChannelID: c.ID, Topic: "u", VisibilityPolicy: 3, LastUpdated: t0}),
-			tx.CreateMessages([]*storage.MessageRecord{{RealmID: f.r1.ID, RecipientType: chat.RecipientChannel, ChannelID: c.ID, DateSent: t0}}),
+			tx.CreateMessages([]*storage.MessageRecord{{RealmID: f.r1.ID, RecipientType: storage.RecipientChannel, ChannelID: c.ID, DateSent: t0}}),
 			tx.DeleteMessages([]int64{m.ID}),
 		}
 		for i, err := range steps {
@@ -731,21 +356,4 @@ func (s *suite) testChannelsReadOnly(t *testing.T) {
 			checkErr(t, fmt.Sprintf("write %d in a View", i), err, storage.ErrReadOnly)
 		}
 	})
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// subscriptionOf returns the user's subscription to the channel, read
-// through SubscriptionsOfUsers, or storage.ErrNotFound.
-func subscriptionOf(tx storage.Tx, userID, channelID int64) (storage.Subscription, error) {
-	subs, err := tx.SubscriptionsOfUsers([]int64{userID})
-	if err != nil {
-		return storage.Subscription{}, err
-	}
-	for _, sub := range subs {
-		if sub.ChannelID == channelID {
-			return sub, nil
-		}
-	}
-	return storage.Subscription{}, storage.ErrNotFound
 }

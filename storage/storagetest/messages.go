@@ -1,38 +1,16 @@
 package storagetest
 
 import (
+	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
-	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
 
 // Messages, the users' rows for them, reactions and search.
-
-// searchTexts are message contents whose words backends could cut
-// differently: host names, hyphens, decimals, underscores, apostrophes,
-// accented and non-Latin letters in both cases, emoji, and a word longer
-// than any index entry a backend might keep whole.
-var searchTexts = []string{
-	"Meet at example.com/path?q=1 tomorrow",
-	"foo-bar baz_qux don't 3.14",
-	"CAFÉ Naïve ΣΟΦΙΑ Москва",
-	"café naive σοφια москва 😀walrus",
-	strings.Repeat("long", 40) + " end",
-	"Walrus, walrus; WALRUS!",
-}
-
-// searchQueries are the word lists searched, each as storage.SearchWords
-// gives them.
-var searchQueries = []string{
-	"example", "example.com", "com path", "foo", "bar", "foo-bar", "baz", "qux", "don", "t", "3", "14", "3.14",
-	"café", "CAFE", "cafe", "naïve", "naive", "σοφια", "ΣΟΦΙΑ", "москва", "walrus", "😀walrus",
-	strings.Repeat("long", 40), strings.Repeat("long", 39), "end long", "meet tomorrow", "meet walrus",
-}
 
 func (s *suite) testMessages(t *testing.T) {
 	st := s.store(t)
@@ -45,11 +23,11 @@ func (s *suite) testMessages(t *testing.T) {
 		u1 = createUser(t, tx, userN(r.ID, 1))
 		u2 = createUser(t, tx, userN(r.ID, 2))
 		for i, text := range searchTexts {
-			m := &storage.MessageRecord{RealmID: r.ID, SenderID: u1.ID, RecipientType: chat.RecipientChannel,
+			m := &storage.MessageRecord{RealmID: r.ID, SenderID: u1.ID, RecipientType: storage.RecipientChannel,
 				ChannelID: 5, Topic: "topic " + itoa(int64(i)), Content: text, RenderedContent: "<p>" + text + "</p>",
 				DateSent: t0.Add(time.Duration(i) * time.Second), Client: "website"}
 			if i == 1 {
-				m.RecipientType, m.ChannelID, m.Topic = chat.RecipientDirect, 0, ""
+				m.RecipientType, m.ChannelID, m.Topic = storage.RecipientDirect, 0, ""
 				m.DirectUserIDs = []int64{u1.ID, u2.ID}
 				m.EditedAt, m.HasLink, m.HasImage, m.HasAttachment = t0.Add(time.Hour), true, true, true
 			}
@@ -136,65 +114,209 @@ func (s *suite) testMessages(t *testing.T) {
 	})
 }
 
-func (s *suite) testReactions(t *testing.T) {
+// channelMessageN returns a channel message with every field set, distinct
+// for each i.
+func channelMessageN(realmID, senderID, channelID int64, topic string, i int) storage.MessageRecord {
+	return storage.MessageRecord{
+		RealmID:         realmID,
+		SenderID:        senderID,
+		RecipientType:   storage.RecipientChannel,
+		ChannelID:       channelID,
+		Topic:           topic,
+		Content:         fmt.Sprintf("Message %d: ünïcödé ✓ 'quoted' \"text\" <b>", i),
+		RenderedContent: fmt.Sprintf("<p>Message %d: ünïcödé ✓ 'quoted' \"text\" &lt;b&gt;</p>", i),
+		DateSent:        t0.Add(time.Duration(i)*time.Minute + time.Duration(i)),
+		Client:          fmt.Sprintf("client %d", i),
+		EditedAt:        t0.Add(time.Duration(i)*time.Hour + 7),
+		HasLink:         i%2 == 1,
+		HasImage:        i%3 == 1,
+		HasAttachment:   i%5 == 1,
+	}
+}
+
+// directMessageN returns a direct message among users (sorted), never
+// edited.
+func directMessageN(realmID, senderID int64, users []int64, i int) storage.MessageRecord {
+	return storage.MessageRecord{
+		RealmID:         realmID,
+		SenderID:        senderID,
+		RecipientType:   storage.RecipientDirect,
+		DirectUserIDs:   users,
+		Content:         fmt.Sprintf("Direct %d", i),
+		RenderedContent: fmt.Sprintf("<p>Direct %d</p>", i),
+		DateSent:        t0.Add(time.Duration(i) * time.Second),
+		Client:          "website",
+	}
+}
+
+func createMessages(t *testing.T, tx storage.Tx, ms ...storage.MessageRecord) []storage.MessageRecord {
+	t.Helper()
+	ptrs := make([]*storage.MessageRecord, len(ms))
+	for i := range ms {
+		ptrs[i] = &ms[i]
+	}
+	if err := tx.CreateMessages(ptrs); err != nil {
+		t.Fatalf("CreateMessages: %v", err)
+	}
+	return ms
+}
+
+func mustMessage(t *testing.T, tx storage.Tx, id int64) storage.MessageRecord {
+	t.Helper()
+	m, err := tx.Message(id)
+	if err != nil {
+		t.Fatalf("Message(%d): %v", id, err)
+	}
+	return m
+}
+
+// messageFixture is a realm with three users and a channel ID (messages
+// refer to channels by ID only).
+type messageFixture struct {
+	r       storage.Realm
+	a, b, c storage.UserRecord
+	ch      int64
+}
+
+func newMessageFixture(t *testing.T, st storage.Store) *messageFixture {
+	t.Helper()
+	f := &messageFixture{ch: 7}
+	update(t, st, func(tx storage.Tx) {
+		f.r = createRealm(t, tx, realmN(1))
+		f.a = createUser(t, tx, userN(f.r.ID, 1))
+		f.b = createUser(t, tx, userN(f.r.ID, 2))
+		f.c = createUser(t, tx, userN(f.r.ID, 3))
+	})
+	return f
+}
+
+func (s *suite) testMessageRoundTrip(t *testing.T) {
 	st := s.store(t)
-	var m storage.MessageRecord
-	var u1, u2 storage.UserRecord
+	f := newMessageFixture(t, st)
+	var ms []storage.MessageRecord
 	update(t, st, func(tx storage.Tx) {
-		r := createRealm(t, tx, realmN(1))
-		u1 = createUser(t, tx, userN(r.ID, 1))
-		u2 = createUser(t, tx, userN(r.ID, 2))
-		m = storage.MessageRecord{RealmID: r.ID, SenderID: u1.ID, RecipientType: chat.RecipientChannel, ChannelID: 1,
-			Topic: "t", Content: "c", RenderedContent: "<p>c</p>", DateSent: t0}
-		if err := tx.CreateMessages([]*storage.MessageRecord{&m}); err != nil {
-			t.Fatalf("CreateMessages: %v", err)
+		ms = createMessages(t, tx,
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "Topic ünï", 1),
+			directMessageN(f.r.ID, f.b.ID, []int64{f.a.ID, f.b.ID, f.c.ID}, 2),
+			channelMessageN(f.r.ID, f.b.ID, f.ch, "", 3))
+		ms[2].EditedAt = time.Time{}
+		mustUpdateMessage(t, tx, ms[2])
+		if ms[0].ID <= 0 || ms[1].ID <= ms[0].ID || ms[2].ID <= ms[1].ID {
+			t.Errorf("message IDs %d, %d, %d: want positive and increasing", ms[0].ID, ms[1].ID, ms[2].ID)
 		}
-		if err := tx.CreateUserMessages([]storage.UserMessage{{UserID: u1.ID, MessageID: m.ID}}); err != nil {
-			t.Fatalf("CreateUserMessages: %v", err)
+		for _, m := range ms {
+			checkDiff(t, "Message in the creating Update", m, mustMessage(t, tx, m.ID))
 		}
-		for _, r := range []storage.Reaction{
-			{MessageID: m.ID, UserID: u2.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji},
-			{MessageID: m.ID, UserID: u1.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji},
-			{MessageID: m.ID, UserID: u1.ID, EmojiName: "tada", EmojiCode: "1f389", ReactionType: storage.UnicodeEmoji},
-		} {
-			if err := tx.CreateReaction(r); err != nil {
-				t.Fatalf("CreateReaction: %v", err)
-			}
+		more := createMessages(t, tx, directMessageN(f.r.ID, f.a.ID, []int64{f.a.ID}, 4))
+		if more[0].ID <= ms[2].ID {
+			t.Errorf("second batch ID %d, want > %d", more[0].ID, ms[2].ID)
 		}
-		// The same emoji under another name is the same reaction; the
-		// transaction goes on after ErrExists.
-		checkErr(t, "CreateReaction(again)", tx.CreateReaction(storage.Reaction{MessageID: m.ID, UserID: u1.ID,
-			EmojiName: "happy", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji}), storage.ErrExists)
-		if err := tx.DeleteReaction(storage.Reaction{MessageID: m.ID, UserID: u1.ID, EmojiCode: "1f604",
-			ReactionType: storage.UnicodeEmoji}); err != nil {
-			t.Fatalf("DeleteReaction: %v", err)
-		}
-		checkErr(t, "DeleteReaction(again)", tx.DeleteReaction(storage.Reaction{MessageID: m.ID, UserID: u1.ID,
-			EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji}), storage.ErrNotFound)
+		ms = append(ms, more...)
 	})
 	view(t, st, func(tx storage.Tx) {
-		got, err := tx.Reactions([]int64{m.ID, m.ID + 100})
-		want := []storage.Reaction{
-			{MessageID: m.ID, UserID: u2.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: storage.UnicodeEmoji},
-			{MessageID: m.ID, UserID: u1.ID, EmojiName: "tada", EmojiCode: "1f389", ReactionType: storage.UnicodeEmoji},
+		for _, m := range ms {
+			got := mustMessage(t, tx, m.ID)
+			checkDiff(t, fmt.Sprintf("Message(%d)", m.ID), m, got)
+			checkTime(t, "DateSent", got.DateSent)
 		}
-		if d := gocmp.Diff(want, got); err != nil || d != "" {
-			t.Errorf("Reactions: %v (-want +got):\n%s", err, d)
-		}
+		_, err := tx.Message(ms[3].ID + 1)
+		checkErr(t, "Message(unknown)", err, storage.ErrNotFound)
 	})
-	// Deleting the message takes its rows and reactions.
+	// UpdateMessage replaces the topic, the content and what is derived
+	// from them; a second edit clears the flags the first set.
 	update(t, st, func(tx storage.Tx) {
-		if err := tx.DeleteMessages([]int64{m.ID, m.ID + 100}); err != nil {
-			t.Fatalf("DeleteMessages: %v", err)
-		}
+		m := ms[0]
+		m.Topic, m.Content, m.RenderedContent = "New topic", "edited **text**", "<p>edited <strong>text</strong></p>"
+		m.EditedAt = t0.Add(48*time.Hour + 3)
+		m.HasLink, m.HasImage, m.HasAttachment = false, false, false
+		mustUpdateMessage(t, tx, m)
+		ms[0] = m
+		m = ms[2]
+		m.HasLink, m.HasImage, m.HasAttachment = true, true, true
+		m.EditedAt = t0.Add(time.Nanosecond)
+		mustUpdateMessage(t, tx, m)
+		ms[2] = m
+		unknown := ms[1]
+		unknown.ID = ms[3].ID + 100
+		checkErr(t, "UpdateMessage(unknown)", tx.UpdateMessage(unknown), storage.ErrNotFound)
 	})
 	view(t, st, func(tx storage.Tx) {
-		_, err := tx.Message(m.ID)
-		checkErr(t, "Message(deleted)", err, storage.ErrNotFound)
-		_, err = storage.UserMessageOf(tx, u1.ID, m.ID)
-		checkErr(t, "UserMessage(deleted)", err, storage.ErrNotFound)
-		if got, err := tx.Reactions([]int64{m.ID}); err != nil || len(got) != 0 {
-			t.Errorf("Reactions(deleted) = %v, %v; want none", got, err)
+		for _, m := range ms {
+			checkDiff(t, fmt.Sprintf("Message(%d) after UpdateMessage", m.ID), m, mustMessage(t, tx, m.ID))
 		}
 	})
 }
+
+func mustUpdateMessage(t *testing.T, tx storage.Tx, m storage.MessageRecord) {
+	t.Helper()
+	if err := tx.UpdateMessage(m); err != nil {
+		t.Fatalf("UpdateMessage(%d): %v", m.ID, err)
+	}
+}
+
+func (s *suite) testMessageTopics(t *testing.T) {
+	st := s.store(t)
+	f := newMessageFixture(t, st)
+	var ms []storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		oldest, err := tx.OldestChannelMessageID(f.ch)
+		if err != nil || oldest != 0 {
+			t.Errorf("OldestChannelMessageID(empty channel) = %d, %v; want 0", oldest, err)
+		}
+		ms = createMessages(t, tx,
+			directMessageN(f.r.ID, f.a.ID, []int64{f.a.ID, f.b.ID}, 0),
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "Lunch", 1),
+			channelMessageN(f.r.ID, f.a.ID, f.ch+1, "lunch", 2),
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "LUNCH", 3),
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "dinner", 4),
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "lunch", 5))
+	})
+	key := storage.TopicKey("Lunch")
+	view(t, st, func(tx storage.Tx) {
+		for _, c := range []struct {
+			channel int64
+			key     string
+			limit   int
+			want    []int64
+		}{
+			{f.ch, key, 10, []int64{ms[5].ID, ms[3].ID, ms[1].ID}},
+			{f.ch, key, 2, []int64{ms[5].ID, ms[3].ID}},
+			{f.ch + 1, key, 10, []int64{ms[2].ID}},
+			{f.ch, storage.TopicKey("dinner"), 10, []int64{ms[4].ID}},
+			{f.ch, storage.TopicKey("breakfast"), 10, []int64{}},
+			// A direct message's empty topic is no channel topic.
+			{0, storage.TopicKey(""), 10, []int64{}},
+		} {
+			got, err := tx.TopicMessageIDs(c.channel, c.key, c.limit)
+			if err != nil {
+				t.Fatalf("TopicMessageIDs: %v", err)
+			}
+			checkDiff(t, fmt.Sprintf("TopicMessageIDs(%d, %q, %d)", c.channel, c.key, c.limit), c.want, got)
+		}
+		oldest, err := tx.OldestChannelMessageID(f.ch)
+		if err != nil || oldest != ms[1].ID {
+			t.Errorf("OldestChannelMessageID = %d, %v; want %d", oldest, err, ms[1].ID)
+		}
+	})
+	update(t, st, func(tx storage.Tx) {
+		if err := tx.DeleteMessages([]int64{ms[1].ID, ms[3].ID, ms[5].ID + 1000, ms[1].ID}); err != nil {
+			t.Fatalf("DeleteMessages: %v", err)
+		}
+		got, err := tx.TopicMessageIDs(f.ch, key, 10)
+		if err != nil {
+			t.Fatalf("TopicMessageIDs: %v", err)
+		}
+		checkDiff(t, "TopicMessageIDs after DeleteMessages", []int64{ms[5].ID}, got)
+		oldest, err := tx.OldestChannelMessageID(f.ch)
+		if err != nil || oldest != ms[4].ID {
+			t.Errorf("OldestChannelMessageID after DeleteMessages = %d, %v; want %d", oldest, err, ms[4].ID)
+		}
+		if err := tx.DeleteMessages(nil); err != nil {
+			t.Errorf("DeleteMessages(nil): %v", err)
+		}
+	})
+}
+
+// allFlags is every stored flag.
+const allFlags = storage.FlagRead | storage.FlagStarred | storage.FlagMentioned | storage.FlagStreamWildcardMentioned |
+	storage.FlagTopicWildcardMentioned | storage.FlagHasAlertWord

@@ -1,0 +1,75 @@
+// Package markdown renders the Markdown that users write: descriptions
+// (Render) and message content with mentions, channel links, :emoji: names
+// and linkifiers (RenderMessage). It knows nothing of storage: a message
+// render resolves names through the Env its caller gives.
+package markdown
+
+import (
+	"bytes"
+	"reflect"
+	"regexp"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
+)
+
+// plain is the renderer of descriptions. Raw HTML is not Markdown here: its
+// parsers are left out, so "<b>" is shown as the text "<b>" (escaped)
+// rather than dropped or passed through; html.WithUnsafe stays off as a
+// second line of defence. goldmark already empties link destinations with
+// dangerous schemes (javascript:, vbscript:, file:, data:); sanitizeLinks
+// narrows links further to the schemes a chat client may follow.
+var plain = goldmark.New(
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
+		parser.WithInlineParsers(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser())...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)),
+	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
+	goldmark.WithRendererOptions(html.WithHardWraps()),
+)
+
+// without returns the parsers of list whose type is not that of drop.
+func without(list []util.PrioritizedValue, drop any) []util.PrioritizedValue {
+	out := make([]util.PrioritizedValue, 0, len(list))
+	for _, p := range list {
+		if reflect.TypeOf(p.Value) != reflect.TypeOf(drop) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Render renders user-written Markdown to HTML that is safe to show as
+// user-generated content: no raw HTML, and links only to http, https and
+// mailto URLs (others keep their text but get an empty target).
+func Render(src string) string {
+	var b bytes.Buffer
+	if err := plain.Convert([]byte(src), &b); err != nil {
+		// goldmark fails only on writer errors, and a bytes.Buffer has none.
+		panic(err)
+	}
+	return sanitizeLinks(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+}
+
+// schemeAttr matches an href or src attribute whose value has a scheme.
+// goldmark escapes '"' inside attribute values, so [^"]* ends at the value's
+// end.
+var schemeAttr = regexp.MustCompile(`(?i)\s(href|src)="([a-z][a-z0-9+.\-]*):[^"]*"`)
+
+// sanitizeLinks empties link targets whose scheme a chat client should not
+// follow.
+func sanitizeLinks(out []byte) string {
+	out = schemeAttr.ReplaceAllFunc(out, func(m []byte) []byte {
+		sub := schemeAttr.FindSubmatch(m)
+		switch string(bytes.ToLower(sub[2])) {
+		case "http", "https", "mailto":
+			return m
+		}
+		return append(append([]byte(` `), sub[1]...), `=""`...)
+	})
+	return string(out)
+}

@@ -1,0 +1,22 @@
+package markdown
+
+import "testing"
+
+func TestRenderMarkdown(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"**bold** _it_ ~~gone~~", "<p><strong>bold</strong> <em>it</em> <del>gone</del></p>"},
+		{"<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"},
+		{"<div onclick=x>\nhi\n</div>", "<p>&lt;div onclick=x&gt;<br>\nhi<br>\n&lt;/div&gt;</p>"},
+		{"[a](javascript:alert(1))", `<p><a href="">a</a></p>`},
+		{"[a](JaVaScRiPt:alert(1))", `<p><a href="">a</a></p>`},
+		{"[a](ftp://example.com/x)", `<p><a href="">a</a></p>`},
+		{"[a](https://example.com/?q=\"x\")", `<p><a href="https://example.com/?q=%22x%22">a</a></p>`},
+		{"[mail](mailto:me@example.com) [rel](/path)", `<p><a href="mailto:me@example.com">mail</a> <a href="/path">rel</a></p>`},
+		{"![img](data:image/png;base64,AAAA)", `<p><img src="" alt="img"></p>`},
+		{"see https://example.com", `<p>see <a href="https://example.com">https://example.com</a></p>`},
+	} {
+		if got := Render(c.in); got != c.want {
+			t.Errorf("Render(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package markdown
+
+import (
+	"bytes"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	ghtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
+)
+
+// User is a user that a mention may name.
+type User struct {
+	ID       int64
+	FullName string
+}
+
+// Channel is a channel that a channel link may name.
+type Channel struct {
+	ID   int64
+	Name string
+}
+
+// Link is a linkifier match in a piece of text: bytes [Start, End) link to
+// URL.
+type Link struct {
+	Start, End int
+	URL        string
+}
+
+// Env resolves the names a message refers to. A nil function resolves
+// nothing, so the reference stays text.
+type Env struct {
+	// UserByName finds a user by full name, compared case-insensitively;
+	// a name that several users share finds none.
+	UserByName func(name string) (User, bool)
+	// UserByID finds a user named as "Full Name|id".
+	UserByID func(id int64) (User, bool)
+	// Channel finds a channel the sender may link, by name.
+	Channel func(name string) (Channel, bool)
+	// Emoji gives the code of a Unicode emoji name or alias.
+	Emoji func(name string) (code string, ok bool)
+	// Linkify gives the organization's linkifier matches of a text, in
+	// order and without overlaps.
+	Linkify func(text string) []Link
+	// EmptyTopicName is how the empty topic reads in a topic link.
+	EmptyTopicName string
+}
+
+// Result is a rendered message and what its rendering found out.
+type Result struct {
+	HTML string
+	// Mentioned holds the users mentioned by name (silent mentions
+	// excluded).
+	Mentioned map[int64]bool
+	// StreamWildcard and TopicWildcard report non-silent @**all** (and its
+	// synonyms) and @**topic**.
+	StreamWildcard, TopicWildcard bool
+	// HasLink, HasImage and HasAttachment serve the "has" narrows; an
+	// attachment is a link to /user_uploads/.
+	HasLink, HasImage, HasAttachment bool
+}
+
+// messages is the renderer of message content: Render's renderer plus
+// mentions, channel and message links, :emoji: names and linkifiers.
+var messages = goldmark.New(
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
+		parser.WithInlineParsers(append(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()),
+			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60))...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100)),
+	)),
+	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
+	goldmark.WithRendererOptions(ghtml.WithHardWraps(),
+		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100))),
+)
+
+// renderKey is where a render's state lives in goldmark's parser context.
+var renderKey = parser.NewContextKey()
+
+// render is the state of one message's rendering.
+type render struct {
+	env *Env
+	res Result
+}
+
+// RenderMessage renders message content to HTML, resolving its references
+// through env.
+func RenderMessage(src string, env *Env) Result {
+	r := &render{env: env, res: Result{Mentioned: map[int64]bool{}}}
+	pc := parser.NewContext()
+	pc.Set(renderKey, r)
+	var b bytes.Buffer
+	if err := messages.Convert([]byte(src), &b, parser.WithContext(pc)); err != nil {
+		panic(err) // a bytes.Buffer never fails
+	}
+	r.res.HTML = sanitizeLinks(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+	return r.res
+}
+
+// stateOf returns the render of a parser context, nil outside
+// RenderMessage.
+func stateOf(pc parser.Context) *render {
+	r, _ := pc.Get(renderKey).(*render)
+	return r
+}

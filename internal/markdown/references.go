@@ -1,0 +1,190 @@
+package markdown
+
+import (
+	"html"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// kindReference is the AST kind of a resolved mention, channel link or
+// emoji.
+var kindReference = ast.NewNodeKind("Reference")
+
+// referenceNode is a resolved reference, rendered as the HTML it carries.
+type referenceNode struct {
+	ast.BaseInline
+	html string
+}
+
+func (n *referenceNode) Kind() ast.NodeKind { return kindReference }
+func (n *referenceNode) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"html": n.html}, nil)
+}
+
+// referenceRenderer writes reference nodes.
+type referenceRenderer struct{}
+
+func (referenceRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindReference, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			_, _ = w.WriteString(n.(*referenceNode).html)
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// referenceParser parses @**Full Name**, @**Full Name|id**, @_**…**
+// (silent), the wildcards @**all**, @**everyone**, @**channel**,
+// @**stream** and @**topic**, and #**channel**, #**channel>topic** and
+// #**channel>topic@id**. A reference to nobody known stays text.
+type referenceParser struct{}
+
+func (referenceParser) Trigger() []byte { return []byte{'@', '#'} }
+
+func (referenceParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	r := stateOf(pc)
+	if r == nil {
+		return nil
+	}
+	line, _ := block.PeekLine()
+	s := string(line)
+	silent := false
+	start := 1
+	if s[0] == '@' && strings.HasPrefix(s[1:], "_") {
+		silent, start = true, 2
+	}
+	if !strings.HasPrefix(s[start:], "**") {
+		return nil
+	}
+	body := s[start+2:]
+	end := strings.Index(body, "**")
+	if end <= 0 || strings.ContainsAny(body[:end], "*\n") {
+		return nil
+	}
+	name := body[:end]
+	var out string
+	if s[0] == '@' {
+		out = r.mention(name, silent)
+	} else if !silent {
+		out = r.channelReference(name)
+	}
+	if out == "" {
+		return nil
+	}
+	block.Advance(start + 2 + end + 2)
+	return &referenceNode{html: out}
+}
+
+// mention resolves a user or wildcard mention to its HTML, recording whom
+// it mentions; "" when it names nobody.
+func (r *render) mention(name string, silent bool) string {
+	class, prefix := "user-mention", "@"
+	if silent {
+		class, prefix = "user-mention silent", ""
+	}
+	switch name {
+	case "all", "everyone", "channel", "stream":
+		if !silent {
+			r.res.StreamWildcard = true
+		}
+		return `<span class="` + class + ` channel-wildcard-mention" data-user-id="*">` + prefix + name + `</span>`
+	case "topic":
+		if !silent {
+			r.res.TopicWildcard = true
+		}
+		c := "topic-mention"
+		if silent {
+			c += " silent"
+		}
+		return `<span class="` + c + `">` + prefix + name + `</span>`
+	}
+	var (
+		u  User
+		ok bool
+	)
+	if i := strings.LastIndexByte(name, '|'); i >= 0 {
+		id, err := strconv.ParseInt(name[i+1:], 10, 64)
+		if err != nil || r.env.UserByID == nil {
+			return ""
+		}
+		u, ok = r.env.UserByID(id)
+	} else if r.env.UserByName != nil {
+		u, ok = r.env.UserByName(name)
+	}
+	if !ok {
+		return ""
+	}
+	if !silent {
+		r.res.Mentioned[u.ID] = true
+	}
+	return `<span class="` + class + `" data-user-id="` + strconv.FormatInt(u.ID, 10) + `">` +
+		prefix + html.EscapeString(u.FullName) + `</span>`
+}
+
+// channelReference resolves #**channel**, #**channel>topic** and
+// #**channel>topic@id** to links; "" when the channel is unknown.
+func (r *render) channelReference(ref string) string {
+	name, topic, hasTopic := strings.Cut(ref, ">")
+	if r.env.Channel == nil {
+		return ""
+	}
+	c, ok := r.env.Channel(name)
+	if !ok {
+		return ""
+	}
+	id := strconv.FormatInt(c.ID, 10)
+	base := "/#narrow/channel/" + ChannelSlug(c.ID, c.Name)
+	if !hasTopic {
+		return `<a class="stream" data-stream-id="` + id + `" href="` + base + `">#` + html.EscapeString(c.Name) + `</a>`
+	}
+	if at := strings.LastIndexByte(topic, '@'); at >= 0 {
+		if msgID, err := strconv.ParseInt(topic[at+1:], 10, 64); err == nil && msgID > 0 {
+			t := topic[:at]
+			return `<a class="message-link" href="` + base + "/topic/" + HashComponent(t) + "/near/" +
+				strconv.FormatInt(msgID, 10) + `">#` + html.EscapeString(c.Name) + " &gt; " +
+				html.EscapeString(r.topicDisplay(t)) + " @ 💬</a>"
+		}
+	}
+	return `<a class="stream-topic" data-stream-id="` + id + `" href="` + base + "/topic/" + HashComponent(topic) +
+		`">#` + html.EscapeString(c.Name) + " &gt; " + html.EscapeString(r.topicDisplay(topic)) + `</a>`
+}
+
+// topicDisplay is a topic as shown in text: the empty topic has its display
+// name.
+func (r *render) topicDisplay(t string) string {
+	if t == "" {
+		return r.env.EmptyTopicName
+	}
+	return t
+}
+
+// ChannelSlug is a channel's part of a narrow URL: ID, dash, and the name
+// with spaces as dashes, hash-encoded.
+func ChannelSlug(id int64, name string) string {
+	return strconv.FormatInt(id, 10) + "-" + HashComponent(strings.ReplaceAll(name, " ", "-"))
+}
+
+// HashComponent encodes a narrow URL component as the reference clients
+// do: encodeURIComponent, with . ( ) ' * encoded too, and every '%'
+// written '.'.
+func HashComponent(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_!~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('.')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}

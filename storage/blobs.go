@@ -1,0 +1,47 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// ErrBlobTooLarge is returned by BlobStore.Put and BlobStore.Append when the
+// data would exceed their limit.
+var ErrBlobTooLarge = errors.New("storage: blob larger than its limit")
+
+// BlobStore keeps the bytes of uploaded files under keys that are attachment
+// path IDs ("{realm_id}/{hex}/{random}/{name}"). The storage/blobfs package
+// stores them in a directory; an S3-compatible store can implement the same
+// interface (Append with multipart uploads). Keys reach a BlobStore only
+// from the chat package, already validated.
+type BlobStore interface {
+	// Put stores the bytes of r under key, reading at most limit bytes: a
+	// longer r makes Put fail with ErrBlobTooLarge and store nothing. Any
+	// failure leaves nothing under key. It returns the number of bytes
+	// stored. Put replaces an existing blob.
+	Put(ctx context.Context, key string, r io.Reader, limit int64) (int64, error)
+	// Append adds the bytes of r to the end of the blob under key, creating
+	// it empty when it does not exist, and returns how many bytes it added.
+	// The blob never grows past limit bytes: more data makes Append fail
+	// with ErrBlobTooLarge after adding what fits. On any failure the bytes
+	// added so far stay, so that a resumable upload can go on from there.
+	Append(ctx context.Context, key string, r io.Reader, limit int64) (int64, error)
+	// Size returns the length of the blob under key, or ErrNotFound.
+	Size(ctx context.Context, key string) (int64, error)
+	// Open returns a reader of the blob under key, or ErrNotFound. The
+	// caller closes it.
+	Open(ctx context.Context, key string) (Blob, error)
+	// Delete removes the blob under key; a missing blob is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+// Blob is an open stored file, readable from any offset (for HTTP ranges).
+type Blob interface {
+	io.ReadSeekCloser
+	// Size is the length of the blob in bytes.
+	Size() int64
+	// ModTime is when the blob was last written.
+	ModTime() time.Time
+}

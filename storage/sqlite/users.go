@@ -1,0 +1,365 @@
+package sqlite
+
+import (
+	"database/sql"
+	"errors"
+	"strconv"
+
+	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
+)
+
+// errMoveUser is returned by UpdateUser for a user whose RealmID changed, as
+// the memory store does.
+var errMoveUser = errors.New("sqlite: a user cannot move between organizations")
+
+func scanRealm(sc scanner) (storage.Realm, error) {
+	var (
+		r                                                                    storage.Realm
+		deactivated                                                          int64
+		created, visibility                                                  int64
+		restricted, noDisposable, editing, spectators, invite, channelEvents int64
+		editLimit, deleteLimit                                               int64
+		topicsPolicy                                                         string
+	)
+	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility,
+		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
+		&r.ModerationRequestChannelID,
+		&restricted, &noDisposable, &editing, &editLimit, &deleteLimit, &topicsPolicy, &r.DefaultLanguage,
+		&r.VideoChatProvider, &spectators, &r.WaitingPeriodThreshold, &invite, &channelEvents)
+	r.EmailsRestrictedToDomains = restricted != 0
+	r.DisallowDisposableEmailAddresses = noDisposable != 0
+	r.AllowMessageEditing = editing != 0
+	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
+	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
+	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)
+	r.EnableSpectatorAccess = spectators != 0
+	r.InviteRequired = invite != 0
+	r.SendChannelEventsMessages = channelEvents != 0
+	r.Deactivated = deactivated != 0
+	r.DateCreated = sqlcommon.FromNanos(created)
+	r.DefaultEmailVisibility = storage.EmailVisibility(visibility)
+	return r, err
+}
+
+func scanUser(sc scanner) (storage.UserRecord, error) {
+	var (
+		u                                    storage.UserRecord
+		role, active, botType, joined, login int64
+		stub, avatarVersion, visibility      int64
+		canChangeEmails, presence            int64
+		reactionType                         string
+	)
+	err := sc.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &active, &botType, &u.BotOwnerID,
+		&joined, &login, &stub, &u.Timezone, &u.AvatarSource, &avatarVersion, &u.APIKey, &u.PasswordHash,
+		&visibility, &canChangeEmails, &presence, &u.Status.Text, &u.Status.EmojiName, &u.Status.EmojiCode,
+		&reactionType)
+	u.CanChangeUserEmails = canChangeEmails != 0
+	u.PresenceEnabled = presence != 0
+	u.Status.ReactionType = storage.ReactionType(reactionType)
+	u.Role = storage.Role(role)
+	u.IsActive = active != 0
+	u.BotType = storage.BotType(botType)
+	u.DateJoined = sqlcommon.FromNanos(joined)
+	u.LastLogin = sqlcommon.FromNanos(login)
+	u.IsImportedStub = stub != 0
+	u.AvatarVersion = int(avatarVersion)
+	u.EmailVisibility = storage.EmailVisibility(visibility)
+	return u, err
+}
+
+// realmArgs returns the column values of r in the order of qCreateRealm and
+// qUpdateRealm.
+func realmArgs(r *storage.Realm) ([]any, error) {
+	created, err := sqlcommon.ToNanos(r.DateCreated)
+	if err != nil {
+		return nil, err
+	}
+	return []any{r.Name, r.Description, r.Host, r.URL, b2i(r.Deactivated), created,
+		int64(r.DefaultEmailVisibility), r.NewStreamAnnouncementsStreamID, r.SignupAnnouncementsStreamID,
+		r.ZulipUpdateAnnouncementsStreamID, r.ModerationRequestChannelID, b2i(r.EmailsRestrictedToDomains),
+		b2i(r.DisallowDisposableEmailAddresses), b2i(r.AllowMessageEditing),
+		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
+		string(r.TopicsPolicy), r.DefaultLanguage, r.VideoChatProvider, b2i(r.EnableSpectatorAccess),
+		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages)}, nil
+}
+
+// userTimes returns the user's times as stored, in nanoseconds.
+func userTimes(u *storage.UserRecord) (joined, login int64, err error) {
+	if joined, err = sqlcommon.ToNanos(u.DateJoined); err != nil {
+		return 0, 0, err
+	}
+	login, err = sqlcommon.ToNanos(u.LastLogin)
+	return joined, login, err
+}
+
+// userArgs returns the column values of u from email on, in the order of
+// qCreateUser.
+func userArgs(u *storage.UserRecord) ([]any, error) {
+	joined, login, err := userTimes(u)
+	if err != nil {
+		return nil, err
+	}
+	return []any{u.Email, storage.EmailKey(u.Email), u.FullName, int64(u.Role), b2i(u.IsActive),
+		int64(u.BotType), u.BotOwnerID, joined, login, b2i(u.IsImportedStub), u.Timezone, u.AvatarSource,
+		int64(u.AvatarVersion), u.APIKey, u.PasswordHash, int64(u.EmailVisibility), b2i(u.CanChangeUserEmails),
+		b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
+		string(u.Status.ReactionType)}, nil
+}
+
+// userUpdateArgs are the values of qUpdateUser's columns: those of
+// userArgs but the indexed ones (qUpdateUserKeys), with u's times as
+// userTimes gives them.
+func userUpdateArgs(u *storage.UserRecord, joined, login int64) []any {
+	return []any{u.Email, u.FullName, b2i(u.IsActive), int64(u.BotType), joined, login, b2i(u.IsImportedStub),
+		u.Timezone, u.AvatarSource, int64(u.AvatarVersion), u.PasswordHash, int64(u.EmailVisibility),
+		b2i(u.CanChangeUserEmails), b2i(u.PresenceEnabled), u.Status.Text, u.Status.EmojiName, u.Status.EmojiCode,
+		string(u.Status.ReactionType)}
+}
+
+func (t *tx) CreateRealm(r *storage.Realm) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := realmArgs(r)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateRealm).ExecContext(t.ctx, args...)
+	if err != nil {
+		return t.check("CreateRealm", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateRealm", err)
+	}
+	r.ID = id
+	wrote(t.rows, realmRows, id)
+	return nil
+}
+
+func (t *tx) Realm(id int64) (storage.Realm, error) {
+	if r, ok := cached(t.rows, realmRows, id); ok {
+		return r, nil
+	}
+	r, err := scanRealm(t.stmt(qRealm).QueryRowContext(t.ctx, id))
+	if err == nil {
+		keep(t.rows, realmRows, r.ID, r)
+	}
+	return r, t.check("Realm", err)
+}
+
+func (t *tx) RealmByHost(host string) (storage.Realm, error) {
+	r, err := scanRealm(t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
+	return r, t.check("RealmByHost", err)
+}
+
+func (t *tx) Realms() ([]storage.Realm, error) {
+	rows, err := t.stmt(qRealms).QueryContext(t.ctx)
+	if err != nil {
+		return nil, t.check("Realms", err)
+	}
+	defer rows.Close()
+	var out []storage.Realm
+	for rows.Next() {
+		r, err := scanRealm(rows)
+		if err != nil {
+			return nil, t.check("Realms", err)
+		}
+		out = append(out, r)
+	}
+	return out, t.check("Realms", rows.Err())
+}
+
+func (t *tx) UpdateRealm(r storage.Realm) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	wrote(t.rows, realmRows, r.ID)
+	args, err := realmArgs(&r)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qUpdateRealm).ExecContext(t.ctx, append(args, r.ID)...)
+	if err != nil {
+		return t.check("UpdateRealm", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return t.check("UpdateRealm", err)
+	}
+	if n == 0 {
+		return storage.ErrNotFound
+	}
+	return nil
+}
+
+func (t *tx) CreateUser(u *storage.UserRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	args, err := userArgs(u)
+	if err != nil {
+		return err
+	}
+	res, err := t.stmt(qCreateUser).ExecContext(t.ctx, append([]any{u.RealmID}, args...)...)
+	if err != nil {
+		return t.check("CreateUser", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return t.check("CreateUser", err)
+	}
+	u.ID = id
+	wrote(t.rows, userRows, id)
+	return nil
+}
+
+func (t *tx) User(id int64) (storage.UserRecord, error) {
+	if u, ok := cached(t.rows, userRows, id); ok {
+		return u, nil
+	}
+	u, err := scanUser(t.stmt(qUser).QueryRowContext(t.ctx, id))
+	if err == nil {
+		keep(t.rows, userRows, u.ID, u)
+	}
+	return u, t.check("User", err)
+}
+
+func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
+	u, err := scanUser(t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, storage.EmailKey(email)))
+	return u, t.check("UserByEmail", err)
+}
+
+func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {
+	u, err := scanUser(t.stmt(qUserByAPIKey).QueryRowContext(t.ctx, key))
+	return u, t.check("UserByAPIKey", err)
+}
+
+// Users answers from the user-list cache when the realm's users_version
+// says it holds the realm's users as this transaction sees them.
+func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
+	if ids != nil && len(ids) == 0 {
+		return []storage.UserRecord{}, nil
+	}
+	var version int64
+	err := t.stmt(qUsersVersion).QueryRowContext(t.ctx, realmID).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return []storage.UserRecord{}, nil
+	}
+	if err != nil {
+		return nil, t.check("Users", err)
+	}
+	if cached, ok := t.cache.get(realmID, version); ok {
+		return pick(cached, ids), nil
+	}
+	if ids == nil {
+		all, err := t.users("Users", qUsersAll, realmID)
+		// Only a read-only transaction sees nothing but committed data, so
+		// only it may fill the cache.
+		if err == nil && t.readOnly {
+			t.cache.put(realmID, version, all)
+		}
+		return all, err
+	}
+	return t.users("Users", qUsersIDs, realmID, jsonIDs(ids))
+}
+
+// jsonIDs writes ids as a JSON array, for json_each.
+func jsonIDs(ids []int64) string {
+	list := make([]byte, 0, 2+len(ids)*8)
+	list = append(list, '[')
+	for i, id := range ids {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = strconv.AppendInt(list, id, 10)
+	}
+	list = append(list, ']')
+	return string(list)
+}
+
+func (t *tx) ActiveUserIDs(realmID int64, ids []int64) ([]int64, error) {
+	if len(ids) == 0 {
+		return []int64{}, nil
+	}
+	rows, err := t.stmt(qActiveUserIDs).QueryContext(t.ctx, realmID, jsonIDs(ids))
+	if err != nil {
+		return nil, t.check("ActiveUserIDs", err)
+	}
+	defer rows.Close()
+	out := make([]int64, 0, len(ids))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, t.check("ActiveUserIDs", err)
+		}
+		out = append(out, id)
+	}
+	return out, t.check("ActiveUserIDs", rows.Err())
+}
+
+func (t *tx) UsersByRole(realmID int64, role storage.Role) ([]storage.UserRecord, error) {
+	return t.users("UsersByRole", qUsersByRole, realmID, int64(role))
+}
+
+func (t *tx) BotsOwnedBy(ownerID int64) ([]storage.UserRecord, error) {
+	return t.users("BotsOwnedBy", qBotsOwnedBy, ownerID)
+}
+
+// users runs a query that lists users.
+func (t *tx) users(op string, q query, args ...any) ([]storage.UserRecord, error) {
+	rows, err := t.stmt(q).QueryContext(t.ctx, args...)
+	if err != nil {
+		return nil, t.check(op, err)
+	}
+	defer rows.Close()
+	out := []storage.UserRecord{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, t.check(op, err)
+		}
+		out = append(out, u)
+	}
+	return out, t.check(op, rows.Err())
+}
+
+func (t *tx) UpdateUser(u storage.UserRecord) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	wrote(t.rows, userRows, u.ID)
+	joined, login, err := userTimes(&u)
+	if err != nil {
+		return err
+	}
+	// The keys first: a uniqueness violation there leaves the row as it
+	// was.
+	if _, err := t.stmt(qUpdateUserKeys).ExecContext(t.ctx, storage.EmailKey(u.Email), int64(u.Role), u.BotOwnerID,
+		u.APIKey, u.ID, u.RealmID); err != nil {
+		return t.check("UpdateUser", err)
+	}
+	res, err := t.stmt(qUpdateUser).ExecContext(t.ctx, append(userUpdateArgs(&u, joined, login), u.ID, u.RealmID)...)
+	if err != nil {
+		return t.check("UpdateUser", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return t.check("UpdateUser", err)
+	}
+	if n > 0 {
+		// The row as a read would return it, for the writer's cache once
+		// the transaction commits: times come back in UTC.
+		stored := u
+		stored.DateJoined, stored.LastLogin = sqlcommon.FromNanos(joined), sqlcommon.FromNanos(login)
+		t.rows.updatedUser(stored)
+		return nil
+	}
+	// Nothing matched: an unknown ID, or a user of another realm.
+	var realmID int64
+	if err := t.stmt(qUserRealm).QueryRowContext(t.ctx, u.ID).Scan(&realmID); err != nil {
+		return t.check("UpdateUser", err)
+	}
+	return errMoveUser
+}

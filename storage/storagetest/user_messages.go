@@ -1,0 +1,141 @@
+package storagetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/teamchat/chat/storage"
+)
+
+func mustRecipients(t *testing.T, tx storage.Tx, id int64) []storage.UserMessage {
+	t.Helper()
+	rows, err := tx.MessageRecipients(id)
+	if err != nil {
+		t.Fatalf("MessageRecipients(%d): %v", id, err)
+	}
+	return rows
+}
+
+func (s *suite) testUserMessages(t *testing.T) {
+	st := s.store(t)
+	f := newMessageFixture(t, st)
+	var ms []storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		ms = createMessages(t, tx,
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "t", 1),
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "t", 2))
+		// Out of order on purpose: recipients come back ordered by user.
+		rows := []storage.UserMessage{
+			{UserID: f.c.ID, MessageID: ms[0].ID, Flags: storage.FlagMentioned | storage.FlagHasAlertWord},
+			{UserID: f.a.ID, MessageID: ms[0].ID, Flags: allFlags},
+			{UserID: f.b.ID, MessageID: ms[0].ID, Flags: 0},
+			{UserID: f.b.ID, MessageID: ms[1].ID, Flags: storage.FlagStreamWildcardMentioned | storage.FlagStarred},
+		}
+		if err := tx.CreateUserMessages(rows); err != nil {
+			t.Fatalf("CreateUserMessages: %v", err)
+		}
+		if err := tx.CreateUserMessages(nil); err != nil {
+			t.Errorf("CreateUserMessages(nil): %v", err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		checkDiff(t, "MessageRecipients", []storage.UserMessage{
+			{UserID: f.a.ID, MessageID: ms[0].ID, Flags: allFlags},
+			{UserID: f.b.ID, MessageID: ms[0].ID, Flags: 0},
+			{UserID: f.c.ID, MessageID: ms[0].ID, Flags: storage.FlagMentioned | storage.FlagHasAlertWord},
+		}, mustRecipients(t, tx, ms[0].ID))
+		got, err := storage.UserMessageOf(tx, f.b.ID, ms[1].ID)
+		if err != nil {
+			t.Fatalf("UserMessage: %v", err)
+		}
+		checkDiff(t, "UserMessage", storage.UserMessage{UserID: f.b.ID, MessageID: ms[1].ID,
+			Flags: storage.FlagStreamWildcardMentioned | storage.FlagStarred}, got)
+		_, err = storage.UserMessageOf(tx, f.a.ID, ms[1].ID)
+		checkErr(t, "UserMessage(no row)", err, storage.ErrNotFound)
+		_, err = storage.UserMessageOf(tx, f.a.ID, ms[1].ID+100)
+		checkErr(t, "UserMessage(unknown message)", err, storage.ErrNotFound)
+		if rows := mustRecipients(t, tx, ms[1].ID+100); len(rows) != 0 {
+			t.Errorf("MessageRecipients(unknown) = %v, want none", rows)
+		}
+	})
+	// A batch with a row that exists stores none of its rows.
+	for _, batch := range [][]storage.UserMessage{
+		{{UserID: f.c.ID, MessageID: ms[1].ID}, {UserID: f.a.ID, MessageID: ms[0].ID}},
+		{{UserID: f.c.ID, MessageID: ms[1].ID}, {UserID: f.c.ID, MessageID: ms[1].ID, Flags: storage.FlagRead}},
+	} {
+		err := st.Update(context.Background(), func(tx storage.Tx) error { return tx.CreateUserMessages(batch) })
+		checkErr(t, fmt.Sprintf("CreateUserMessages(%v)", batch), err, storage.ErrExists)
+	}
+	// The same holds for a batch larger than a backend's statement: its
+	// existing row belongs to the last of 100 users, so a backend that
+	// writes in the order of (user, message) in several statements finds
+	// it after storing the others.
+	var many []storage.UserRecord
+	update(t, st, func(tx storage.Tx) {
+		for i := range 100 {
+			many = append(many, createUser(t, tx, userN(f.a.RealmID, 100+i)))
+		}
+		if err := tx.CreateUserMessages([]storage.UserMessage{{UserID: many[99].ID, MessageID: ms[1].ID}}); err != nil {
+			t.Fatalf("CreateUserMessages: %v", err)
+		}
+	})
+	var big []storage.UserMessage
+	for i := len(many) - 1; i >= 0; i-- {
+		big = append(big, storage.UserMessage{UserID: many[i].ID, MessageID: ms[1].ID, Flags: storage.FlagRead})
+	}
+	err := st.Update(context.Background(), func(tx storage.Tx) error { return tx.CreateUserMessages(big) })
+	checkErr(t, "CreateUserMessages(100 rows, the last existing)", err, storage.ErrExists)
+	view(t, st, func(tx storage.Tx) {
+		if rows := mustRecipients(t, tx, ms[1].ID); slices.ContainsFunc(rows, func(r storage.UserMessage) bool {
+			return r.UserID >= many[0].ID && r.UserID < many[99].ID
+		}) {
+			t.Errorf("MessageRecipients after a refused batch of 100 = %v, want none of the batch's new users", rows)
+		}
+	})
+	// Inside a transaction that goes on, too.
+	update(t, st, func(tx storage.Tx) {
+		checkErr(t, "CreateUserMessages(100 rows, the last existing) in a transaction", tx.CreateUserMessages(big), storage.ErrExists)
+		if rows := mustRecipients(t, tx, ms[1].ID); slices.ContainsFunc(rows, func(r storage.UserMessage) bool {
+			return r.UserID >= many[0].ID && r.UserID < many[99].ID
+		}) {
+			t.Errorf("MessageRecipients after a refused batch of 100 = %v, want none of the batch's new users", rows)
+		}
+		if err := tx.CreateUserMessages(big[1:]); err != nil {
+			t.Fatalf("CreateUserMessages(99 new rows) after a refused batch: %v", err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		if rows := mustRecipients(t, tx, ms[1].ID); !slices.ContainsFunc(rows, func(r storage.UserMessage) bool {
+			return r.UserID == many[0].ID && r.Flags == storage.FlagRead
+		}) {
+			t.Errorf("MessageRecipients = %v, want the rows written after the refused batch", rows)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		_, err := storage.UserMessageOf(tx, f.c.ID, ms[1].ID)
+		checkErr(t, "UserMessage after refused batches", err, storage.ErrNotFound)
+		got, err := storage.UserMessageOf(tx, f.a.ID, ms[0].ID)
+		if err != nil || got.Flags != allFlags {
+			t.Errorf("UserMessage after refused batch = %+v, %v; flags want %d", got, err, allFlags)
+		}
+	})
+	// Deleting a message deletes its rows.
+	update(t, st, func(tx storage.Tx) {
+		if err := tx.DeleteMessages([]int64{ms[0].ID}); err != nil {
+			t.Fatalf("DeleteMessages: %v", err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		_, err := tx.Message(ms[0].ID)
+		checkErr(t, "Message(deleted)", err, storage.ErrNotFound)
+		_, err = storage.UserMessageOf(tx, f.a.ID, ms[0].ID)
+		checkErr(t, "UserMessage(deleted message)", err, storage.ErrNotFound)
+		if rows := mustRecipients(t, tx, ms[0].ID); len(rows) != 0 {
+			t.Errorf("MessageRecipients(deleted) = %v, want none", rows)
+		}
+		checkDiff(t, "FindMessages(b) after delete", []int64{ms[1].ID},
+			rowIDs(mustFind(t, tx, storage.MessageFilter{RealmID: f.r.ID, UserID: f.b.ID})))
+	})
+}

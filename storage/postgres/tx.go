@@ -156,12 +156,3 @@ func one[T any](t *tx, op, sql string, scan func(sqlcommon.Scanner) (T, error), 
 	v, err := scan(t.tx.QueryRow(t.ctx, sql, args...))
 	return v, t.check(op, err)
 }
-
-// orEmpty returns ids, or an empty slice for nil: array columns are NOT
-// NULL.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}

@@ -11,13 +11,6 @@ import (
 
 // Uploads and push.
 
-const (
-	selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
-		FROM attachments `
-	selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
-		bouncer_public_key, encrypted_push_registration, create_time FROM devices `
-)
-
 // isForeignKeyViolation reports whether err is the violation of a FOREIGN
 // KEY constraint.
 func isForeignKeyViolation(err error) bool {
@@ -209,18 +202,7 @@ func (t *tx) DeleteDevice(id int64) error {
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
 	out := []storage.Attachment{}
-	err := t.query("Attachments", selectAttachment+`WHERE owner_id = ? ORDER BY id`, func(sc scanner) error {
-		var (
-			a       storage.Attachment
-			created int64
-		)
-		if err := sc.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created); err != nil {
-			return err
-		}
-		a.CreateTime = sqlcommon.FromNanos(created)
-		out = append(out, a)
-		return nil
-	}, ownerID)
+	err := t.query("Attachments", sqlcommon.SelectAttachment+`WHERE owner_id = ? ORDER BY id`, sqlcommon.Into(&out, sqlcommon.ScanAttachment), ownerID)
 	return out, err
 }
 

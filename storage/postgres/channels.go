@@ -17,7 +17,7 @@ import (
 // and is storage.ErrExists. set receives each new ID in order.
 func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
 	if len(args) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	return t.guarded(op, func() error { return t.batchIDs(op, sql, args, set) })
 }
@@ -26,7 +26,7 @@ func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) 
 // uniqueness rule a row could break: any failure there breaks the
 // transaction, which the savepoint's two round trips would not change.
 func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
-	if err := t.writable(); err != nil || len(args) == 0 {
+	if err := t.Writable(); err != nil || len(args) == 0 {
 		return err
 	}
 	b := &pgx.Batch{}
@@ -133,7 +133,7 @@ func (t *tx) UpdateChannel(c storage.Channel) error {
 // are the settings that follow the user's defaults.
 func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	if len(subs) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	var (
 		users, channels        = make([]int64, len(subs)), make([]int64, len(subs))
@@ -276,7 +276,7 @@ func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
 
 // DeleteTopicUserTopics deletes and returns the rows with one statement.
 func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	return list(t, "DeleteTopicUserTopics", `WITH gone AS (DELETE FROM user_topics

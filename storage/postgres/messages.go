@@ -107,7 +107,7 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 // with them (ON DELETE CASCADE).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id = ANY($1)`, ids)
 	return err
@@ -125,7 +125,7 @@ func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 // the unique index makes PostgreSQL report a serialization failure (the
 // statement read those keys), and Update runs fn again.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
-	if err := t.writable(); err != nil || len(rows) == 0 {
+	if err := t.Writable(); err != nil || len(rows) == 0 {
 		return err
 	}
 	users, messages, flags := make([]int64, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
@@ -273,7 +273,7 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 }
 
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}

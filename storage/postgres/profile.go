@@ -12,7 +12,7 @@ import (
 // CreateProfileField inserts the field only when its realm exists, so that
 // an unknown realm is ErrNotFound rather than a broken transaction.
 func (t *tx) CreateProfileField(f *storage.ProfileField) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(f.RealmID); err != nil {
@@ -67,7 +67,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 // Custom emoji.
 
 func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(e.RealmID); err != nil {

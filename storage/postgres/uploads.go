@@ -42,7 +42,7 @@ func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
 // LinkAttachment writes only when the attachment exists, so that an
 // unknown one is ErrNotFound rather than a broken transaction.
 func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	var exists bool

@@ -19,7 +19,7 @@ import (
 
 // exec runs a write statement given by text.
 func (t *tx) exec(op, query string, args ...any) (sql.Result, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	t.queries.Add(1)
@@ -36,7 +36,7 @@ func (t *tx) query(op, query string, scan func(scanner) error, args ...any) erro
 
 // execQ runs a prepared write statement.
 func (t *tx) execQ(op string, q query, args ...any) (sql.Result, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	res, err := t.stmt(q).ExecContext(t.ctx, args...)
@@ -148,7 +148,7 @@ func (t *tx) CreateChannels(cs []*storage.Channel) error {
 // transaction goes on). A single statement needs none: SQLite undoes a
 // failed statement whole.
 func (t *tx) savepoint(op string, statements int, fn func() error) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if statements <= 1 {
@@ -243,7 +243,7 @@ func appendSubArgs(args []any, s *storage.Subscription) []any {
 // statement into one growing journal, which costs far more on the path that
 // matters.)
 func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
-	if err := t.writable(); err != nil || len(subs) == 0 {
+	if err := t.Writable(); err != nil || len(subs) == 0 {
 		return err
 	}
 	subs = slices.Clone(subs)
@@ -269,7 +269,7 @@ func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 			done += n
 		}
 	}
-	if err != nil && t.failed == nil {
+	if err != nil && t.Failed == nil {
 		for i := range done {
 			if _, delErr := t.execQ("CreateSubscriptions", qDeleteSubscription, subs[i].UserID, subs[i].ChannelID); delErr != nil {
 				return delErr
@@ -419,7 +419,7 @@ func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
 }
 
 func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	uts, err := t.userTopics("DeleteTopicUserTopics", qTopicUserTopics, channelID, key)

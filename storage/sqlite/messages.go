@@ -108,7 +108,7 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 // entries go with them (ON DELETE CASCADE, triggers).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	wrote(t.rows, messageRows, ids...)
 	wrote(t.rows, recipientRows, ids...)
@@ -149,7 +149,7 @@ var insertUserMessages = func() (texts [userMessageBatch]string) {
 // statement fails, the rows of the statements before it are deleted, so
 // that the call stores none.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
-	if err := t.writable(); err != nil || len(rows) == 0 {
+	if err := t.Writable(); err != nil || len(rows) == 0 {
 		return err
 	}
 	messages := map[int64]bool{}
@@ -177,7 +177,7 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 			done += n
 		}
 	}
-	if err != nil && t.failed == nil {
+	if err != nil && t.Failed == nil {
 		for _, r := range sorted[:done] {
 			if _, delErr := t.exec("CreateUserMessages", `DELETE FROM user_messages WHERE user_id = ? AND message_id = ?`,
 				r.UserID, r.MessageID); delErr != nil {
@@ -349,7 +349,7 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 // UpdateUserMessageFlags writes only the rows whose flags change, and
 // notes the messages' recipients as written for the row cache.
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}

@@ -10,7 +10,7 @@ import (
 )
 
 func (t *tx) CreateProfileField(f *storage.ProfileField) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(f.RealmID); err != nil {
@@ -91,7 +91,7 @@ func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileVal
 }
 
 func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	var rendered any
@@ -107,7 +107,7 @@ func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
 }
 
 func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	_, err := t.stmt(qDeleteProfileValue).ExecContext(t.ctx, userID, fieldID)
@@ -117,7 +117,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 // Custom emoji.
 
 func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(e.RealmID); err != nil {
@@ -160,7 +160,7 @@ func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, e
 }
 
 func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wroteAll(t.rows, emojiRows)

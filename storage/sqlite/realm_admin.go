@@ -32,7 +32,7 @@ func nullString(s *string) sql.NullString {
 }
 
 func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := linkifierArgs(l)
@@ -69,7 +69,7 @@ func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
 }
 
 func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := linkifierArgs(&l)
@@ -84,7 +84,7 @@ func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
 }
 
 func (t *tx) DeleteLinkifier(realmID, id int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qDeleteLinkifier).ExecContext(t.ctx, realmID, id)
@@ -95,7 +95,7 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 }
 
 func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qCreateRealmDomain).ExecContext(t.ctx, d.RealmID, d.Domain, b2i(d.AllowSubdomains))
@@ -133,7 +133,7 @@ func (t *tx) RealmDomain(realmID int64, domain string) (storage.RealmDomain, err
 }
 
 func (t *tx) UpdateRealmDomain(d storage.RealmDomain) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qUpdateRealmDomain).ExecContext(t.ctx, b2i(d.AllowSubdomains), d.RealmID, d.ID)
@@ -144,7 +144,7 @@ func (t *tx) UpdateRealmDomain(d storage.RealmDomain) error {
 }
 
 func (t *tx) DeleteRealmDomain(realmID, id int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qDeleteRealmDomain).ExecContext(t.ctx, realmID, id)

@@ -19,7 +19,7 @@ func isForeignKeyViolation(err error) bool {
 }
 
 func (t *tx) CreateAttachment(a *storage.Attachment) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	created, err := sqlcommon.ToNanos(a.CreateTime)
@@ -57,7 +57,7 @@ func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
 }
 
 func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	_, err := t.stmt(qLinkAttachment).ExecContext(t.ctx, attachmentID, messageID)
@@ -85,7 +85,7 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 }
 
 func (t *tx) AddPushToken(pt storage.PushToken) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	created, err := sqlcommon.ToNanos(pt.CreateTime)
@@ -133,7 +133,7 @@ func deviceArgs(d *storage.Device) ([]any, error) {
 }
 
 func (t *tx) CreateDevice(d *storage.Device) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := deviceArgs(d)
@@ -175,7 +175,7 @@ func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 }
 
 func (t *tx) UpdateDevice(d storage.Device) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := deviceArgs(&d)
@@ -190,7 +190,7 @@ func (t *tx) UpdateDevice(d storage.Device) error {
 }
 
 func (t *tx) DeleteDevice(id int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qDeleteDevice).ExecContext(t.ctx, id)

@@ -63,7 +63,7 @@ func userUpdateArgs(u *storage.UserRecord, joined, login int64) []any {
 }
 
 func (t *tx) CreateRealm(r *storage.Realm) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := realmArgs(r)
@@ -117,7 +117,7 @@ func (t *tx) Realms() ([]storage.Realm, error) {
 }
 
 func (t *tx) UpdateRealm(r storage.Realm) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wrote(t.rows, realmRows, r.ID)
@@ -140,7 +140,7 @@ func (t *tx) UpdateRealm(r storage.Realm) error {
 }
 
 func (t *tx) CreateUser(u *storage.UserRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := userArgs(u)
@@ -202,7 +202,7 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		all, err := t.users("Users", qUsersAll, realmID)
 		// Only a read-only transaction sees nothing but committed data, so
 		// only it may fill the cache.
-		if err == nil && t.readOnly {
+		if err == nil && t.ReadOnly {
 			t.cache.put(realmID, version, all)
 		}
 		return all, err
@@ -271,7 +271,7 @@ func (t *tx) users(op string, q query, args ...any) ([]storage.UserRecord, error
 }
 
 func (t *tx) UpdateUser(u storage.UserRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wrote(t.rows, userRows, u.ID)

@@ -1,17 +1,11 @@
 package chat_test
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/teamchat/chat"
-	"github.com/teamchat/chat/storage/sqlite"
 )
 
 // BenchmarkSendFanout sends one channel message to a channel of 1, 100 and
@@ -28,36 +22,13 @@ func BenchmarkSendFanout(b *testing.B) {
 }
 
 func benchSendFanout(b *testing.B, members int) {
-	path := filepath.Join(b.TempDir(), "bench.db")
-	st, err := sqlite.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost})
-	defer svc.Close()
-	ctx := context.Background()
-	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Bench", OwnerEmail: "o@example.com", OwnerName: "Owen Owner"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ids := []int64{org.UserID}
-	for i := range members - 1 {
-		res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: fmt.Sprintf("u%d@example.com", i), FullName: fmt.Sprintf("User %d", i)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ids = append(ids, res.UserID)
-	}
+	f := newBenchOrg(b, members)
+	svc, db, ctx, org, ids := f.svc, f.db, f.ctx, f.org, f.ids
 	if _, err := svc.Subscribe(ctx, chat.AsUser(org.UserID), chat.SubscribeRequest{
 		Subscriptions: []chat.ChannelSpec{{Name: "fanout"}}, Principals: &chat.Principals{IDs: ids},
 	}); err != nil {
 		b.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
 	var channelID int64
 	if err := db.QueryRow(`SELECT id FROM channels WHERE name = 'fanout'`).Scan(&channelID); err != nil {
 		b.Fatal(err)

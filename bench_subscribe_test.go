@@ -34,20 +34,81 @@ const minPairs = 20
 // raw-rows-ms, service/raw (goal: at most 2) and service/raw-rows. One op
 // is one round.
 func BenchmarkSubscribe1000x100(b *testing.B) {
+	f := newBenchOrg(b, 1000)
+	sb := &subscribeBench{benchOrg: f}
+	sb.exec(`DELETE FROM subscriptions`)
+	if err := f.db.QueryRow(`SELECT coalesce(max(id), 0) + 1 FROM channels`).Scan(&sb.firstChannel); err != nil {
+		b.Fatal(err)
+	}
+	var svcTimes, rawTimes, rowsTimes, ratios, rowsRatios []float64
+	pair := func() {
+		sb.round++
+		// Rotate which side goes first, so none always runs on a cache
+		// another warmed.
+		var s, r, m time.Duration
+		sides := []func(){
+			func() { s = sb.service() },
+			func() { r = sb.raw(false) },
+			func() { m = sb.raw(true) },
+		}
+		for i := range sides {
+			sides[(sb.round+i)%len(sides)]()
+		}
+		svcTimes = append(svcTimes, float64(s)/1e6)
+		rawTimes = append(rawTimes, float64(r)/1e6)
+		rowsTimes = append(rowsTimes, float64(m)/1e6)
+		ratios = append(ratios, float64(s)/float64(r))
+		rowsRatios = append(rowsRatios, float64(s)/float64(m))
+	}
+	for b.Loop() {
+		pair()
+		b.StopTimer()
+		sb.reset()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	for len(ratios) < minPairs {
+		pair()
+		sb.reset()
+	}
+	b.ReportMetric(median(svcTimes), "service-ms")
+	b.ReportMetric(median(rawTimes), "raw-ms")
+	b.ReportMetric(median(rowsTimes), "raw-rows-ms")
+	b.ReportMetric(median(ratios), "service/raw")
+	b.ReportMetric(median(rowsRatios), "service/raw-rows")
+	b.ReportMetric(float64(len(ratios)), "pairs")
+}
+
+// benchOrg is an organization on SQLite for the benchmarks that compare
+// the service with raw inserts: its owner and members, and a raw
+// connection to the same database file.
+type benchOrg struct {
+	b   *testing.B
+	ctx context.Context
+	st  *sqlite.Store
+	svc *chat.Service
+	org chat.NewOrgResult
+	ids []int64
+	db  *sql.DB
+}
+
+// newBenchOrg opens a store in a temporary directory with an organization
+// of members users (the owner included); everything is closed when b ends.
+func newBenchOrg(b *testing.B, members int) *benchOrg {
 	path := filepath.Join(b.TempDir(), "bench.db")
 	st, err := sqlite.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost})
-	defer svc.Close()
+	b.Cleanup(func() { svc.Close() })
 	ctx := context.Background()
 	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Bench", OwnerEmail: "o@example.com", OwnerName: "Owen Owner"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	ids := []int64{org.UserID}
-	for i := range 999 {
+	for i := range members - 1 {
 		res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: fmt.Sprintf("u%d@example.com", i), FullName: fmt.Sprintf("User %d", i)})
 		if err != nil {
 			b.Fatal(err)
@@ -59,144 +120,115 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
-	exec := func(q string, args ...any) {
-		if _, err := db.Exec(q, args...); err != nil {
-			b.Fatal(err)
-		}
-	}
+	b.Cleanup(func() { db.Close() })
+	return &benchOrg{b: b, ctx: ctx, st: st, svc: svc, org: org, ids: ids, db: db}
+}
 
-	round := 0
-	names := func(kind string) []string {
-		out := make([]string, 100)
-		for i := range out {
-			out[i] = fmt.Sprintf("%s%d-c%d", kind, round, i)
-		}
-		return out
+func (f *benchOrg) exec(q string, args ...any) {
+	if _, err := f.db.Exec(q, args...); err != nil {
+		f.b.Fatal(err)
 	}
-	service := func() time.Duration {
-		specs := make([]chat.ChannelSpec, 100)
-		for i, n := range names("s") {
-			specs[i].Name = n
-		}
-		start := time.Now()
-		res, err := svc.Subscribe(ctx, chat.AsUser(org.UserID), chat.SubscribeRequest{Subscriptions: specs, Principals: &chat.Principals{IDs: ids}})
-		elapsed := time.Since(start)
-		if err != nil || len(res.Subscribed) != len(ids) {
-			b.Fatalf("service: %v", err)
-		}
-		return elapsed
+}
+
+// subscribeBench is the state of BenchmarkSubscribe1000x100.
+type subscribeBench struct {
+	*benchOrg
+	round        int
+	firstChannel int64
+}
+
+// names are the channel names of the round for one side.
+func (sb *subscribeBench) names(kind string) []string {
+	out := make([]string, 100)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d-c%d", kind, sb.round, i)
 	}
-	raw := func(withMessages bool) time.Duration {
-		// The channels exist without subscribers, as the service's
-		// request would have made them.
-		kind := "r"
-		if withMessages {
-			kind = "m"
-		}
-		chans := make([]*storage.Channel, 100)
-		for i, n := range names(kind) {
-			chans[i] = &storage.Channel{RealmID: org.RealmID, Name: n, DateCreated: time.Now().UTC().Round(0)}
-		}
-		if err := st.Update(ctx, func(tx storage.Tx) error { return tx.CreateChannels(chans) }); err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		tx, err := db.Begin()
+	return out
+}
+
+func (sb *subscribeBench) service() time.Duration {
+	specs := make([]chat.ChannelSpec, 100)
+	for i, n := range sb.names("s") {
+		specs[i].Name = n
+	}
+	start := time.Now()
+	res, err := sb.svc.Subscribe(sb.ctx, chat.AsUser(sb.org.UserID), chat.SubscribeRequest{Subscriptions: specs, Principals: &chat.Principals{IDs: sb.ids}})
+	elapsed := time.Since(start)
+	if err != nil || len(res.Subscribed) != len(sb.ids) {
+		sb.b.Fatalf("service: %v", err)
+	}
+	return elapsed
+}
+
+// raw inserts the subscriptions, and with withMessages the notification
+// bot's messages and their rows, into channels that exist without
+// subscribers, as the service's request would have made them.
+func (sb *subscribeBench) raw(withMessages bool) time.Duration {
+	b := sb.b
+	kind := "r"
+	if withMessages {
+		kind = "m"
+	}
+	chans := make([]*storage.Channel, 100)
+	for i, n := range sb.names(kind) {
+		chans[i] = &storage.Channel{RealmID: sb.org.RealmID, Name: n, DateCreated: time.Now().UTC().Round(0)}
+	}
+	if err := sb.st.Update(sb.ctx, func(tx storage.Tx) error { return tx.CreateChannels(chans) }); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	tx, err := sb.db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	prepare := func(q string) *sql.Stmt {
+		stmt, err := tx.Prepare(q)
 		if err != nil {
 			b.Fatal(err)
 		}
-		prepare := func(q string) *sql.Stmt {
-			stmt, err := tx.Prepare(q)
+		return stmt
+	}
+	subs := prepare(`INSERT INTO subscriptions (user_id, channel_id, color, is_muted, pin_to_top) VALUES (?, ?, ?, 0, 0)`)
+	for _, u := range sb.ids {
+		for _, c := range chans {
+			if _, err := subs.Exec(u, c.ID, "#76ce90"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	subs.Close()
+	if withMessages {
+		msgs := prepare(`INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id, direct_user_ids, topic,
+			topic_key, content, rendered_content, date_sent, client) VALUES (?, ?, 1, ?, '[]', ?, ?, ?, ?, ?, 'Internal')`)
+		rows := prepare(`INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, 0)`)
+		content := "**Public** channel created by @_**Owen Owner|1**. **Description:**\n```` quote\n*No description.*\n````"
+		for _, c := range chans {
+			res, err := msgs.Exec(sb.org.RealmID, chat.NotificationBotID, c.ID, "channel events", "channel events",
+				content, "<p>"+content+"</p>", time.Now().UnixNano())
 			if err != nil {
 				b.Fatal(err)
 			}
-			return stmt
-		}
-		subs := prepare(`INSERT INTO subscriptions (user_id, channel_id, color, is_muted, pin_to_top) VALUES (?, ?, ?, 0, 0)`)
-		for _, u := range ids {
-			for _, c := range chans {
-				if _, err := subs.Exec(u, c.ID, "#76ce90"); err != nil {
+			id, _ := res.LastInsertId()
+			for _, u := range sb.ids {
+				if _, err := rows.Exec(u, id); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
-		subs.Close()
-		if withMessages {
-			msgs := prepare(`INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id, direct_user_ids, topic,
-				topic_key, content, rendered_content, date_sent, client) VALUES (?, ?, 1, ?, '[]', ?, ?, ?, ?, ?, 'Internal')`)
-			rows := prepare(`INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, 0)`)
-			content := "**Public** channel created by @_**Owen Owner|1**. **Description:**\n```` quote\n*No description.*\n````"
-			for _, c := range chans {
-				res, err := msgs.Exec(org.RealmID, chat.NotificationBotID, c.ID, "channel events", "channel events",
-					content, "<p>"+content+"</p>", time.Now().UnixNano())
-				if err != nil {
-					b.Fatal(err)
-				}
-				id, _ := res.LastInsertId()
-				for _, u := range ids {
-					if _, err := rows.Exec(u, id); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			msgs.Close()
-			rows.Close()
-		}
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(start)
+		msgs.Close()
+		rows.Close()
 	}
-	// reset deletes the pair's subscriptions, so that users do not
-	// accumulate them from pair to pair.
-	var firstChannel int64
-	exec(`DELETE FROM subscriptions`)
-	if err := db.QueryRow(`SELECT coalesce(max(id), 0) + 1 FROM channels`).Scan(&firstChannel); err != nil {
+	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
-	reset := func() {
-		exec(`DELETE FROM subscriptions WHERE channel_id >= ?`, firstChannel)
-		exec(`DELETE FROM messages WHERE channel_id >= ?`, firstChannel)
-	}
+	return time.Since(start)
+}
 
-	var svcTimes, rawTimes, rowsTimes, ratios, rowsRatios []float64
-	pair := func() {
-		round++
-		// Rotate which side goes first, so none always runs on a cache
-		// another warmed.
-		var s, r, m time.Duration
-		sides := []func(){
-			func() { s = service() },
-			func() { r = raw(false) },
-			func() { m = raw(true) },
-		}
-		for i := range sides {
-			sides[(round+i)%len(sides)]()
-		}
-		svcTimes = append(svcTimes, float64(s)/1e6)
-		rawTimes = append(rawTimes, float64(r)/1e6)
-		rowsTimes = append(rowsTimes, float64(m)/1e6)
-		ratios = append(ratios, float64(s)/float64(r))
-		rowsRatios = append(rowsRatios, float64(s)/float64(m))
-	}
-	for b.Loop() {
-		pair()
-		b.StopTimer()
-		reset()
-		b.StartTimer()
-	}
-	b.StopTimer()
-	for len(ratios) < minPairs {
-		pair()
-		reset()
-	}
-	b.ReportMetric(median(svcTimes), "service-ms")
-	b.ReportMetric(median(rawTimes), "raw-ms")
-	b.ReportMetric(median(rowsTimes), "raw-rows-ms")
-	b.ReportMetric(median(ratios), "service/raw")
-	b.ReportMetric(median(rowsRatios), "service/raw-rows")
-	b.ReportMetric(float64(len(ratios)), "pairs")
+// reset deletes the pair's subscriptions and messages, so that users do
+// not accumulate them from pair to pair.
+func (sb *subscribeBench) reset() {
+	sb.exec(`DELETE FROM subscriptions WHERE channel_id >= ?`, sb.firstChannel)
+	sb.exec(`DELETE FROM messages WHERE channel_id >= ?`, sb.firstChannel)
 }
 
 func median(xs []float64) float64 {

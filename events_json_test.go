@@ -60,6 +60,36 @@ func queueVariants(users []int64, sendingQueue string, narrows [][]chat.NarrowTe
 	return out
 }
 
+// eventsOrg makes an organization for the event tests: its owner; Ann,
+// whose avatar clients may compute; Hal, whose address is hidden, so his
+// avatar URL is always given; a linkifier; and a channel "events" that
+// all three are subscribed to (which sends the others the notification
+// bot's messages).
+func eventsOrg(t *testing.T, svc *chat.Service) (owner, ann, hal, channel int64) {
+	t.Helper()
+	org, err := svc.CreateOrg(t.Context(), chat.NewOrg{Name: "Org", Host: "chat.example.com",
+		OwnerEmail: "owner@example.com", OwnerName: "Olivia Owner"})
+	wantNoErr(t, "CreateOrg", err)
+	owner = org.UserID
+	provision := func(email, name string, vis chat.EmailVisibility) int64 {
+		res, err := svc.ProvisionUser(t.Context(), org.RealmID, chat.NewUser{Email: email, FullName: name, EmailVisibility: vis})
+		wantNoErr(t, "ProvisionUser", err)
+		return res.UserID
+	}
+	ann = provision("ann@example.com", "Ann Ämmä", chat.EmailVisibleEveryone)
+	hal = provision("hal@example.com", "Hal Hidden", chat.EmailVisibleNobody)
+	_, err = svc.AddLinkifier(t.Context(), chat.AsUser(owner), chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`,
+		URLTemplate: "https://tracker.example.com/{id}"})
+	wantNoErr(t, "AddLinkifier", err)
+	_, err = svc.Subscribe(t.Context(), chat.AsUser(owner), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "events"}},
+		Principals: &chat.Principals{IDs: []int64{owner, ann, hal}}})
+	wantNoErr(t, "Subscribe", err)
+	subs, err := svc.Subscriptions(t.Context(), chat.AsUser(owner), false)
+	wantNoErr(t, "Subscriptions", err)
+	channel = subs[0].StreamID
+	return owner, ann, hal, channel
+}
+
 // TestPerQueueEventsJSON checks that every event whose form is computed per
 // queue, written as JSON and read back (as another process does), gives
 // every kind of queue the same bytes as the original, and that the events
@@ -69,30 +99,8 @@ func TestPerQueueEventsJSON(t *testing.T) {
 		rec := &recorder{}
 		svc, _ := newService(t, newStore, chat.Config{Events: rec})
 		ctx := t.Context()
-		org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com",
-			OwnerEmail: "owner@example.com", OwnerName: "Olivia Owner"})
-		wantNoErr(t, "CreateOrg", err)
-		owner := org.UserID
-		provision := func(email, name string, vis chat.EmailVisibility) int64 {
-			res, err := svc.ProvisionUser(ctx, org.RealmID, chat.NewUser{Email: email, FullName: name, EmailVisibility: vis})
-			wantNoErr(t, "ProvisionUser", err)
-			return res.UserID
-		}
-		// Ann's avatar may be computed by clients; Hal's address is
-		// hidden, so his avatar URL is always given.
-		ann := provision("ann@example.com", "Ann Ämmä", chat.EmailVisibleEveryone)
-		hal := provision("hal@example.com", "Hal Hidden", chat.EmailVisibleNobody)
-		_, err = svc.AddLinkifier(ctx, chat.AsUser(owner), chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`,
-			URLTemplate: "https://tracker.example.com/{id}"})
-		wantNoErr(t, "AddLinkifier", err)
-		// Subscribing the others sends them the notification bot's
-		// messages.
-		_, err = svc.Subscribe(ctx, chat.AsUser(owner), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "events"}},
-			Principals: &chat.Principals{IDs: []int64{owner, ann, hal}}})
-		wantNoErr(t, "Subscribe", err)
-		subs, err := svc.Subscriptions(ctx, chat.AsUser(owner), false)
-		wantNoErr(t, "Subscriptions", err)
-		channel := subs[0].StreamID
+		owner, ann, hal, channel := eventsOrg(t, svc)
+		var err error
 
 		send := func(from int64, req chat.SendMessageRequest) int64 {
 			t.Helper()

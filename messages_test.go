@@ -23,18 +23,7 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
 			Subscriptions: []chat.ChannelSpec{{Name: "secret"}}, InviteOnly: true})
 		wantNoErr(t, "Subscribe secret", err)
-		channelID := func(name string) int64 {
-			cs, err := f.svc.Channels(ctx, chat.AsUser(f.admin.ID), chat.DefaultChannelQuery)
-			wantNoErr(t, "Channels", err)
-			for _, c := range cs {
-				if c.Name == name {
-					return c.StreamID
-				}
-			}
-			t.Fatalf("no channel %s", name)
-			return 0
-		}
-		alpha, secret := channelID("alpha"), channelID("secret")
+		alpha, secret := channelIDOf(t, f, "alpha"), channelIDOf(t, f, "secret")
 		sendTo := func(as int64, channel int64, topic, content string) int64 {
 			t.Helper()
 			id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(as), channel, topic, content)
@@ -55,24 +44,7 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 		m6 := sendTo(f.admin.ID, secret, "s", "hidden walrus")
 		wantNoErr(t, "react", f.svc.AddReaction(ctx, chat.AsUser(f.admin.ID), m2, chat.ReactionRequest{Name: "octopus"}))
 
-		fetch := func(as int64, narrow string) []int64 {
-			t.Helper()
-			var elems []chat.NarrowElement
-			if narrow != "" {
-				elems, err = chat.ParseNarrow("narrow", []byte(narrow))
-				wantNoErr(t, "ParseNarrow "+narrow, err)
-			}
-			res, err := f.svc.GetMessages(ctx, chat.AsUser(as), chat.GetMessagesRequest{Anchor: ptr("oldest"), NumAfter: ptr[int64](100),
-				IncludeAnchor: ptr(true), Narrow: elems})
-			wantNoErr(t, "GetMessages "+narrow, err)
-			ids := []int64{}
-			for _, m := range res.Messages {
-				if m.SenderID != chat.NotificationBotID {
-					ids = append(ids, m.ID)
-				}
-			}
-			return ids
-		}
+		fetch := func(as int64, narrow string) []int64 { t.Helper(); return narrowIDs(t, f, as, narrow) }
 		admin, member, mod := f.admin.ID, f.member.ID, f.moderator.ID
 		for _, c := range []struct {
 			as     int64
@@ -143,6 +115,44 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 		diff(t, "after edit", fetch(admin, `[["search","narwhals"]]`), []int64{m1})
 		diff(t, "old words", fetch(admin, `[["search","café"]]`), []int64{})
 	})
+}
+
+// channelIDOf returns the ID of the channel with the name, as the
+// fixture's administrator sees it.
+func channelIDOf(t *testing.T, f *fixture, name string) int64 {
+	t.Helper()
+	cs, err := f.svc.Channels(t.Context(), chat.AsUser(f.admin.ID), chat.DefaultChannelQuery)
+	wantNoErr(t, "Channels", err)
+	for _, c := range cs {
+		if c.Name == name {
+			return c.StreamID
+		}
+	}
+	t.Fatalf("no channel %s", name)
+	return 0
+}
+
+// narrowIDs returns the IDs of the messages that the user as reads in the
+// narrow (JSON, "" for none), oldest first, the notification bot's left
+// out.
+func narrowIDs(t *testing.T, f *fixture, as int64, narrow string) []int64 {
+	t.Helper()
+	var elems []chat.NarrowElement
+	if narrow != "" {
+		var err error
+		elems, err = chat.ParseNarrow("narrow", []byte(narrow))
+		wantNoErr(t, "ParseNarrow "+narrow, err)
+	}
+	res, err := f.svc.GetMessages(t.Context(), chat.AsUser(as), chat.GetMessagesRequest{Anchor: ptr("oldest"), NumAfter: ptr[int64](100),
+		IncludeAnchor: ptr(true), Narrow: elems})
+	wantNoErr(t, "GetMessages "+narrow, err)
+	ids := []int64{}
+	for _, m := range res.Messages {
+		if m.SenderID != chat.NotificationBotID {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
 }
 
 func fullName(t *testing.T, f *fixture, id int64) string {

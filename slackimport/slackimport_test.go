@@ -201,77 +201,88 @@ func TestImportSlack(t *testing.T) {
 			{"secret", "", true, []int64{aliceID, byName["Gus Guest"]}},
 		})
 
-		// Messages, in time order across conversations.
-		msgs, err := svc.GetMessages(ctx, chat.AsUser(aliceID), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](100),
-			Format: chat.MessageFormat{ApplyMarkdown: true, AllowEmptyTopicName: true}})
-		wantNoErr(t, "GetMessages", err)
-		type msgSummary struct {
-			Sender    string
-			To        string
-			Topic     string
-			Content   string
-			Timestamp int64
-			Edited    int64
-			Reactions []string
-			Flags     []string
-		}
-		var gotMsgs []msgSummary
-		for _, m := range msgs.Messages {
-			s := msgSummary{Sender: m.SenderFullName, Topic: m.Subject, Content: m.Content, Timestamp: m.Timestamp}
-			if m.LastEditTimestamp != nil {
-				s.Edited = *m.LastEditTimestamp
-			}
-			switch r := m.DisplayRecipient.(type) {
-			case string:
-				s.To = r
-			default:
-				s.To = m.Type
-			}
-			for _, r := range m.Reactions {
-				s.Reactions = append(s.Reactions, fmt.Sprintf("%s/%s/%s", r.EmojiName, r.ReactionType, userName(users, r.UserID)))
-			}
-			if m.Flags != nil {
-				s.Flags = *m.Flags
-			}
-			gotMsgs = append(gotMsgs, s)
-		}
-		bob := byName["Bob Baker"]
-		parrot := "partyparrot/realm_emoji/Bob Baker"
-		diff(t, "messages", gotMsgs, []msgSummary{
-			{Sender: "Alice Archer", To: "general", Topic: "", Timestamp: 1704103200,
-				Content: fmt.Sprintf(`<p>Hello <span class="user-mention" data-user-id="%d">@Bob Baker</span>, see `+
-					`<a class="stream" data-stream-id="%d" href="/#narrow/channel/%d-random">#random</a> and `+
-					`<a href="https://example.com">our site</a> <strong>now</strong> &amp; <code>*code*</code></p>`,
-					bob, subs[1].StreamID, subs[1].StreamID),
-				Reactions: []string{"+1/unicode_emoji/Bob Baker", parrot}, Flags: []string{"read"}},
-			{Sender: "Bob Baker", To: "random", Timestamp: 1704103230, Content: "<p>random hello</p>", Flags: []string{"read"}},
-			{Sender: "Bob Baker", To: "general", Topic: "Thread about the quarterly roadmap planning session for e...",
-				Timestamp: 1704103260, Content: "<p>Thread about the quarterly roadmap planning session for everyone in the company</p>",
-				Flags: []string{"read"}},
-			{Sender: "Gus Guest", To: "secret", Timestamp: 1704103300, Content: "<p>secret stuff</p>", Flags: []string{"read"}},
-			{Sender: "Alice Archer", To: "private", Timestamp: 1704103400, Content: "<p>hi Bob</p>", Flags: []string{"read"}},
-			{Sender: "Gus Guest", To: "private", Timestamp: 1704103500, Content: "<p>group hi</p>", Flags: []string{"read"}},
-			{Sender: "Alice Archer", To: "general", Topic: "Thread about the quarterly roadmap planning session for e...",
-				Timestamp: 1704189600, Edited: 1704189700, Content: "<p>Reply in the thread</p>", Flags: []string{"read"}},
-			{Sender: "Bob Baker", To: "general", Timestamp: 1704189660, Flags: []string{"read"},
-				Content: "<p>Here is the report<br>\n" + `<a href="` + fileURL(t, msgs.Messages[7].Content) + `">report.txt</a><br>` + "\n" +
-					`<a href="https://files.slack.com/F2/photo.png">photo.png</a></p>`},
-		})
-
-		// Bob was mentioned in the first message.
-		bobMsgs, err := svc.GetMessages(ctx, chat.AsUser(bob), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](1)})
-		wantNoErr(t, "GetMessages(bob)", err)
-		diff(t, "bob's flags", *bobMsgs.Messages[0].Flags, []string{"read", "mentioned"})
-
-		// The carried file is stored and readable by the channel's members.
-		rest := strings.TrimPrefix(fileURL(t, msgs.Messages[7].Content), fmt.Sprintf("/user_uploads/%d/", res.RealmID))
-		_, blob, err := svc.OpenAttachment(ctx, chat.AsUser(aliceID), res.RealmID, rest)
-		wantNoErr(t, "OpenAttachment", err)
-		var body bytes.Buffer
-		body.ReadFrom(blob)
-		blob.Close()
-		diff(t, "file", body.String(), "quarterly numbers\n")
+		checkImportedMessages(t, svc, res, users, byName, subs)
 	})
+}
+
+// importedMessage is what TestImportSlack checks of each imported message.
+type importedMessage struct {
+	Sender    string
+	To        string
+	Topic     string
+	Content   string
+	Timestamp int64
+	Edited    int64
+	Reactions []string
+	Flags     []string
+}
+
+// checkImportedMessages checks the sample's messages, in time order across
+// conversations, their mentions, and the file they carry.
+func checkImportedMessages(t *testing.T, svc *chat.Service, res slackimport.Result, users chat.Users, byName map[string]int64, subs []chat.SubscriptionView) {
+	t.Helper()
+	ctx := context.Background()
+	aliceID := byName["Alice Archer"]
+	// Messages, in time order across conversations.
+	msgs, err := svc.GetMessages(ctx, chat.AsUser(aliceID), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](100),
+		Format: chat.MessageFormat{ApplyMarkdown: true, AllowEmptyTopicName: true}})
+	wantNoErr(t, "GetMessages", err)
+	var gotMsgs []importedMessage
+	for _, m := range msgs.Messages {
+		s := importedMessage{Sender: m.SenderFullName, Topic: m.Subject, Content: m.Content, Timestamp: m.Timestamp}
+		if m.LastEditTimestamp != nil {
+			s.Edited = *m.LastEditTimestamp
+		}
+		switch r := m.DisplayRecipient.(type) {
+		case string:
+			s.To = r
+		default:
+			s.To = m.Type
+		}
+		for _, r := range m.Reactions {
+			s.Reactions = append(s.Reactions, fmt.Sprintf("%s/%s/%s", r.EmojiName, r.ReactionType, userName(users, r.UserID)))
+		}
+		if m.Flags != nil {
+			s.Flags = *m.Flags
+		}
+		gotMsgs = append(gotMsgs, s)
+	}
+	bob := byName["Bob Baker"]
+	parrot := "partyparrot/realm_emoji/Bob Baker"
+	diff(t, "messages", gotMsgs, []importedMessage{
+		{Sender: "Alice Archer", To: "general", Topic: "", Timestamp: 1704103200,
+			Content: fmt.Sprintf(`<p>Hello <span class="user-mention" data-user-id="%d">@Bob Baker</span>, see `+
+				`<a class="stream" data-stream-id="%d" href="/#narrow/channel/%d-random">#random</a> and `+
+				`<a href="https://example.com">our site</a> <strong>now</strong> &amp; <code>*code*</code></p>`,
+				bob, subs[1].StreamID, subs[1].StreamID),
+			Reactions: []string{"+1/unicode_emoji/Bob Baker", parrot}, Flags: []string{"read"}},
+		{Sender: "Bob Baker", To: "random", Timestamp: 1704103230, Content: "<p>random hello</p>", Flags: []string{"read"}},
+		{Sender: "Bob Baker", To: "general", Topic: "Thread about the quarterly roadmap planning session for e...",
+			Timestamp: 1704103260, Content: "<p>Thread about the quarterly roadmap planning session for everyone in the company</p>",
+			Flags: []string{"read"}},
+		{Sender: "Gus Guest", To: "secret", Timestamp: 1704103300, Content: "<p>secret stuff</p>", Flags: []string{"read"}},
+		{Sender: "Alice Archer", To: "private", Timestamp: 1704103400, Content: "<p>hi Bob</p>", Flags: []string{"read"}},
+		{Sender: "Gus Guest", To: "private", Timestamp: 1704103500, Content: "<p>group hi</p>", Flags: []string{"read"}},
+		{Sender: "Alice Archer", To: "general", Topic: "Thread about the quarterly roadmap planning session for e...",
+			Timestamp: 1704189600, Edited: 1704189700, Content: "<p>Reply in the thread</p>", Flags: []string{"read"}},
+		{Sender: "Bob Baker", To: "general", Timestamp: 1704189660, Flags: []string{"read"},
+			Content: "<p>Here is the report<br>\n" + `<a href="` + fileURL(t, msgs.Messages[7].Content) + `">report.txt</a><br>` + "\n" +
+				`<a href="https://files.slack.com/F2/photo.png">photo.png</a></p>`},
+	})
+
+	// Bob was mentioned in the first message.
+	bobMsgs, err := svc.GetMessages(ctx, chat.AsUser(bob), chat.GetMessagesRequest{Anchor: ptr("oldest"), IncludeAnchor: ptr(true), NumAfter: ptr[int64](1)})
+	wantNoErr(t, "GetMessages(bob)", err)
+	diff(t, "bob's flags", *bobMsgs.Messages[0].Flags, []string{"read", "mentioned"})
+
+	// The carried file is stored and readable by the channel's members.
+	rest := strings.TrimPrefix(fileURL(t, msgs.Messages[7].Content), fmt.Sprintf("/user_uploads/%d/", res.RealmID))
+	_, blob, err := svc.OpenAttachment(ctx, chat.AsUser(aliceID), res.RealmID, rest)
+	wantNoErr(t, "OpenAttachment", err)
+	var body bytes.Buffer
+	body.ReadFrom(blob)
+	blob.Close()
+	diff(t, "file", body.String(), "quarterly numbers\n")
 }
 
 // userName returns the full name of the user with the ID.

@@ -84,25 +84,11 @@ func TestCrashConsistency(t *testing.T) {
 		p.kill()
 		t.Fatalf("no credentials in the first-start output:\n%s", p.out)
 	}
-	email, key := m[1], m[2]
-
-	client := &http.Client{Timeout: 5 * time.Second}
-	var (
-		mu        sync.Mutex
-		acked     = map[string]bool{} // addresses whose creation was answered 200
-		attempted = map[string]bool{} // every address a client sent
-		// The same for channels, created by subscribing the owner.
-		ackedChannels, attemptedChannels = map[string]bool{}, map[string]bool{}
-		// Messages sent, and those whose reaction was acknowledged.
-		sentMessages, ackedReactions = map[int64]bool{}, map[int64]bool{}
-	)
-	post := func(path string, form url.Values) *http.Request {
-		req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1"+path, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth(email, key)
-		return req
-	}
-	if res, err := client.Do(post("/users/me/subscriptions", url.Values{"subscriptions": {`[{"name":"reactions"}]`}})); err != nil || res.StatusCode != http.StatusOK {
+	l := &crashLoad{client: &http.Client{Timeout: 5 * time.Second}, email: m[1], key: m[2],
+		acked: map[string]bool{}, attempted: map[string]bool{}, ackedChannels: map[string]bool{},
+		attemptedChannels: map[string]bool{}, sentMessages: map[int64]bool{}, ackedReactions: map[int64]bool{}}
+	l.addr = p.addr
+	if res, err := l.client.Do(l.post("/users/me/subscriptions", url.Values{"subscriptions": {`[{"name":"reactions"}]`}})); err != nil || res.StatusCode != http.StatusOK {
 		p.kill()
 		t.Fatalf("creating the channel of the reactions: %v %v", res, err)
 	}
@@ -115,92 +101,150 @@ func TestCrashConsistency(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := 0; ; i++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					var req *http.Request
-					var record func()
-					switch i % 3 {
-					case 0:
-						addr := fmt.Sprintf("r%d-w%d-%d@example.com", round, w, i)
-						mu.Lock()
-						attempted[addr] = true
-						mu.Unlock()
-						form := url.Values{"email": {addr}, "password": {"long-enough"}, "full_name": {"Crash Test"}}
-						req, _ = http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users", strings.NewReader(form.Encode()))
-						record = func() { acked[addr] = true }
-					case 1:
-						name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
-						mu.Lock()
-						attemptedChannels[name] = true
-						mu.Unlock()
-						form := url.Values{"subscriptions": {`[{"name":"` + name + `","description":"crash"}]`}}
-						req, _ = http.NewRequest(http.MethodPost, "http://"+p.addr+"/api/v1/users/me/subscriptions", strings.NewReader(form.Encode()))
-						record = func() { ackedChannels[name] = true }
-					case 2:
-						// A message, then the owner's reaction to it.
-						res, err := client.Do(post("/messages", url.Values{"type": {"channel"}, "to": {"reactions"},
-							"topic": {fmt.Sprintf("r%d", round)}, "content": {"react"}}))
-						if err != nil {
-							return
-						}
-						var sent struct{ ID int64 }
-						json.NewDecoder(res.Body).Decode(&sent)
-						res.Body.Close()
-						if res.StatusCode != http.StatusOK || sent.ID == 0 {
-							continue
-						}
-						mu.Lock()
-						sentMessages[sent.ID] = true
-						mu.Unlock()
-						req = post(fmt.Sprintf("/messages/%d/reactions", sent.ID), url.Values{"emoji_name": {"+1"}})
-						record = func() { ackedReactions[sent.ID] = true }
-					}
-					req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-					req.SetBasicAuth(email, key)
-					res, err := client.Do(req)
-					if err != nil {
-						return // the server died under us
-					}
-					io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					if res.StatusCode == http.StatusOK {
-						mu.Lock()
-						record()
-						mu.Unlock()
-					}
-				}
+				l.work(round, w, stop)
 			}()
 		}
-		// Kill once this round has had acknowledged writes of both kinds (however
-		// slow the machine), at a moment that varies from round to round.
-		mu.Lock()
-		users, chans, reactions := len(acked)+1, len(ackedChannels)+1, len(ackedReactions)+1
-		mu.Unlock()
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
-			mu.Lock()
-			done := len(acked) >= users && len(ackedChannels) >= chans && len(ackedReactions) >= reactions
-			mu.Unlock()
-			if done {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		l.waitForWrites()
 		time.Sleep(time.Duration(7*round) * time.Millisecond)
 		p.kill()
 		close(stop)
 		wg.Wait()
 		p = startProcess(t, bin, "--data", data)
+		l.addr = p.addr
 		n++
 	}
 	defer p.kill()
+	email, key := l.email, l.key
+	present := checkUsers(t, p.addr, email, key, l.acked, l.attempted)
+	if len(l.acked) < rounds {
+		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not exercise much", len(l.acked), rounds)
+	}
+	checkChannels(t, p.addr, email, key, l.ackedChannels, l.attemptedChannels)
+	checkReactions(t, p.addr, email, key, l.ackedReactions, l.sentMessages)
+	t.Logf("%d crashes; %d acknowledged user creations, %d users present; %d acknowledged channel creations; %d acknowledged reactions on %d messages",
+		n, len(l.acked), present, len(l.ackedChannels), len(l.ackedReactions), len(l.sentMessages))
+	if strings.Contains(p.out, "First start") {
+		t.Errorf("a restart after a crash created a new organization")
+	}
+}
 
-	status, body := getUsers(t, p.addr, email, key)
+// crashLoad is the writes of TestCrashConsistency's clients, and what the
+// server acknowledged of them.
+type crashLoad struct {
+	client     *http.Client
+	addr       string // of the running process; only changed between rounds
+	email, key string
+
+	mu        sync.Mutex
+	acked     map[string]bool // addresses whose creation was answered 200
+	attempted map[string]bool // every address a client sent
+	// The same for channels, created by subscribing the owner.
+	ackedChannels, attemptedChannels map[string]bool
+	// Messages sent, and those whose reaction was acknowledged.
+	sentMessages, ackedReactions map[int64]bool
+}
+
+func (l *crashLoad) post(path string, form url.Values) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, "http://"+l.addr+"/api/v1"+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(l.email, l.key)
+	return req
+}
+
+// work writes users, channels and reactions in turn until stop is closed
+// or the server dies.
+func (l *crashLoad) work(round, w int, stop chan struct{}) {
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		req, record, ok := l.next(round, w, i)
+		if !ok {
+			return
+		}
+		if req == nil {
+			continue
+		}
+		res, err := l.client.Do(req)
+		if err != nil {
+			return // the server died under us
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK {
+			l.mu.Lock()
+			record()
+			l.mu.Unlock()
+		}
+	}
+}
+
+// next is worker w's i-th write of the round and how to record its
+// acknowledgement; nil when there is nothing to send this time, false
+// when the server died.
+func (l *crashLoad) next(round, w, i int) (*http.Request, func(), bool) {
+	switch i % 3 {
+	case 0:
+		addr := fmt.Sprintf("r%d-w%d-%d@example.com", round, w, i)
+		l.mu.Lock()
+		l.attempted[addr] = true
+		l.mu.Unlock()
+		form := url.Values{"email": {addr}, "password": {"long-enough"}, "full_name": {"Crash Test"}}
+		return l.post("/users", form), func() { l.acked[addr] = true }, true
+	case 1:
+		name := fmt.Sprintf("r%d-w%d-%d", round, w, i)
+		l.mu.Lock()
+		l.attemptedChannels[name] = true
+		l.mu.Unlock()
+		form := url.Values{"subscriptions": {`[{"name":"` + name + `","description":"crash"}]`}}
+		return l.post("/users/me/subscriptions", form), func() { l.ackedChannels[name] = true }, true
+	}
+	// A message, then the owner's reaction to it.
+	res, err := l.client.Do(l.post("/messages", url.Values{"type": {"channel"}, "to": {"reactions"},
+		"topic": {fmt.Sprintf("r%d", round)}, "content": {"react"}}))
+	if err != nil {
+		return nil, nil, false
+	}
+	var sent struct{ ID int64 }
+	json.NewDecoder(res.Body).Decode(&sent)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || sent.ID == 0 {
+		return nil, nil, true
+	}
+	l.mu.Lock()
+	l.sentMessages[sent.ID] = true
+	l.mu.Unlock()
+	req := l.post(fmt.Sprintf("/messages/%d/reactions", sent.ID), url.Values{"emoji_name": {"+1"}})
+	return req, func() { l.ackedReactions[sent.ID] = true }, true
+}
+
+// waitForWrites returns once this round has had acknowledged writes of
+// every kind, however slow the machine, or after 20 s.
+func (l *crashLoad) waitForWrites() {
+	l.mu.Lock()
+	users, chans, reactions := len(l.acked)+1, len(l.ackedChannels)+1, len(l.ackedReactions)+1
+	l.mu.Unlock()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		l.mu.Lock()
+		done := len(l.acked) >= users && len(l.ackedChannels) >= chans && len(l.ackedReactions) >= reactions
+		l.mu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkUsers checks the users after the crashes: every acknowledged one is
+// there, none was never sent, none is half-written. It returns how many
+// there are besides the owner.
+func checkUsers(t *testing.T, addr, email, key string, acked, attempted map[string]bool) int {
+	t.Helper()
+	status, body := getUsers(t, addr, email, key)
 	if status != http.StatusOK {
-		t.Fatalf("GET /users after %d crashes: %d", n, status)
+		t.Fatalf("GET /users after the crashes: %d", status)
 	}
 	present := map[string]bool{}
 	for _, m := range body["members"].([]any) {
@@ -210,26 +254,17 @@ func TestCrashConsistency(t *testing.T) {
 			t.Errorf("half-written user: %v", u)
 		}
 	}
-	for addr := range acked {
-		if !present[addr] {
-			t.Errorf("acknowledged user %s is missing after the crashes", addr)
+	for a := range acked {
+		if !present[a] {
+			t.Errorf("acknowledged user %s is missing after the crashes", a)
 		}
 	}
-	for addr := range present {
-		if addr != email && !attempted[addr] {
-			t.Errorf("user %s was never sent", addr)
+	for a := range present {
+		if a != email && !attempted[a] {
+			t.Errorf("user %s was never sent", a)
 		}
 	}
-	if len(acked) < rounds {
-		t.Errorf("only %d writes were acknowledged in %d rounds: the test did not exercise much", len(acked), rounds)
-	}
-	checkChannels(t, p.addr, email, key, ackedChannels, attemptedChannels)
-	checkReactions(t, p.addr, email, key, ackedReactions, sentMessages)
-	t.Logf("%d crashes; %d acknowledged user creations, %d users present; %d acknowledged channel creations; %d acknowledged reactions on %d messages",
-		n, len(acked), len(present)-1, len(ackedChannels), len(ackedReactions), len(sentMessages))
-	if strings.Contains(p.out, "First start") {
-		t.Errorf("a restart after a crash created a new organization")
-	}
+	return len(present) - 1
 }
 
 // checkChannels checks the channels after the crashes: every acknowledged

@@ -108,8 +108,14 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 		t.Errorf("subscriptions through B = %v, want scale-out among them", names)
 	}
 
-	// The second user has a typing queue on each process; the owner types
-	// to them through A.
+	checkTypingAcross(t, a, b, owner, ownerKey, userID, userKey)
+	checkEventsAcross(t, a, b, owner, ownerKey, userID, userKey, subs)
+}
+
+// checkTypingAcross: the second user has a typing queue on each process;
+// the owner types to them through A, and each queue gets the event once.
+func checkTypingAcross(t *testing.T, a, b *process, owner, ownerKey string, userID int64, userKey string) {
+	t.Helper()
 	queues := map[*process]string{}
 	for _, p := range []*process{a, b} {
 		reg := call(t, p, http.MethodPost, "/register", "second@example.com", userKey, url.Values{
@@ -140,10 +146,14 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 		}
 	}
 
-	// Messages, an edit, a deletion and channel typing, all through B,
-	// reach queues on A in the form each asked for: the second user's
-	// wants Markdown and one delete_message event per message; the
-	// owner's wants HTML and gets local_message_id for its message.
+}
+
+// checkEventsAcross: messages, an edit, a deletion and channel typing, all
+// through B, reach queues on A in the form each asked for: the second
+// user's wants Markdown and one delete_message event per message; the
+// owner's wants HTML and gets local_message_id for its message.
+func checkEventsAcross(t *testing.T, a, b *process, owner, ownerKey string, userID int64, userKey string, subs map[string]any) {
+	t.Helper()
 	var channelID float64
 	for _, s := range subs["subscriptions"].([]any) {
 		if s := s.(map[string]any); s["name"] == "scale-out" {

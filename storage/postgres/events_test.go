@@ -150,6 +150,39 @@ func (discard) Publish(context.Context, []chat.Event) {}
 // bytes as the hub of the process that caused the events, whatever the
 // payloads hold, for events computed per queue too (messages, edits,
 // deletions and channel typing), and whatever options the queues have.
+// queuePair is one queue made alike on two hubs.
+type queuePair struct {
+	user          int64
+	local, remote string
+}
+
+// queuesOnBoth makes queues alike on both hubs, of each user, in every
+// form a queue can ask for.
+func queuesOnBoth(t *testing.T, local, remote *chat.Hub, realmID int64, users ...int64) []queuePair {
+	t.Helper()
+	var queues []queuePair
+	for _, user := range users {
+		for variant := range 16 {
+			o := chat.QueueOptions{UserID: user, RealmID: realmID, StreamTypingNotifications: true,
+				MessageFormat:  chat.MessageFormat{ApplyMarkdown: variant&1 != 0, ClientGravatar: variant&2 != 0},
+				EmptyTopicName: variant&4 != 0, BulkMessageDeletion: variant&8 != 0}
+			if variant == 5 {
+				o.Narrow = []chat.NarrowTerm{{Operator: "is", Operand: "dm"}}
+			}
+			p := queuePair{user: user}
+			var err error
+			if p.local, err = local.NewQueue(o); err != nil {
+				t.Fatal(err)
+			}
+			if p.remote, err = remote.NewQueue(o); err != nil {
+				t.Fatal(err)
+			}
+			queues = append(queues, p)
+		}
+	}
+	return queues
+}
+
 func TestEventsSameBytesAsLocal(t *testing.T) {
 	dsn := pgtest.Schema(t)
 	stA, stB := open(t, dsn), open(t, dsn)
@@ -182,30 +215,7 @@ func TestEventsSameBytesAsLocal(t *testing.T) {
 	}
 	owner, hal := org.UserID, res.UserID
 
-	// Queues alike on both hubs, of both users, in every form.
-	type pair struct {
-		user          int64
-		local, remote string
-	}
-	var queues []pair
-	for _, user := range []int64{owner, hal} {
-		for variant := range 16 {
-			o := chat.QueueOptions{UserID: user, RealmID: org.RealmID, StreamTypingNotifications: true,
-				MessageFormat:  chat.MessageFormat{ApplyMarkdown: variant&1 != 0, ClientGravatar: variant&2 != 0},
-				EmptyTopicName: variant&4 != 0, BulkMessageDeletion: variant&8 != 0}
-			if variant == 5 {
-				o.Narrow = []chat.NarrowTerm{{Operator: "is", Operand: "dm"}}
-			}
-			p := pair{user: user}
-			if p.local, err = local.NewQueue(o); err != nil {
-				t.Fatal(err)
-			}
-			if p.remote, err = remote.NewQueue(o); err != nil {
-				t.Fatal(err)
-			}
-			queues = append(queues, p)
-		}
-	}
+	queues := queuesOnBoth(t, local, remote, org.RealmID, owner, hal)
 
 	if _, err := svc.Subscribe(ctx, chat.AsUser(owner), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "crossing"}},
 		Principals: &chat.Principals{IDs: []int64{owner, hal}}}); err != nil {

@@ -87,20 +87,10 @@ func TestWriterRowCache(t *testing.T) {
 
 	// Another connection changes both rows.
 	must(s2.Update(ctx, func(tx storage.Tx) error {
-		u, err := tx.User(user.ID)
-		if err != nil {
+		if err := setUserName(tx, user.ID, "Elsewhere"); err != nil {
 			return err
 		}
-		u.FullName = "Elsewhere"
-		if err := tx.UpdateUser(u); err != nil {
-			return err
-		}
-		r, err := tx.Realm(realm.ID)
-		if err != nil {
-			return err
-		}
-		r.Name = "Renamed Elsewhere"
-		return tx.UpdateRealm(r)
+		return setRealmName(tx, realm.ID, "Renamed Elsewhere")
 	}))
 	expect("after another connection's commit", "Elsewhere", "Renamed Elsewhere", 2)
 	expect("read again", "Elsewhere", "Renamed Elsewhere", 0)
@@ -108,12 +98,7 @@ func TestWriterRowCache(t *testing.T) {
 	// A transaction that reads, writes, reads its own write and rolls back.
 	rollback := errors.New("rolled back")
 	err := s1.Update(ctx, func(tx storage.Tx) error {
-		u, err := tx.User(user.ID)
-		if err != nil {
-			return err
-		}
-		u.FullName = "Never committed"
-		if err := tx.UpdateUser(u); err != nil {
+		if err := setUserName(tx, user.ID, "Never committed"); err != nil {
 			return err
 		}
 		if got, err := tx.User(user.ID); err != nil || got.FullName != "Never committed" {
@@ -129,14 +114,7 @@ func TestWriterRowCache(t *testing.T) {
 	expect("read again", "Elsewhere", "Renamed Elsewhere", 0)
 
 	// A committed write of this connection is read back.
-	must(s1.Update(ctx, func(tx storage.Tx) error {
-		r, err := tx.Realm(realm.ID)
-		if err != nil {
-			return err
-		}
-		r.Name = "Renamed Here"
-		return tx.UpdateRealm(r)
-	}))
+	must(s1.Update(ctx, func(tx storage.Tx) error { return setRealmName(tx, realm.ID, "Renamed Here") }))
 	expect("after its own commit", "Elsewhere", "Renamed Here", 1)
 	expect("read again", "Elsewhere", "Renamed Here", 0)
 
@@ -162,11 +140,7 @@ func TestWriterRowCache(t *testing.T) {
 	}
 
 	// Read transactions never use the writer's rows.
-	must(s2.Update(ctx, func(tx storage.Tx) error {
-		u, _ := tx.User(user.ID)
-		u.FullName = "Third"
-		return tx.UpdateUser(u)
-	}))
+	must(s2.Update(ctx, func(tx storage.Tx) error { return setUserName(tx, user.ID, "Third") }))
 	must(s1.View(ctx, func(tx storage.Tx) error {
 		u, err := tx.User(user.ID)
 		if err == nil && u.FullName != "Third" {
@@ -175,6 +149,26 @@ func TestWriterRowCache(t *testing.T) {
 		return err
 	}))
 	expect("after the third change", "Third", "Renamed Here", 2)
+}
+
+// setUserName renames a user.
+func setUserName(tx storage.Tx, id int64, name string) error {
+	u, err := tx.User(id)
+	if err != nil {
+		return err
+	}
+	u.FullName = name
+	return tx.UpdateUser(u)
+}
+
+// setRealmName renames an organization.
+func setRealmName(tx storage.Tx, id int64, name string) error {
+	r, err := tx.Realm(id)
+	if err != nil {
+		return err
+	}
+	r.Name = name
+	return tx.UpdateRealm(r)
 }
 
 // TestWriterRowCacheMessages checks the same for the rows a reaction
@@ -208,51 +202,8 @@ func TestWriterRowCacheMessages(t *testing.T) {
 		return tx.CreateUserMessages([]storage.UserMessage{{UserID: a.ID, MessageID: m.ID, Flags: storage.FlagRead}})
 	}))
 
-	// state reads what a reaction reads, in a write transaction of s1,
-	// with the statements it ran.
-	type state struct {
-		content    string
-		recipients []int64
-		bReceived  bool
-		emoji      bool
-		statements int64
-	}
-	read := func() state {
-		t.Helper()
-		var st state
-		before := s1.QueryCount()
-		must(s1.Update(ctx, func(tx storage.Tx) error {
-			got, err := tx.Message(m.ID)
-			if errors.Is(err, storage.ErrNotFound) {
-				st.content = "(none)"
-			} else if err != nil {
-				return err
-			} else {
-				st.content = got.Content
-				got.DirectUserIDs[0] = -1 // callers own what they get
-			}
-			rows, err := tx.MessageRecipients(m.ID)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				st.recipients = append(st.recipients, r.UserID)
-			}
-			_, err = storage.UserMessageOf(tx, b.ID, m.ID)
-			st.bReceived = err == nil
-			if err != nil && !errors.Is(err, storage.ErrNotFound) {
-				return err
-			}
-			_, err = tx.RealmEmojiByName(realm.ID, "party")
-			st.emoji = err == nil
-			if err != nil && !errors.Is(err, storage.ErrNotFound) {
-				return err
-			}
-			return nil
-		}))
-		st.statements = s1.QueryCount() - before
-		return st
-	}
+	read := func() reactionState { t.Helper(); return readReactionState(t, s1, realm.ID, m.ID, b.ID) }
+	type state = reactionState
 	expect := func(when string, want state) {
 		t.Helper()
 		if got := read(); !slices.Equal(got.recipients, want.recipients) || got.content != want.content ||
@@ -320,6 +271,56 @@ func TestWriterRowCacheMessages(t *testing.T) {
 	// This connection deletes the message for good.
 	must(s1.Update(ctx, func(tx storage.Tx) error { return tx.DeleteMessages([]int64{m.ID}) }))
 	expect("after its own delete", state{"(none)", nil, false, true, 2})
+}
+
+// reactionState is what a reaction reads: the message, its recipients,
+// whether user b received it, whether the realm has the emoji "party";
+// and how many statements reading them took.
+type reactionState struct {
+	content    string
+	recipients []int64
+	bReceived  bool
+	emoji      bool
+	statements int64
+}
+
+// readReactionState reads what a reaction reads, in a write transaction
+// of s.
+func readReactionState(t *testing.T, s *sqlite.Store, realmID, messageID, bID int64) reactionState {
+	t.Helper()
+	var st reactionState
+	before := s.QueryCount()
+	mustOK(t, s.Update(context.Background(), func(tx storage.Tx) error {
+		got, err := tx.Message(messageID)
+		if errors.Is(err, storage.ErrNotFound) {
+			st.content = "(none)"
+		} else if err != nil {
+			return err
+		} else {
+			st.content = got.Content
+			got.DirectUserIDs[0] = -1 // callers own what they get
+		}
+		rows, err := tx.MessageRecipients(messageID)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			st.recipients = append(st.recipients, r.UserID)
+		}
+		_, err = storage.UserMessageOf(tx, bID, messageID)
+		st.bReceived = err == nil
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		_, err = tx.RealmEmojiByName(realmID, "party")
+		st.emoji = err == nil
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		return nil
+	}))
+	st.statements = s.QueryCount() - before
+	return st
 }
 
 // TestWriterRowCacheKnowsEveryWrite lists the statements of the package

@@ -17,7 +17,7 @@ import (
 // and is storage.ErrExists. set receives each new ID in order.
 func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
 	if len(args) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	return t.guarded(op, func() error { return t.batchIDs(op, sql, args, set) })
 }
@@ -26,7 +26,7 @@ func (t *tx) insertIDs(op, sql string, args [][]any, set func(i int, id int64)) 
 // uniqueness rule a row could break: any failure there breaks the
 // transaction, which the savepoint's two round trips would not change.
 func (t *tx) batchIDs(op, sql string, args [][]any, set func(i int, id int64)) error {
-	if err := t.writable(); err != nil || len(args) == 0 {
+	if err := t.Writable(); err != nil || len(args) == 0 {
 		return err
 	}
 	b := &pgx.Batch{}
@@ -55,7 +55,7 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 			return err
 		}
 		args[i] = []any{g.RealmID, g.Name, g.Description, g.IsSystem, g.CreatorID, created, g.Deactivated,
-			orEmpty(g.Members), orEmpty(g.Subgroups)}
+			sqlcommon.OrEmpty(g.Members), sqlcommon.OrEmpty(g.Subgroups)}
 	}
 	return t.insertIDs("CreateUserGroups", `INSERT INTO user_groups (realm_id, name, description, is_system,
 		creator_id, date_created, deactivated, members, subgroups) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -63,18 +63,7 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 }
 
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
-	return list(t, "UserGroups", `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
-		deactivated, members, subgroups FROM user_groups WHERE realm_id = $1 ORDER BY id`,
-		func(row sqlcommon.Scanner) (storage.UserGroup, error) {
-			var (
-				g       storage.UserGroup
-				created int64
-			)
-			err := row.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &g.IsSystem, &g.CreatorID, &created,
-				&g.Deactivated, &g.Members, &g.Subgroups)
-			g.DateCreated = sqlcommon.FromNanos(created)
-			return g, err
-		}, realmID)
+	return list(t, "UserGroups", sqlcommon.SelectUserGroup+`WHERE realm_id = $1 ORDER BY id`, scanUserGroup, realmID)
 }
 
 // Channels.
@@ -90,25 +79,6 @@ func channelArgs(c *storage.Channel) ([]any, error) {
 		c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers, c.IsDefault,
 		int64(c.MessageRetentionDays), string(c.TopicsPolicy), c.FolderID, c.FirstMessageID, c.IsArchived,
 	}, sqlcommon.ChannelGroupArgs(c)...), nil
-}
-
-func scanChannel(row sqlcommon.Scanner) (storage.Channel, error) {
-	var (
-		c               storage.Channel
-		created, retain int64
-		policy          string
-		groups          [7]string
-	)
-	if err := row.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created,
-		&c.CreatorID, &c.InviteOnly, &c.IsWebPublic, &c.HistoryPublicToSubscribers, &c.IsDefault, &retain,
-		&policy, &c.FolderID, &c.FirstMessageID, &c.IsArchived,
-		&groups[0], &groups[1], &groups[2], &groups[3], &groups[4], &groups[5], &groups[6]); err != nil {
-		return c, err
-	}
-	c.DateCreated = sqlcommon.FromNanos(created)
-	c.MessageRetentionDays = int(retain)
-	c.TopicsPolicy = storage.TopicsPolicy(policy)
-	return c, sqlcommon.SetChannelGroups(&c, &groups)
 }
 
 func (t *tx) CreateChannels(cs []*storage.Channel) error {
@@ -134,7 +104,7 @@ func (t *tx) Channel(id int64) (storage.Channel, error) {
 
 func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, error) {
 	return list(t, "ChannelsByName", sqlcommon.SelectChannel+`WHERE realm_id = $1 AND name_key = ANY($2) ORDER BY id`,
-		scanChannel, realmID, orEmpty(keys))
+		scanChannel, realmID, sqlcommon.OrEmpty(keys))
 }
 
 func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
@@ -158,22 +128,12 @@ func (t *tx) UpdateChannel(c storage.Channel) error {
 
 // Subscriptions.
 
-const selectSub = `SELECT user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email,
-	wildcard FROM subscriptions `
-
-func scanSub(row sqlcommon.Scanner) (storage.Subscription, error) {
-	var s storage.Subscription
-	err := row.Scan(&s.UserID, &s.ChannelID, &s.Color, &s.IsMuted, &s.PinToTop, &s.DesktopNotifications,
-		&s.AudibleNotifications, &s.PushNotifications, &s.EmailNotifications, &s.WildcardMentionsNotify)
-	return s, err
-}
-
 // CreateSubscriptions inserts every row with one statement, the rows
 // travelling as one array per column; NULL elements of the boolean arrays
 // are the settings that follow the user's defaults.
 func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 	if len(subs) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	var (
 		users, channels        = make([]int64, len(subs)), make([]int64, len(subs))
@@ -201,7 +161,7 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, erro
 	if len(userIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return list(t, "SubscriptionsOfUsers", selectSub+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
+	return list(t, "SubscriptionsOfUsers", sqlcommon.SelectSubscription+`WHERE user_id = ANY($1) ORDER BY user_id, channel_id`,
 		scanSub, userIDs)
 }
 
@@ -231,7 +191,7 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, e
 	if len(channelIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return list(t, "ChannelSubscriptions", selectSub+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
+	return list(t, "ChannelSubscriptions", sqlcommon.SelectSubscription+`WHERE channel_id = ANY($1) ORDER BY channel_id, user_id`,
 		scanSub, channelIDs)
 }
 
@@ -248,20 +208,6 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 }
 
 // Folders.
-
-const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id,
-	date_created, is_archived, ord FROM channel_folders `
-
-func scanFolder(row sqlcommon.Scanner) (storage.ChannelFolder, error) {
-	var (
-		f       storage.ChannelFolder
-		created int64
-	)
-	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
-		&created, &f.IsArchived, &f.Order)
-	f.DateCreated = sqlcommon.FromNanos(created)
-	return f, err
-}
 
 func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 	created, err := sqlcommon.ToNanos(f.DateCreated)
@@ -280,11 +226,11 @@ func (t *tx) CreateChannelFolder(f *storage.ChannelFolder) error {
 }
 
 func (t *tx) ChannelFolder(id int64) (storage.ChannelFolder, error) {
-	return one(t, "ChannelFolder", selectFolder+`WHERE id = $1`, scanFolder, id)
+	return one(t, "ChannelFolder", sqlcommon.SelectFolder+`WHERE id = $1`, scanFolder, id)
 }
 
 func (t *tx) ChannelFolders(realmID int64) ([]storage.ChannelFolder, error) {
-	return list(t, "ChannelFolders", selectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
+	return list(t, "ChannelFolders", sqlcommon.SelectFolder+`WHERE realm_id = $1 ORDER BY ord, id`, scanFolder, realmID)
 }
 
 func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
@@ -298,18 +244,6 @@ func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 }
 
 // User topics.
-
-const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
-
-func scanUserTopic(row sqlcommon.Scanner) (storage.UserTopic, error) {
-	var (
-		ut              storage.UserTopic
-		policy, updated int64
-	)
-	err := row.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
-	ut.VisibilityPolicy, ut.LastUpdated = int(policy), sqlcommon.FromNanos(updated)
-	return ut, err
-}
 
 func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 	key := storage.TopicKey(ut.Topic)
@@ -331,28 +265,22 @@ func (t *tx) SetUserTopic(ut storage.UserTopic) error {
 }
 
 func (t *tx) UserTopic(userID, channelID int64, key string) (storage.UserTopic, error) {
-	return one(t, "UserTopic", selectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
+	return one(t, "UserTopic", sqlcommon.SelectUserTopic+`WHERE user_id = $1 AND channel_id = $2 AND topic_key = $3`,
 		scanUserTopic, userID, channelID, key)
 }
 
 func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
-	return list(t, "UserTopics", selectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
+	return list(t, "UserTopics", sqlcommon.SelectUserTopic+`WHERE user_id = $1 ORDER BY channel_id, topic_key`,
 		scanUserTopic, userID)
 }
 
 // DeleteTopicUserTopics deletes and returns the rows with one statement.
 func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	return list(t, "DeleteTopicUserTopics", `WITH gone AS (DELETE FROM user_topics
 		WHERE channel_id = $1 AND topic_key = $2
 		RETURNING user_id, channel_id, topic, visibility_policy, last_updated)
 		SELECT * FROM gone ORDER BY user_id`, scanUserTopic, channelID, key)
-}
-
-func scanID(row sqlcommon.Scanner) (int64, error) {
-	var id int64
-	err := row.Scan(&id)
-	return id, err
 }

@@ -20,24 +20,6 @@ import (
 // index): a message matches when its words contain all the words searched,
 // exactly as storage.SearchMatches decides.
 
-// scanMessage reads the sqlcommon.MessageColumns, then extra destinations.
-func scanMessage(row sqlcommon.Scanner, m *storage.MessageRecord, extra ...any) error {
-	var (
-		rt, sent, edited int64
-		users            []int64
-	)
-	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
-		&m.RenderedContent, &sent, &m.Client, &edited, &m.HasLink, &m.HasImage, &m.HasAttachment}, extra...)
-	if err := row.Scan(dest...); err != nil {
-		return err
-	}
-	m.RecipientType, m.DateSent, m.EditedAt = int(rt), sqlcommon.FromNanos(sent), sqlcommon.FromNanos(edited)
-	if len(users) > 0 {
-		m.DirectUserIDs = users
-	}
-	return nil
-}
-
 // maxIndexedWord is the length in bytes of the longest word stored as
 // itself in search_words. A longer one is stored as a digest (see
 // indexWord), because a GIN index entry must fit in a third of a page and a
@@ -84,7 +66,7 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 		if err != nil {
 			return err
 		}
-		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, orEmpty(m.DirectUserIDs),
+		args[i] = []any{m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, sqlcommon.OrEmpty(m.DirectUserIDs),
 			m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, m.HasLink,
 			m.HasImage, m.HasAttachment, searchWords(m)}
 	}
@@ -99,7 +81,7 @@ func (t *tx) Message(id int64) (storage.MessageRecord, error) {
 	return one(t, "Message", `SELECT `+sqlcommon.MessageColumns+` FROM messages AS m WHERE m.id = $1`,
 		func(row sqlcommon.Scanner) (storage.MessageRecord, error) {
 			var m storage.MessageRecord
-			err := scanMessage(row, &m)
+			err := sqlcommon.ScanMessage(forms, row, &m)
 			return m, err
 		}, id)
 }
@@ -125,7 +107,7 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 // with them (ON DELETE CASCADE).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id = ANY($1)`, ids)
 	return err
@@ -143,7 +125,7 @@ func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 // the unique index makes PostgreSQL report a serialization failure (the
 // statement read those keys), and Update runs fn again.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
-	if err := t.writable(); err != nil || len(rows) == 0 {
+	if err := t.Writable(); err != nil || len(rows) == 0 {
 		return err
 	}
 	users, messages, flags := make([]int64, len(rows)), make([]int64, len(rows)), make([]int64, len(rows))
@@ -248,7 +230,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			r     storage.MessageRow
 			flags int64
 		)
-		err := scanMessage(row, &r.Message, &flags, &r.Received)
+		err := sqlcommon.ScanMessage(forms, row, &r.Message, &flags, &r.Received)
 		r.Flags = storage.MessageFlags(flags)
 		return r, err
 	}, args...)
@@ -291,7 +273,7 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 }
 
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}
@@ -300,14 +282,7 @@ func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear
 	}
 	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | $1) & ~$2::bigint
 		WHERE user_id = $3 AND message_id = ANY($4) AND flags != (flags | $1) & ~$2::bigint
-		RETURNING message_id`, func(rows sqlcommon.Scanner) error {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		changed = append(changed, id)
-		return nil
-	}, int64(set), int64(clear), userID, messageIDs)
+		RETURNING message_id`, sqlcommon.Into(&changed, sqlcommon.ScanID), int64(set), int64(clear), userID, messageIDs)
 	slices.Sort(changed)
 	return changed, err
 }

@@ -27,23 +27,18 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // maxAttempts bounds how often Update runs fn for one call when PostgreSQL
 // keeps aborting it as a serialization failure.
 const maxAttempts = 30
 
-// The backend implements the storage SPI.
+// The backend implements the storage SPI and answers every optional query
+// itself.
 var (
 	_ storage.Store = (*Store)(nil)
-	_ storage.Tx    = (*tx)(nil)
-	// It answers every optional query itself.
-	_ storage.UsersByRoleTx        = (*tx)(nil)
-	_ storage.BotsOwnedByTx        = (*tx)(nil)
-	_ storage.ChannelsByNameTx     = (*tx)(nil)
-	_ storage.SubscriptionColorsTx = (*tx)(nil)
-	_ storage.RealmDomainByNameTx  = (*tx)(nil)
-	_ storage.UserMessageTx        = (*tx)(nil)
+	_ sqlcommon.Tx  = (*tx)(nil)
 )
 
 // Store is a storage.Store on a PostgreSQL database. It is safe for concurrent
@@ -96,7 +91,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 		return err
 	}
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
-	return fn(&tx{ctx: ctx, tx: pgTx, readOnly: true})
+	return fn(&tx{ctx: ctx, tx: pgTx, TxState: sqlcommon.TxState{ReadOnly: true}})
 }
 
 // Update runs fn in a SERIALIZABLE transaction. It commits when fn returns
@@ -143,18 +138,18 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error
 	t := &tx{ctx: ctx, tx: pgTx}
 	err = fn(t)
 	done = true
-	if t.failed != nil && retryable(t.failed) {
+	if t.Failed != nil && retryable(t.Failed) {
 		// Whatever fn made of it, its reads were not serialisable.
 		pgTx.Rollback(context.WithoutCancel(ctx))
-		return t.failed
+		return t.Failed
 	}
 	if err != nil {
 		pgTx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
-	if t.failed != nil {
+	if t.Failed != nil {
 		pgTx.Rollback(context.WithoutCancel(ctx))
-		return fmt.Errorf("postgres: not committing after an earlier failure: %w", t.failed)
+		return fmt.Errorf("postgres: not committing after an earlier failure: %w", t.Failed)
 	}
 	if err := pgTx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)

@@ -10,7 +10,7 @@ func (t *tx) SetPresence(p *storage.Presence) error {
 	if err != nil {
 		return err
 	}
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	err = t.tx.QueryRow(t.ctx, `INSERT INTO presence (user_id, realm_id, last_active, last_connected, update_id)

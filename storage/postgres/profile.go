@@ -9,34 +9,10 @@ import (
 
 // Custom profile fields and their values, custom emoji.
 
-func scanProfileField(row sqlcommon.Scanner) (storage.ProfileField, error) {
-	var (
-		f          storage.ProfileField
-		typ, order int64
-	)
-	err := row.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &f.Required,
-		&f.EditableByUser, &f.DisplayInProfileSummary, &f.UseForUserMatching)
-	f.Type = storage.FieldType(typ)
-	f.Order = int(order)
-	return f, err
-}
-
-func scanProfileValue(row sqlcommon.Scanner) (storage.ProfileValueRecord, error) {
-	var v storage.ProfileValueRecord
-	err := row.Scan(&v.UserID, &v.FieldID, &v.Value, &v.RenderedValue)
-	return v, err
-}
-
-func scanRealmEmoji(row sqlcommon.Scanner) (storage.RealmEmoji, error) {
-	var e storage.RealmEmoji
-	err := row.Scan(&e.ID, &e.RealmID, &e.Name, &e.Deactivated, &e.AuthorID)
-	return e, err
-}
-
 // CreateProfileField inserts the field only when its realm exists, so that
 // an unknown realm is ErrNotFound rather than a broken transaction.
 func (t *tx) CreateProfileField(f *storage.ProfileField) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(f.RealmID); err != nil {
@@ -91,7 +67,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 // Custom emoji.
 
 func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(e.RealmID); err != nil {

@@ -7,26 +7,12 @@ import (
 
 // Linkifiers and allowed email domains.
 
-const (
-	selectLinkifier = `SELECT id, realm_id, pattern, url_template, example_input, reverse_template,
-		alternative_url_templates, sort_order FROM linkifiers `
-	selectRealmDomain = `SELECT id, realm_id, domain, allow_subdomains FROM realm_domains `
-)
-
-func scanLinkifier(row sqlcommon.Scanner) (storage.LinkifierRecord, error) {
-	var l storage.LinkifierRecord
-	err := row.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &l.ExampleInput, &l.ReverseTemplate,
-		&l.AlternativeURLTemplates, &l.Order)
-	l.AlternativeURLTemplates = orEmpty(l.AlternativeURLTemplates)
-	return l, err
-}
-
 func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
 	id, err := t.insertID("CreateLinkifier", `INSERT INTO linkifiers (realm_id, pattern, url_template,
 		example_input, reverse_template, alternative_url_templates, sort_order)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
 		l.RealmID, l.Pattern, l.URLTemplate, l.ExampleInput, l.ReverseTemplate,
-		orEmpty(l.AlternativeURLTemplates), l.Order)
+		sqlcommon.OrEmpty(l.AlternativeURLTemplates), l.Order)
 	if err != nil {
 		return err
 	}
@@ -35,7 +21,7 @@ func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
 }
 
 func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
-	return list(t, "Linkifiers", selectLinkifier+`WHERE realm_id = $1 ORDER BY sort_order, id`, scanLinkifier,
+	return list(t, "Linkifiers", sqlcommon.SelectLinkifier+`WHERE realm_id = $1 ORDER BY sort_order, id`, scanLinkifier,
 		realmID)
 }
 
@@ -44,18 +30,12 @@ func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
 		return t.execOne("UpdateLinkifier", `UPDATE linkifiers SET pattern = $1, url_template = $2,
 			example_input = $3, reverse_template = $4, alternative_url_templates = $5, sort_order = $6
 			WHERE id = $7 AND realm_id = $8`, l.Pattern, l.URLTemplate, l.ExampleInput, l.ReverseTemplate,
-			orEmpty(l.AlternativeURLTemplates), l.Order, l.ID, l.RealmID)
+			sqlcommon.OrEmpty(l.AlternativeURLTemplates), l.Order, l.ID, l.RealmID)
 	})
 }
 
 func (t *tx) DeleteLinkifier(realmID, id int64) error {
 	return t.execOne("DeleteLinkifier", `DELETE FROM linkifiers WHERE realm_id = $1 AND id = $2`, realmID, id)
-}
-
-func scanRealmDomain(row sqlcommon.Scanner) (storage.RealmDomain, error) {
-	var d storage.RealmDomain
-	err := row.Scan(&d.ID, &d.RealmID, &d.Domain, &d.AllowSubdomains)
-	return d, err
 }
 
 func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
@@ -69,11 +49,11 @@ func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
 }
 
 func (t *tx) RealmDomains(realmID int64) ([]storage.RealmDomain, error) {
-	return list(t, "RealmDomains", selectRealmDomain+`WHERE realm_id = $1 ORDER BY id`, scanRealmDomain, realmID)
+	return list(t, "RealmDomains", sqlcommon.SelectRealmDomain+`WHERE realm_id = $1 ORDER BY id`, scanRealmDomain, realmID)
 }
 
 func (t *tx) RealmDomain(realmID int64, domain string) (storage.RealmDomain, error) {
-	return one(t, "RealmDomain", selectRealmDomain+`WHERE realm_id = $1 AND domain = $2`, scanRealmDomain,
+	return one(t, "RealmDomain", sqlcommon.SelectRealmDomain+`WHERE realm_id = $1 AND domain = $2`, scanRealmDomain,
 		realmID, domain)
 }
 

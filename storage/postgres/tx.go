@@ -20,48 +20,29 @@ import (
 // written, and the few updates that may break a uniqueness rule run inside
 // a savepoint (guarded), which undoes only that statement.
 type tx struct {
-	ctx      context.Context
-	tx       pgx.Tx
-	readOnly bool
-	// failed is the first storage failure, after which PostgreSQL has
-	// aborted the transaction: Update must not commit.
-	failed error
+	ctx context.Context
+	tx  pgx.Tx
+	// TxState's Failed is the first storage failure, after which
+	// PostgreSQL has aborted the transaction.
+	sqlcommon.TxState
 }
 
-// check returns the error to give for err, the result of operation op:
-// pgx.ErrNoRows becomes storage.ErrNotFound and a unique violation
-// storage.ErrExists. Any failure but ErrNoRows has aborted the transaction,
-// so it is recorded in t.failed (guarded undoes that).
-func (t *tx) check(op string, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, pgx.ErrNoRows):
-		return storage.ErrNotFound
-	}
-	if sqlState(err) == codeUniqueViolation {
-		err = fmt.Errorf("postgres: %s: %w: %w", op, storage.ErrExists, err)
-	} else {
-		err = fmt.Errorf("postgres: %s: %w", op, err)
-	}
-	if t.failed == nil {
-		t.failed = err
-	}
-	return err
+// driverErrors are pgx's. Any failure but ErrNoRows has aborted the
+// transaction, so it is recorded (guarded undoes that).
+var driverErrors = sqlcommon.Errors{
+	Prefix: "postgres",
+	NoRows: pgx.ErrNoRows,
+	Unique: func(err error) bool { return sqlState(err) == codeUniqueViolation },
+	Aborts: func(error) bool { return true },
 }
 
-// writable returns storage.ErrReadOnly in a View, and the earlier failure of a
-// broken transaction.
-func (t *tx) writable() error {
-	if t.readOnly {
-		return storage.ErrReadOnly
-	}
-	return t.failed
-}
+// check returns the error to give for err, the result of operation op
+// (sqlcommon.TxState.Check).
+func (t *tx) check(op string, err error) error { return t.Check(&driverErrors, op, err) }
 
 // exec runs a write statement.
 func (t *tx) exec(op, sql string, args ...any) (pgconn.CommandTag, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return pgconn.CommandTag{}, err
 	}
 	tag, err := t.tx.Exec(t.ctx, sql, args...)
@@ -85,7 +66,7 @@ func (t *tx) execOne(op, sql string, args ...any) error {
 // returns the new ID; no row means a uniqueness rule stopped it, which is
 // storage.ErrExists.
 func (t *tx) insertID(op, sql string, args ...any) (int64, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return 0, err
 	}
 	var id int64
@@ -102,7 +83,7 @@ func (t *tx) insertID(op, sql string, args ...any) (int64, error) {
 // subtransaction each, so only writes that may break a rule the domain
 // reacts to are guarded.
 func (t *tx) guarded(op string, fn func() error) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.tx.Exec(t.ctx, `SAVEPOINT guard`); err != nil {
@@ -110,16 +91,16 @@ func (t *tx) guarded(op string, fn func() error) error {
 	}
 	err := fn()
 	switch {
-	case err == nil, t.failed == nil:
+	case err == nil, t.Failed == nil:
 		// Success, or a failure before any statement failed.
 		if _, rerr := t.tx.Exec(t.ctx, `RELEASE SAVEPOINT guard`); rerr != nil {
 			return t.check(op, rerr)
 		}
 		return err
-	case retryable(t.failed):
+	case retryable(t.Failed):
 		return err // the transaction is doomed anyway
 	}
-	t.failed = nil
+	t.Failed = nil
 	if _, rerr := t.tx.Exec(t.ctx, `ROLLBACK TO SAVEPOINT guard; RELEASE SAVEPOINT guard`); rerr != nil {
 		return t.check(op, rerr)
 	}
@@ -155,13 +136,4 @@ func list[T any](t *tx, op, sql string, scan func(sqlcommon.Scanner) (T, error),
 func one[T any](t *tx, op, sql string, scan func(sqlcommon.Scanner) (T, error), args ...any) (T, error) {
 	v, err := scan(t.tx.QueryRow(t.ctx, sql, args...))
 	return v, t.check(op, err)
-}
-
-// orEmpty returns ids, or an empty slice for nil: array columns are NOT
-// NULL.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

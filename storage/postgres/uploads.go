@@ -7,9 +7,6 @@ import (
 
 // Uploads and push.
 
-const selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
-	bouncer_public_key, encrypted_push_registration, create_time FROM devices `
-
 func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	created, err := sqlcommon.ToNanos(a.CreateTime)
 	if err != nil {
@@ -25,25 +22,12 @@ func (t *tx) CreateAttachment(a *storage.Attachment) error {
 	return nil
 }
 
-const selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
-	FROM attachments `
-
-func scanAttachment(row sqlcommon.Scanner) (storage.Attachment, error) {
-	var (
-		a       storage.Attachment
-		created int64
-	)
-	err := row.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created)
-	a.CreateTime = sqlcommon.FromNanos(created)
-	return a, err
-}
-
 func (t *tx) AttachmentByPath(realmID int64, pathID string) (storage.Attachment, error) {
-	return one(t, "AttachmentByPath", selectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
+	return one(t, "AttachmentByPath", sqlcommon.SelectAttachment+`WHERE path_id = $1 AND realm_id = $2`, scanAttachment, pathID, realmID)
 }
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
-	return list(t, "Attachments", selectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
+	return list(t, "Attachments", sqlcommon.SelectAttachment+`WHERE owner_id = $1 ORDER BY id`, scanAttachment, ownerID)
 }
 
 func (t *tx) DeleteAttachment(id int64) error {
@@ -58,7 +42,7 @@ func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
 // LinkAttachment writes only when the attachment exists, so that an
 // unknown one is ErrNotFound rather than a broken transaction.
 func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	var exists bool
@@ -138,11 +122,11 @@ func (t *tx) CreateDevice(d *storage.Device) error {
 }
 
 func (t *tx) Device(id int64) (storage.Device, error) {
-	return one(t, "Device", selectDevice+`WHERE id = $1`, sqlcommon.ScanDevice, id)
+	return one(t, "Device", sqlcommon.SelectDevice+`WHERE id = $1`, sqlcommon.ScanDevice, id)
 }
 
 func (t *tx) Devices(userID int64) ([]storage.Device, error) {
-	return list(t, "Devices", selectDevice+`WHERE user_id = $1 ORDER BY id`, sqlcommon.ScanDevice, userID)
+	return list(t, "Devices", sqlcommon.SelectDevice+`WHERE user_id = $1 ORDER BY id`, sqlcommon.ScanDevice, userID)
 }
 
 func (t *tx) UpdateDevice(d storage.Device) error {

@@ -13,27 +13,6 @@ import (
 // the memory store does.
 var errMoveUser = errors.New("postgres: a user cannot move between organizations")
 
-func scanRealm(row sqlcommon.Scanner) (storage.Realm, error) {
-	var (
-		r                      storage.Realm
-		created, visibility    int64
-		editLimit, deleteLimit int64
-		topicsPolicy           string
-	)
-	err := row.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &r.Deactivated, &created, &visibility,
-		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
-		&r.ModerationRequestChannelID,
-		&r.EmailsRestrictedToDomains, &r.DisallowDisposableEmailAddresses, &r.AllowMessageEditing, &editLimit,
-		&deleteLimit, &topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, &r.EnableSpectatorAccess,
-		&r.WaitingPeriodThreshold, &r.InviteRequired, &r.SendChannelEventsMessages)
-	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
-	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
-	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)
-	r.DateCreated = sqlcommon.FromNanos(created)
-	r.DefaultEmailVisibility = storage.EmailVisibility(visibility)
-	return r, err
-}
-
 // realmArgs returns the column values of r from name on, in the order of
 // the INSERT and UPDATE statements.
 func realmArgs(r *storage.Realm) ([]any, error) {
@@ -48,27 +27,6 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
 		string(r.TopicsPolicy), r.DefaultLanguage, int64(r.VideoChatProvider), r.EnableSpectatorAccess,
 		int64(r.WaitingPeriodThreshold), r.InviteRequired, r.SendChannelEventsMessages}, nil
-}
-
-func scanUser(row sqlcommon.Scanner) (storage.UserRecord, error) {
-	var (
-		u                                     storage.UserRecord
-		role, botType, joined, login, avatarV int64
-		visibility                            int64
-		reactionType                          string
-	)
-	err := row.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &u.IsActive, &botType, &u.BotOwnerID,
-		&joined, &login, &u.IsImportedStub, &u.Timezone, &u.AvatarSource, &avatarV, &u.APIKey, &u.PasswordHash,
-		&visibility, &u.CanChangeUserEmails, &u.PresenceEnabled, &u.Status.Text, &u.Status.EmojiName,
-		&u.Status.EmojiCode, &reactionType)
-	u.Status.ReactionType = storage.ReactionType(reactionType)
-	u.Role = storage.Role(role)
-	u.BotType = storage.BotType(botType)
-	u.DateJoined = sqlcommon.FromNanos(joined)
-	u.LastLogin = sqlcommon.FromNanos(login)
-	u.AvatarVersion = int(avatarV)
-	u.EmailVisibility = storage.EmailVisibility(visibility)
-	return u, err
 }
 
 // userArgs returns the column values of u from email on, in the order of

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/teamchat/chat/storage"
@@ -20,7 +19,7 @@ import (
 
 // exec runs a write statement given by text.
 func (t *tx) exec(op, query string, args ...any) (sql.Result, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	t.queries.Add(1)
@@ -37,7 +36,7 @@ func (t *tx) query(op, query string, scan func(scanner) error, args ...any) erro
 
 // execQ runs a prepared write statement.
 func (t *tx) execQ(op string, q query, args ...any) (sql.Result, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	res, err := t.stmt(q).ExecContext(t.ctx, args...)
@@ -70,30 +69,7 @@ func (t *tx) affected(op string, res sql.Result) error {
 	return nil
 }
 
-func idsJSON(ids []int64) string {
-	b := make([]byte, 0, 2+len(ids)*8)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(append(b, ']'))
-}
-
-func parseIDs(s string) ([]int64, error) {
-	var ids []int64
-	if err := json.Unmarshal([]byte(s), &ids); err != nil {
-		return nil, err
-	}
-	return ids, nil
-}
-
 // Groups.
-
-const selectUserGroup = `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
-	deactivated, members, subgroups FROM user_groups `
 
 // CreateUserGroups inserts the groups inside a savepoint, so that a name
 // conflict on a later group leaves none of them stored.
@@ -108,7 +84,7 @@ func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 			return err
 		}
 		res, err := t.execQ("CreateUserGroups", qCreateUserGroup, g.RealmID, g.Name, g.Description,
-			b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated), idsJSON(g.Members), idsJSON(g.Subgroups))
+			b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated), jsonIDs(g.Members), jsonIDs(g.Subgroups))
 		if err != nil {
 			return err
 		}
@@ -121,27 +97,7 @@ func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
 	out := []storage.UserGroup{}
-	err := t.queryQ("UserGroups", qUserGroups, func(sc scanner) error {
-		var (
-			g                      storage.UserGroup
-			system, created, deact int64
-			members, subgroups     string
-		)
-		if err := sc.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, &system, &g.CreatorID, &created, &deact,
-			&members, &subgroups); err != nil {
-			return err
-		}
-		g.IsSystem, g.Deactivated, g.DateCreated = system != 0, deact != 0, sqlcommon.FromNanos(created)
-		var err error
-		if g.Members, err = parseIDs(members); err != nil {
-			return err
-		}
-		if g.Subgroups, err = parseIDs(subgroups); err != nil {
-			return err
-		}
-		out = append(out, g)
-		return nil
-	}, realmID)
+	err := t.queryQ("UserGroups", qUserGroups, into(&out, sqlcommon.ScanUserGroup), realmID)
 	return out, err
 }
 
@@ -160,33 +116,9 @@ func channelArgs(c *storage.Channel) ([]any, error) {
 	}, sqlcommon.ChannelGroupArgs(c)...), nil
 }
 
-func scanChannel(sc scanner) (storage.Channel, error) {
-	var (
-		c                                          storage.Channel
-		created, invite, web, history, def, retain int64
-		archived                                   int64
-		policy                                     string
-		groups                                     [7]string
-	)
-	if err := sc.Scan(&c.ID, &c.RealmID, &c.Name, &c.Description, &c.RenderedDescription, &created, &c.CreatorID,
-		&invite, &web, &history, &def, &retain, &policy, &c.FolderID, &c.FirstMessageID, &archived,
-		&groups[0], &groups[1], &groups[2], &groups[3], &groups[4], &groups[5], &groups[6]); err != nil {
-		return c, err
-	}
-	c.DateCreated = sqlcommon.FromNanos(created)
-	c.InviteOnly, c.IsWebPublic, c.HistoryPublicToSubscribers = invite != 0, web != 0, history != 0
-	c.IsDefault, c.MessageRetentionDays, c.IsArchived = def != 0, int(retain), archived != 0
-	c.TopicsPolicy = storage.TopicsPolicy(policy)
-	return c, sqlcommon.SetChannelGroups(&c, &groups)
-}
-
 func (t *tx) channels(op string, q query, args ...any) ([]storage.Channel, error) {
 	out := []storage.Channel{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		c, err := scanChannel(sc)
-		out = append(out, c)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, into(&out, sqlcommon.ScanChannel), args...)
 	return out, err
 }
 
@@ -216,7 +148,7 @@ func (t *tx) CreateChannels(cs []*storage.Channel) error {
 // transaction goes on). A single statement needs none: SQLite undoes a
 // failed statement whole.
 func (t *tx) savepoint(op string, statements int, fn func() error) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if statements <= 1 {
@@ -273,9 +205,7 @@ func (t *tx) UpdateChannel(c storage.Channel) error {
 // Subscriptions.
 
 const (
-	subColumns = `user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email, wildcard`
-	selectSub  = `SELECT ` + subColumns + ` FROM subscriptions `
-	insertSubs = `INSERT INTO subscriptions (` + subColumns + `) VALUES `
+	insertSubs = `INSERT INTO subscriptions (` + sqlcommon.SubscriptionColumns + `) VALUES `
 	subRow     = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// subBatch is the number of rows of one qCreateSubscriptions: 640
 	// parameters, well under SQLite's limit of 32 766.
@@ -292,34 +222,9 @@ func nullBool(b *bool) any {
 	return b2i(*b)
 }
 
-func scanSub(sc scanner) (storage.Subscription, error) {
-	var (
-		s             storage.Subscription
-		muted, pin    int64
-		d, a, p, e, w sql.NullInt64
-	)
-	err := sc.Scan(&s.UserID, &s.ChannelID, &s.Color, &muted, &pin, &d, &a, &p, &e, &w)
-	s.IsMuted, s.PinToTop = muted != 0, pin != 0
-	for _, f := range []struct {
-		v   sql.NullInt64
-		dst **bool
-	}{{d, &s.DesktopNotifications}, {a, &s.AudibleNotifications}, {p, &s.PushNotifications},
-		{e, &s.EmailNotifications}, {w, &s.WildcardMentionsNotify}} {
-		if f.v.Valid {
-			b := f.v.Int64 != 0
-			*f.dst = &b
-		}
-	}
-	return s, err
-}
-
 func (t *tx) subs(op string, q query, args ...any) ([]storage.Subscription, error) {
 	out := []storage.Subscription{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		s, err := scanSub(sc)
-		out = append(out, s)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, into(&out, sqlcommon.ScanSubscription), args...)
 	return out, err
 }
 
@@ -338,7 +243,7 @@ func appendSubArgs(args []any, s *storage.Subscription) []any {
 // statement into one growing journal, which costs far more on the path that
 // matters.)
 func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
-	if err := t.writable(); err != nil || len(subs) == 0 {
+	if err := t.Writable(); err != nil || len(subs) == 0 {
 		return err
 	}
 	subs = slices.Clone(subs)
@@ -364,7 +269,7 @@ func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 			done += n
 		}
 	}
-	if err != nil && t.failed == nil {
+	if err != nil && t.Failed == nil {
 		for i := range done {
 			if _, delErr := t.execQ("CreateSubscriptions", qDeleteSubscription, subs[i].UserID, subs[i].ChannelID); delErr != nil {
 				return delErr
@@ -378,7 +283,7 @@ func (t *tx) SubscriptionsOfUsers(userIDs []int64) ([]storage.Subscription, erro
 	if len(userIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return t.subs("SubscriptionsOfUsers", qSubscriptionsOfUsers, idsJSON(userIDs))
+	return t.subs("SubscriptionsOfUsers", qSubscriptionsOfUsers, jsonIDs(userIDs))
 }
 
 func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
@@ -394,7 +299,7 @@ func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
 		err := sc.Scan(&id, &color)
 		out[id] = append(out[id], color)
 		return err
-	}, idsJSON(userIDs))
+	}, jsonIDs(userIDs))
 	return out, err
 }
 
@@ -402,7 +307,7 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, e
 	if len(channelIDs) == 0 {
 		return []storage.Subscription{}, nil
 	}
-	return t.subs("ChannelSubscriptions", qChannelSubscriptions, idsJSON(channelIDs))
+	return t.subs("ChannelSubscriptions", qChannelSubscriptions, jsonIDs(channelIDs))
 }
 
 func (t *tx) UpdateSubscription(s storage.Subscription) error {
@@ -425,22 +330,9 @@ func (t *tx) DeleteSubscription(userID, channelID int64) error {
 
 // Folders.
 
-const selectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id, date_created,
-	is_archived, ord FROM channel_folders `
-
 func (t *tx) folders(op string, q query, args ...any) ([]storage.ChannelFolder, error) {
 	out := []storage.ChannelFolder{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		var (
-			f                 storage.ChannelFolder
-			created, archived int64
-		)
-		err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Description, &f.RenderedDescription, &f.CreatorID,
-			&created, &archived, &f.Order)
-		f.DateCreated, f.IsArchived = sqlcommon.FromNanos(created), archived != 0
-		out = append(out, f)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, into(&out, sqlcommon.ScanFolder), args...)
 	return out, err
 }
 
@@ -490,21 +382,9 @@ func (t *tx) UpdateChannelFolder(f storage.ChannelFolder) error {
 
 // User topics.
 
-const selectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
-
 func (t *tx) userTopics(op string, q query, args ...any) ([]storage.UserTopic, error) {
 	out := []storage.UserTopic{}
-	err := t.queryQ(op, q, func(sc scanner) error {
-		var (
-			ut      storage.UserTopic
-			policy  int64
-			updated int64
-		)
-		err := sc.Scan(&ut.UserID, &ut.ChannelID, &ut.Topic, &policy, &updated)
-		ut.VisibilityPolicy, ut.LastUpdated = int(policy), sqlcommon.FromNanos(updated)
-		out = append(out, ut)
-		return err
-	}, args...)
+	err := t.queryQ(op, q, sqlcommon.Into(&out, sqlcommon.ScanUserTopic), args...)
 	return out, err
 }
 
@@ -539,7 +419,7 @@ func (t *tx) UserTopics(userID int64) ([]storage.UserTopic, error) {
 }
 
 func (t *tx) DeleteTopicUserTopics(channelID int64, key string) ([]storage.UserTopic, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	uts, err := t.userTopics("DeleteTopicUserTopics", qTopicUserTopics, channelID, key)

@@ -15,30 +15,6 @@ import (
 // recipients of messages are written many per statement; FindMessages is
 // one query whatever the narrow's backend part.
 
-// scanMessage reads the sqlcommon.MessageColumns, then extra destinations.
-func scanMessage(sc scanner, m *storage.MessageRecord, extra ...any) error {
-	var rt, sent, edited, link, image, attachment int64
-	var users string
-	dest := append([]any{&m.ID, &m.RealmID, &m.SenderID, &rt, &m.ChannelID, &users, &m.Topic, &m.Content,
-		&m.RenderedContent, &sent, &m.Client, &edited, &link, &image, &attachment}, extra...)
-	if err := sc.Scan(dest...); err != nil {
-		return err
-	}
-	m.RecipientType, m.DateSent = int(rt), sqlcommon.FromNanos(sent)
-	if edited != 0 {
-		m.EditedAt = sqlcommon.FromNanos(edited)
-	}
-	m.HasLink, m.HasImage, m.HasAttachment = link != 0, image != 0, attachment != 0
-	ids, err := parseIDs(users)
-	if err != nil {
-		return err
-	}
-	if len(ids) > 0 {
-		m.DirectUserIDs = ids
-	}
-	return nil
-}
-
 func editedNanos(m *storage.MessageRecord) (int64, error) {
 	if m.EditedAt.IsZero() {
 		return 0, nil
@@ -63,7 +39,7 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 		res, err := t.exec("CreateMessages", `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
 			direct_user_ids, topic, topic_key, content, rendered_content, date_sent, client, edited_at, has_link,
 			has_image, has_attachment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, idsJSON(users), m.Topic,
+			m.RealmID, m.SenderID, int64(m.RecipientType), m.ChannelID, jsonIDs(users), m.Topic,
 			storage.TopicKey(m.Topic), m.Content, m.RenderedContent, sent, m.Client, edited, b2i(m.HasLink),
 			b2i(m.HasImage), b2i(m.HasAttachment))
 		if err != nil {
@@ -84,7 +60,7 @@ func (t *tx) Message(id int64) (storage.MessageRecord, error) {
 	var out []storage.MessageRecord
 	err := t.query("Message", `SELECT `+sqlcommon.MessageColumns+` FROM messages AS m WHERE m.id = ?`, func(sc scanner) error {
 		var m storage.MessageRecord
-		if err := scanMessage(sc, &m); err != nil {
+		if err := sqlcommon.ScanMessage(forms, sc, &m); err != nil {
 			return err
 		}
 		out = append(out, m)
@@ -132,11 +108,11 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 // entries go with them (ON DELETE CASCADE, triggers).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
-		return t.writable()
+		return t.Writable()
 	}
 	wrote(t.rows, messageRows, ids...)
 	wrote(t.rows, recipientRows, ids...)
-	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, idsJSON(ids))
+	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	return err
 }
 
@@ -173,7 +149,7 @@ var insertUserMessages = func() (texts [userMessageBatch]string) {
 // statement fails, the rows of the statements before it are deleted, so
 // that the call stores none.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
-	if err := t.writable(); err != nil || len(rows) == 0 {
+	if err := t.Writable(); err != nil || len(rows) == 0 {
 		return err
 	}
 	messages := map[int64]bool{}
@@ -201,7 +177,7 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 			done += n
 		}
 	}
-	if err != nil && t.failed == nil {
+	if err != nil && t.Failed == nil {
 		for _, r := range sorted[:done] {
 			if _, delErr := t.exec("CreateUserMessages", `DELETE FROM user_messages WHERE user_id = ? AND message_id = ?`,
 				r.UserID, r.MessageID); delErr != nil {
@@ -300,7 +276,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	}
 	if f.IDs != nil {
 		q.WriteString(` AND m.id IN (SELECT value FROM json_each(?))`)
-		args = append(args, idsJSON(f.IDs))
+		args = append(args, jsonIDs(f.IDs))
 	}
 	if len(f.Search) > 0 {
 		q.WriteString(` AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)`)
@@ -321,7 +297,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	err := t.query("FindMessages", q.String(), func(sc scanner) error {
 		var r storage.MessageRow
 		var flags, received int64
-		if err := scanMessage(sc, &r.Message, &flags, &received); err != nil {
+		if err := sqlcommon.ScanMessage(forms, sc, &r.Message, &flags, &received); err != nil {
 			return err
 		}
 		r.Flags, r.Received = storage.MessageFlags(flags), received != 0
@@ -366,14 +342,14 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 		return out, err
 	}
 	err := t.query("Reactions", `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, scan, idsJSON(messageIDs))
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, scan, jsonIDs(messageIDs))
 	return out, err
 }
 
 // UpdateUserMessageFlags writes only the rows whose flags change, and
 // notes the messages' recipients as written for the row cache.
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}
@@ -383,14 +359,7 @@ func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear
 	wrote(t.rows, recipientRows, messageIDs...)
 	err := t.query("UpdateUserMessageFlags", `UPDATE user_messages SET flags = (flags | ?1) & ~?2
 		WHERE user_id = ?3 AND message_id IN (SELECT value FROM json_each(?4)) AND flags != (flags | ?1) & ~?2
-		RETURNING message_id`, func(sc scanner) error {
-		var id int64
-		if err := sc.Scan(&id); err != nil {
-			return err
-		}
-		changed = append(changed, id)
-		return nil
-	}, int64(set), int64(clear), userID, idsJSON(messageIDs))
+		RETURNING message_id`, sqlcommon.Into(&changed, sqlcommon.ScanID), int64(set), int64(clear), userID, jsonIDs(messageIDs))
 	slices.Sort(changed)
 	return changed, err
 }

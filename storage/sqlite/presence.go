@@ -43,14 +43,7 @@ func (t *tx) Presences(realmID, afterUpdateID int64) ([]storage.Presence, error)
 
 func (t *tx) presences(query string, args ...any) ([]storage.Presence, error) {
 	out := []storage.Presence{}
-	err := t.query("Presences", query, func(sc scanner) error {
-		p, err := sqlcommon.ScanPresence(sc)
-		if err != nil {
-			return err
-		}
-		out = append(out, p)
-		return nil
-	}, args...)
+	err := t.query("Presences", query, sqlcommon.Into(&out, sqlcommon.ScanPresence), args...)
 	return out, err
 }
 

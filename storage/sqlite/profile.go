@@ -9,35 +9,8 @@ import (
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
-func scanProfileField(sc scanner) (storage.ProfileField, error) {
-	var (
-		f                                  storage.ProfileField
-		typ, order                         int64
-		required, editable, summary, match int64
-	)
-	err := sc.Scan(&f.ID, &f.RealmID, &f.Name, &f.Hint, &typ, &f.FieldData, &order, &required, &editable,
-		&summary, &match)
-	f.Type = storage.FieldType(typ)
-	f.Order = int(order)
-	f.Required = required != 0
-	f.EditableByUser = editable != 0
-	f.DisplayInProfileSummary = summary != 0
-	f.UseForUserMatching = match != 0
-	return f, err
-}
-
-func scanRealmEmoji(sc scanner) (storage.RealmEmoji, error) {
-	var (
-		e           storage.RealmEmoji
-		deactivated int64
-	)
-	err := sc.Scan(&e.ID, &e.RealmID, &e.Name, &deactivated, &e.AuthorID)
-	e.Deactivated = deactivated != 0
-	return e, err
-}
-
 func (t *tx) CreateProfileField(f *storage.ProfileField) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(f.RealmID); err != nil {
@@ -65,7 +38,7 @@ func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
 	defer rows.Close()
 	out := []storage.ProfileField{}
 	for rows.Next() {
-		f, err := scanProfileField(rows)
+		f, err := sqlcommon.ScanProfileField(forms, rows)
 		if err != nil {
 			return nil, t.check("ProfileFields", err)
 		}
@@ -118,7 +91,7 @@ func (t *tx) ProfileValues(realmID int64, userIDs []int64) ([]storage.ProfileVal
 }
 
 func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	var rendered any
@@ -134,7 +107,7 @@ func (t *tx) SetProfileValue(v storage.ProfileValueRecord) error {
 }
 
 func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	_, err := t.stmt(qDeleteProfileValue).ExecContext(t.ctx, userID, fieldID)
@@ -144,7 +117,7 @@ func (t *tx) DeleteProfileValue(userID, fieldID int64) error {
 // Custom emoji.
 
 func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	if _, err := t.Realm(e.RealmID); err != nil {
@@ -164,7 +137,7 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 }
 
 func (t *tx) RealmEmoji(id int64) (storage.RealmEmoji, error) {
-	e, err := scanRealmEmoji(t.stmt(qRealmEmoji).QueryRowContext(t.ctx, id))
+	e, err := sqlcommon.ScanRealmEmoji(forms, t.stmt(qRealmEmoji).QueryRowContext(t.ctx, id))
 	return e, t.check("RealmEmoji", err)
 }
 
@@ -178,7 +151,7 @@ func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, e
 		}
 		return row.emoji, nil
 	}
-	e, err := scanRealmEmoji(t.stmt(qRealmEmojiByName).QueryRowContext(t.ctx, realmID, name))
+	e, err := sqlcommon.ScanRealmEmoji(forms, t.stmt(qRealmEmojiByName).QueryRowContext(t.ctx, realmID, name))
 	err = t.check("RealmEmojiByName", err)
 	if err == nil || errors.Is(err, storage.ErrNotFound) {
 		keep(t.rows, emojiRows, key, emojiRow{e, err == nil})
@@ -187,7 +160,7 @@ func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, e
 }
 
 func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wroteAll(t.rows, emojiRows)
@@ -210,10 +183,6 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 
 func (t *tx) RealmEmojis(realmID int64) ([]storage.RealmEmoji, error) {
 	out := []storage.RealmEmoji{}
-	err := t.query("RealmEmojis", sqlcommon.SelectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, func(sc scanner) error {
-		e, err := scanRealmEmoji(sc)
-		out = append(out, e)
-		return err
-	}, realmID)
+	err := t.query("RealmEmojis", sqlcommon.SelectRealmEmoji+`WHERE realm_id = ? ORDER BY id`, into(&out, sqlcommon.ScanRealmEmoji), realmID)
 	return out, err
 }

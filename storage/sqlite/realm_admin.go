@@ -5,36 +5,10 @@ import (
 	"encoding/json"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // Linkifiers and allowed email domains.
-
-const (
-	selectLinkifier = `SELECT id, realm_id, pattern, url_template, example_input, reverse_template,
-		alternative_url_templates, sort_order FROM linkifiers `
-	selectRealmDomain = `SELECT id, realm_id, domain, allow_subdomains FROM realm_domains `
-)
-
-func scanLinkifier(sc scanner) (storage.LinkifierRecord, error) {
-	var (
-		l                storage.LinkifierRecord
-		example, reverse sql.NullString
-		alternatives     string
-	)
-	if err := sc.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &example, &reverse, &alternatives,
-		&l.Order); err != nil {
-		return l, err
-	}
-	if example.Valid {
-		l.ExampleInput = &example.String
-	}
-	if reverse.Valid {
-		l.ReverseTemplate = &reverse.String
-	}
-	l.AlternativeURLTemplates = []string{}
-	err := json.Unmarshal([]byte(alternatives), &l.AlternativeURLTemplates)
-	return l, err
-}
 
 // linkifierArgs returns the column values of l from pattern to sort_order.
 func linkifierArgs(l *storage.LinkifierRecord) ([]any, error) {
@@ -58,7 +32,7 @@ func nullString(s *string) sql.NullString {
 }
 
 func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := linkifierArgs(l)
@@ -85,7 +59,7 @@ func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
 	defer rows.Close()
 	out := []storage.LinkifierRecord{}
 	for rows.Next() {
-		l, err := scanLinkifier(rows)
+		l, err := sqlcommon.ScanLinkifier(forms, rows)
 		if err != nil {
 			return nil, t.check("Linkifiers", err)
 		}
@@ -95,7 +69,7 @@ func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
 }
 
 func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := linkifierArgs(&l)
@@ -110,7 +84,7 @@ func (t *tx) UpdateLinkifier(l storage.LinkifierRecord) error {
 }
 
 func (t *tx) DeleteLinkifier(realmID, id int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qDeleteLinkifier).ExecContext(t.ctx, realmID, id)
@@ -120,18 +94,8 @@ func (t *tx) DeleteLinkifier(realmID, id int64) error {
 	return t.affected("DeleteLinkifier", res)
 }
 
-func scanRealmDomain(sc scanner) (storage.RealmDomain, error) {
-	var (
-		d     storage.RealmDomain
-		allow int64
-	)
-	err := sc.Scan(&d.ID, &d.RealmID, &d.Domain, &allow)
-	d.AllowSubdomains = allow != 0
-	return d, err
-}
-
 func (t *tx) CreateRealmDomain(d *storage.RealmDomain) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qCreateRealmDomain).ExecContext(t.ctx, d.RealmID, d.Domain, b2i(d.AllowSubdomains))
@@ -154,7 +118,7 @@ func (t *tx) RealmDomains(realmID int64) ([]storage.RealmDomain, error) {
 	defer rows.Close()
 	out := []storage.RealmDomain{}
 	for rows.Next() {
-		d, err := scanRealmDomain(rows)
+		d, err := sqlcommon.ScanRealmDomain(forms, rows)
 		if err != nil {
 			return nil, t.check("RealmDomains", err)
 		}
@@ -164,12 +128,12 @@ func (t *tx) RealmDomains(realmID int64) ([]storage.RealmDomain, error) {
 }
 
 func (t *tx) RealmDomain(realmID int64, domain string) (storage.RealmDomain, error) {
-	d, err := scanRealmDomain(t.stmt(qRealmDomain).QueryRowContext(t.ctx, realmID, domain))
+	d, err := sqlcommon.ScanRealmDomain(forms, t.stmt(qRealmDomain).QueryRowContext(t.ctx, realmID, domain))
 	return d, t.check("RealmDomain", err)
 }
 
 func (t *tx) UpdateRealmDomain(d storage.RealmDomain) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qUpdateRealmDomain).ExecContext(t.ctx, b2i(d.AllowSubdomains), d.RealmID, d.ID)
@@ -180,7 +144,7 @@ func (t *tx) UpdateRealmDomain(d storage.RealmDomain) error {
 }
 
 func (t *tx) DeleteRealmDomain(realmID, id int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qDeleteRealmDomain).ExecContext(t.ctx, realmID, id)

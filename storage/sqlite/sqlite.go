@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -26,17 +27,11 @@ import (
 // readerConns is the size of the reader pool.
 const readerConns = 4
 
-// The backend implements the storage SPI.
+// The backend implements the storage SPI and answers every optional query
+// itself.
 var (
 	_ storage.Store = (*Store)(nil)
-	_ storage.Tx    = (*tx)(nil)
-	// It answers every optional query itself.
-	_ storage.UsersByRoleTx        = (*tx)(nil)
-	_ storage.BotsOwnedByTx        = (*tx)(nil)
-	_ storage.ChannelsByNameTx     = (*tx)(nil)
-	_ storage.SubscriptionColorsTx = (*tx)(nil)
-	_ storage.RealmDomainByNameTx  = (*tx)(nil)
-	_ storage.UserMessageTx        = (*tx)(nil)
+	_ sqlcommon.Tx  = (*tx)(nil)
 )
 
 // Store is a storage.Store on a SQLite database file. It is safe for
@@ -155,7 +150,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	}
 	defer sqlTx.Rollback()
 	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.rstmts, texts: &s.rtexts,
-		readOnly: true})
+		TxState: sqlcommon.TxState{ReadOnly: true}})
 }
 
 // Update runs fn in a read-write transaction on the writer connection, so
@@ -196,9 +191,9 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		sqlTx.Rollback()
 		return err
 	}
-	if t.failed != nil {
+	if t.Failed != nil {
 		sqlTx.Rollback()
-		return fmt.Errorf("sqlite: not committing after an earlier failure: %w", t.failed)
+		return fmt.Errorf("sqlite: not committing after an earlier failure: %w", t.Failed)
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)

@@ -3,11 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"sync/atomic"
 
-	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
@@ -23,13 +20,12 @@ type tx struct {
 	// bound to tx.
 	texts      *textStmts
 	boundTexts map[*sql.Stmt]*sql.Stmt
-	readOnly   bool
 	// rows is the writer's cache of the rows write transactions read
 	// (rowcache.go), nil in a View.
 	rows *rowCache
-	// failed is the first storage failure, after which SQLite may have
-	// rolled the transaction back on its own: Update must not commit.
-	failed error
+	// TxState's Failed is the first storage failure, after which SQLite
+	// may have rolled the transaction back on its own.
+	sqlcommon.TxState
 }
 
 // stmt returns the prepared statement q bound to the transaction, and
@@ -44,35 +40,19 @@ func (t *tx) stmt(q query) *sql.Stmt {
 	return st
 }
 
-// check returns the error to give for err, the result of operation op:
-// sql.ErrNoRows becomes storage.ErrNotFound and uniqueness violations
-// storage.ErrExists. Constraint violations undo only their own statement;
-// any other failure (I/O, interruption by the context, ...) may have rolled
-// back the whole transaction, so it marks the transaction failed.
-func (t *tx) check(op string, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, sql.ErrNoRows):
-		return storage.ErrNotFound
-	case isUniqueViolation(err):
-		return fmt.Errorf("sqlite: %s: %w: %w", op, storage.ErrExists, err)
-	}
-	err = fmt.Errorf("sqlite: %s: %w", op, err)
-	if t.failed == nil && !isConstraintViolation(err) {
-		t.failed = err
-	}
-	return err
+// driverErrors are SQLite's: constraint violations undo only their own
+// statement; any other failure (I/O, interruption by the context, ...) may
+// have rolled back the whole transaction.
+var driverErrors = sqlcommon.Errors{
+	Prefix: "sqlite",
+	NoRows: sql.ErrNoRows,
+	Unique: isUniqueViolation,
+	Aborts: func(err error) bool { return !isConstraintViolation(err) },
 }
 
-// writable returns storage.ErrReadOnly in a View, and the earlier failure of a
-// broken transaction.
-func (t *tx) writable() error {
-	if t.readOnly {
-		return storage.ErrReadOnly
-	}
-	return t.failed
-}
+// check returns the error to give for err, the result of operation op
+// (sqlcommon.TxState.Check).
+func (t *tx) check(op string, err error) error { return t.Check(&driverErrors, op, err) }
 
 // Conversions.
 

@@ -11,13 +11,6 @@ import (
 
 // Uploads and push.
 
-const (
-	selectAttachment = `SELECT id, realm_id, owner_id, path_id, name, size, content_type, create_time
-		FROM attachments `
-	selectDevice = `SELECT id, user_id, realm_id, push_key, push_key_id, token_kind, token_id,
-		bouncer_public_key, encrypted_push_registration, create_time FROM devices `
-)
-
 // isForeignKeyViolation reports whether err is the violation of a FOREIGN
 // KEY constraint.
 func isForeignKeyViolation(err error) bool {
@@ -26,7 +19,7 @@ func isForeignKeyViolation(err error) bool {
 }
 
 func (t *tx) CreateAttachment(a *storage.Attachment) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	created, err := sqlcommon.ToNanos(a.CreateTime)
@@ -64,7 +57,7 @@ func (t *tx) UploadSpaceUsed(realmID int64) (int64, error) {
 }
 
 func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	_, err := t.stmt(qLinkAttachment).ExecContext(t.ctx, attachmentID, messageID)
@@ -92,7 +85,7 @@ func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 }
 
 func (t *tx) AddPushToken(pt storage.PushToken) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	created, err := sqlcommon.ToNanos(pt.CreateTime)
@@ -140,7 +133,7 @@ func deviceArgs(d *storage.Device) ([]any, error) {
 }
 
 func (t *tx) CreateDevice(d *storage.Device) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := deviceArgs(d)
@@ -182,7 +175,7 @@ func (t *tx) Devices(userID int64) ([]storage.Device, error) {
 }
 
 func (t *tx) UpdateDevice(d storage.Device) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := deviceArgs(&d)
@@ -197,7 +190,7 @@ func (t *tx) UpdateDevice(d storage.Device) error {
 }
 
 func (t *tx) DeleteDevice(id int64) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	res, err := t.stmt(qDeleteDevice).ExecContext(t.ctx, id)
@@ -209,18 +202,7 @@ func (t *tx) DeleteDevice(id int64) error {
 
 func (t *tx) Attachments(ownerID int64) ([]storage.Attachment, error) {
 	out := []storage.Attachment{}
-	err := t.query("Attachments", selectAttachment+`WHERE owner_id = ? ORDER BY id`, func(sc scanner) error {
-		var (
-			a       storage.Attachment
-			created int64
-		)
-		if err := sc.Scan(&a.ID, &a.RealmID, &a.OwnerID, &a.PathID, &a.Name, &a.Size, &a.ContentType, &created); err != nil {
-			return err
-		}
-		a.CreateTime = sqlcommon.FromNanos(created)
-		out = append(out, a)
-		return nil
-	}, ownerID)
+	err := t.query("Attachments", sqlcommon.SelectAttachment+`WHERE owner_id = ? ORDER BY id`, sqlcommon.Into(&out, sqlcommon.ScanAttachment), ownerID)
 	return out, err
 }
 

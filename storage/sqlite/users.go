@@ -13,61 +13,6 @@ import (
 // the memory store does.
 var errMoveUser = errors.New("sqlite: a user cannot move between organizations")
 
-func scanRealm(sc scanner) (storage.Realm, error) {
-	var (
-		r                                                                    storage.Realm
-		deactivated                                                          int64
-		created, visibility                                                  int64
-		restricted, noDisposable, editing, spectators, invite, channelEvents int64
-		editLimit, deleteLimit                                               int64
-		topicsPolicy                                                         string
-	)
-	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, &deactivated, &created, &visibility,
-		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
-		&r.ModerationRequestChannelID,
-		&restricted, &noDisposable, &editing, &editLimit, &deleteLimit, &topicsPolicy, &r.DefaultLanguage,
-		&r.VideoChatProvider, &spectators, &r.WaitingPeriodThreshold, &invite, &channelEvents)
-	r.EmailsRestrictedToDomains = restricted != 0
-	r.DisallowDisposableEmailAddresses = noDisposable != 0
-	r.AllowMessageEditing = editing != 0
-	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
-	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
-	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)
-	r.EnableSpectatorAccess = spectators != 0
-	r.InviteRequired = invite != 0
-	r.SendChannelEventsMessages = channelEvents != 0
-	r.Deactivated = deactivated != 0
-	r.DateCreated = sqlcommon.FromNanos(created)
-	r.DefaultEmailVisibility = storage.EmailVisibility(visibility)
-	return r, err
-}
-
-func scanUser(sc scanner) (storage.UserRecord, error) {
-	var (
-		u                                    storage.UserRecord
-		role, active, botType, joined, login int64
-		stub, avatarVersion, visibility      int64
-		canChangeEmails, presence            int64
-		reactionType                         string
-	)
-	err := sc.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &role, &active, &botType, &u.BotOwnerID,
-		&joined, &login, &stub, &u.Timezone, &u.AvatarSource, &avatarVersion, &u.APIKey, &u.PasswordHash,
-		&visibility, &canChangeEmails, &presence, &u.Status.Text, &u.Status.EmojiName, &u.Status.EmojiCode,
-		&reactionType)
-	u.CanChangeUserEmails = canChangeEmails != 0
-	u.PresenceEnabled = presence != 0
-	u.Status.ReactionType = storage.ReactionType(reactionType)
-	u.Role = storage.Role(role)
-	u.IsActive = active != 0
-	u.BotType = storage.BotType(botType)
-	u.DateJoined = sqlcommon.FromNanos(joined)
-	u.LastLogin = sqlcommon.FromNanos(login)
-	u.IsImportedStub = stub != 0
-	u.AvatarVersion = int(avatarVersion)
-	u.EmailVisibility = storage.EmailVisibility(visibility)
-	return u, err
-}
-
 // realmArgs returns the column values of r in the order of qCreateRealm and
 // qUpdateRealm.
 func realmArgs(r *storage.Realm) ([]any, error) {
@@ -118,7 +63,7 @@ func userUpdateArgs(u *storage.UserRecord, joined, login int64) []any {
 }
 
 func (t *tx) CreateRealm(r *storage.Realm) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := realmArgs(r)
@@ -142,7 +87,7 @@ func (t *tx) Realm(id int64) (storage.Realm, error) {
 	if r, ok := cached(t.rows, realmRows, id); ok {
 		return r, nil
 	}
-	r, err := scanRealm(t.stmt(qRealm).QueryRowContext(t.ctx, id))
+	r, err := sqlcommon.ScanRealm(forms, t.stmt(qRealm).QueryRowContext(t.ctx, id))
 	if err == nil {
 		keep(t.rows, realmRows, r.ID, r)
 	}
@@ -150,7 +95,7 @@ func (t *tx) Realm(id int64) (storage.Realm, error) {
 }
 
 func (t *tx) RealmByHost(host string) (storage.Realm, error) {
-	r, err := scanRealm(t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
+	r, err := sqlcommon.ScanRealm(forms, t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
 	return r, t.check("RealmByHost", err)
 }
 
@@ -162,7 +107,7 @@ func (t *tx) Realms() ([]storage.Realm, error) {
 	defer rows.Close()
 	var out []storage.Realm
 	for rows.Next() {
-		r, err := scanRealm(rows)
+		r, err := sqlcommon.ScanRealm(forms, rows)
 		if err != nil {
 			return nil, t.check("Realms", err)
 		}
@@ -172,7 +117,7 @@ func (t *tx) Realms() ([]storage.Realm, error) {
 }
 
 func (t *tx) UpdateRealm(r storage.Realm) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wrote(t.rows, realmRows, r.ID)
@@ -195,7 +140,7 @@ func (t *tx) UpdateRealm(r storage.Realm) error {
 }
 
 func (t *tx) CreateUser(u *storage.UserRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	args, err := userArgs(u)
@@ -219,7 +164,7 @@ func (t *tx) User(id int64) (storage.UserRecord, error) {
 	if u, ok := cached(t.rows, userRows, id); ok {
 		return u, nil
 	}
-	u, err := scanUser(t.stmt(qUser).QueryRowContext(t.ctx, id))
+	u, err := sqlcommon.ScanUser(forms, t.stmt(qUser).QueryRowContext(t.ctx, id))
 	if err == nil {
 		keep(t.rows, userRows, u.ID, u)
 	}
@@ -227,12 +172,12 @@ func (t *tx) User(id int64) (storage.UserRecord, error) {
 }
 
 func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
-	u, err := scanUser(t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, storage.EmailKey(email)))
+	u, err := sqlcommon.ScanUser(forms, t.stmt(qUserByEmail).QueryRowContext(t.ctx, realmID, storage.EmailKey(email)))
 	return u, t.check("UserByEmail", err)
 }
 
 func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {
-	u, err := scanUser(t.stmt(qUserByAPIKey).QueryRowContext(t.ctx, key))
+	u, err := sqlcommon.ScanUser(forms, t.stmt(qUserByAPIKey).QueryRowContext(t.ctx, key))
 	return u, t.check("UserByAPIKey", err)
 }
 
@@ -257,7 +202,7 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		all, err := t.users("Users", qUsersAll, realmID)
 		// Only a read-only transaction sees nothing but committed data, so
 		// only it may fill the cache.
-		if err == nil && t.readOnly {
+		if err == nil && t.ReadOnly {
 			t.cache.put(realmID, version, all)
 		}
 		return all, err
@@ -316,7 +261,7 @@ func (t *tx) users(op string, q query, args ...any) ([]storage.UserRecord, error
 	defer rows.Close()
 	out := []storage.UserRecord{}
 	for rows.Next() {
-		u, err := scanUser(rows)
+		u, err := sqlcommon.ScanUser(forms, rows)
 		if err != nil {
 			return nil, t.check(op, err)
 		}
@@ -326,7 +271,7 @@ func (t *tx) users(op string, q query, args ...any) ([]storage.UserRecord, error
 }
 
 func (t *tx) UpdateUser(u storage.UserRecord) error {
-	if err := t.writable(); err != nil {
+	if err := t.Writable(); err != nil {
 		return err
 	}
 	wrote(t.rows, userRows, u.ID)

@@ -1,9 +1,11 @@
 // Package sqlcommon holds what the SQL backends (storage/sqlite and
 // storage/postgres) share: the column lists their statements read, the
-// conversions of values both store alike, row scanners for the tables
-// whose columns have the same types in both, and the migration runner.
-// What differs between the dialects (booleans as integers in SQLite,
-// arrays in PostgreSQL, placeholders, locking) stays in each backend.
+// conversions of values both store alike, the row scanners, a
+// transaction's failure state (TxState), and the migration runner. Where
+// the dialects store a column differently (booleans as integers and arrays
+// as JSON text in SQLite), a scanner takes its destination from the
+// backend's Forms; what else differs (placeholders, locking, statements)
+// stays in each backend.
 package sqlcommon
 
 import (

@@ -247,13 +247,43 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		maxID = 1<<63 - 1
 	}
 	history := f.ChannelHistory && f.ChannelID != 0
-	if history {
+	search := len(f.Search) > 0
+	// order is the column whose index gives the order, so that a LIMIT
+	// stops early: the search index's when searching (it yields matches
+	// in ID order, newest first when asked), else that of the table that
+	// drives the query.
+	var order string
+	switch {
+	case search && history:
+		// The matches in order, each looked up in the channel, with the
+		// reader's row if any.
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+			FROM messages_fts CROSS JOIN messages AS m
+			LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
+			WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.id = messages_fts.rowid
+			AND m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ?`)
+		args = append(args, f.UserID, ftsQuery(f.Search), f.MinID, maxID, f.ChannelID, f.RealmID)
+		order = "messages_fts.rowid"
+	case search:
+		// The matches in order, each kept when the reader has a row.
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
+			FROM messages_fts CROSS JOIN user_messages AS um CROSS JOIN messages AS m
+			WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ?
+			AND um.user_id = ? AND um.message_id = messages_fts.rowid AND m.id = messages_fts.rowid AND m.realm_id = ?`)
+		args = append(args, ftsQuery(f.Search), f.MinID, maxID, f.UserID, f.RealmID)
+		if f.ChannelID != 0 {
+			q.WriteString(` AND m.channel_id = ? AND m.recipient_type = 1`)
+			args = append(args, f.ChannelID)
+		}
+		order = "messages_fts.rowid"
+	case history:
 		// Every message of the channel, with the reader's row if any.
 		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?`)
 		args = append(args, f.UserID, f.ChannelID, f.RealmID, f.MinID, maxID)
-	} else {
+		order = "m.id"
+	default:
 		// The reader's rows drive the query (primary key user, message).
 		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
 			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
@@ -263,6 +293,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			q.WriteString(` AND m.channel_id = ? AND m.recipient_type = 1`)
 			args = append(args, f.ChannelID)
 		}
+		order = "um.message_id"
 	}
 	if f.Unread {
 		q.WriteString(` AND um.user_id IS NOT NULL AND um.flags & 1 = 0`)
@@ -278,14 +309,9 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		q.WriteString(` AND m.id IN (SELECT value FROM json_each(?))`)
 		args = append(args, jsonIDs(f.IDs))
 	}
-	if len(f.Search) > 0 {
-		q.WriteString(` AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)`)
-		args = append(args, ftsQuery(f.Search))
-	}
+	q.WriteString(` ORDER BY ` + order)
 	if f.Descending {
-		q.WriteString(` ORDER BY m.id DESC`)
-	} else {
-		q.WriteString(` ORDER BY m.id`)
+		q.WriteString(` DESC`)
 	}
 	limit := f.Limit
 	if limit == 0 {

@@ -283,16 +283,23 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?`)
 		args = append(args, f.UserID, f.ChannelID, f.RealmID, f.MinID, maxID)
 		order = "m.id"
+	case f.ChannelID != 0:
+		// The channel's messages drive the query, in the order of the
+		// index on (channel, topic, ID) or (channel, ID), each kept when
+		// the reader has a row: a narrow to a quiet channel or topic
+		// reads only its messages.
+		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
+			FROM messages AS m CROSS JOIN user_messages AS um
+			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?
+			AND um.user_id = ? AND um.message_id = m.id`)
+		args = append(args, f.ChannelID, f.RealmID, f.MinID, maxID, f.UserID)
+		order = "m.id"
 	default:
 		// The reader's rows drive the query (primary key user, message).
 		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
 			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
 			WHERE um.user_id = ? AND um.message_id BETWEEN ? AND ? AND m.realm_id = ?`)
 		args = append(args, f.UserID, f.MinID, maxID, f.RealmID)
-		if f.ChannelID != 0 {
-			q.WriteString(` AND m.channel_id = ? AND m.recipient_type = 1`)
-			args = append(args, f.ChannelID)
-		}
 		order = "um.message_id"
 	}
 	if f.Unread {

@@ -10,12 +10,13 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
-// BenchmarkSearchNewest fetches the newest 50 messages of a reader that
-// match a search, in a history of n messages of one channel that the
-// reader received: a word every message has ("common"), one in every
-// hundredth ("rare"), and, as the baseline, the newest 50 without a
-// search. It reports each as µs and common/newest, the cost of a common
-// word over a plain fetch (goal: flat in n).
+// BenchmarkSearchNewest fetches the newest 50 messages of a reader in a
+// history of n messages spread over 10 channels of 100 topics each, all
+// received by the reader: without a narrow ("newest"), matching a word
+// every message has ("common"), one in every hundredth ("rare"), in one
+// channel and in one topic. It reports each as µs and common/newest, the
+// cost of a common word over a plain fetch; every one should stay flat in
+// n.
 func BenchmarkSearchNewest(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) { benchSearchNewest(b, n) })
@@ -29,7 +30,7 @@ func benchSearchNewest(b *testing.B, n int) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	var realmID, userID int64
+	var realmID, userID, channelID int64
 	err = s.Update(ctx, func(tx storage.Tx) error {
 		r := testRealm(1)
 		if err := tx.CreateRealm(&r); err != nil {
@@ -40,10 +41,14 @@ func benchSearchNewest(b *testing.B, n int) {
 			return err
 		}
 		realmID, userID = r.ID, u.ID
-		c := &storage.Channel{RealmID: r.ID, Name: "general", DateCreated: time.Unix(1, 0).UTC()}
-		if err := tx.CreateChannels([]*storage.Channel{c}); err != nil {
+		var cs []*storage.Channel
+		for i := range 10 {
+			cs = append(cs, &storage.Channel{RealmID: r.ID, Name: fmt.Sprintf("c%d", i), DateCreated: time.Unix(1, 0).UTC()})
+		}
+		if err := tx.CreateChannels(cs); err != nil {
 			return err
 		}
+		channelID = cs[0].ID
 		for start := 0; start < n; start += 1000 {
 			var ms []*storage.MessageRecord
 			for i := start; i < start+1000 && i < n; i++ {
@@ -52,7 +57,7 @@ func benchSearchNewest(b *testing.B, n int) {
 					text += " walrus"
 				}
 				ms = append(ms, &storage.MessageRecord{RealmID: r.ID, SenderID: u.ID, RecipientType: storage.RecipientChannel,
-					ChannelID: c.ID, Topic: "t", Content: text, RenderedContent: "<p>" + text + "</p>", DateSent: time.Unix(2, 0).UTC()})
+					ChannelID: cs[i%10].ID, Topic: fmt.Sprintf("t%d", i/10%10), Content: text, RenderedContent: "<p>" + text + "</p>", DateSent: time.Unix(2, 0).UTC()})
 			}
 			if err := tx.CreateMessages(ms); err != nil {
 				return err
@@ -70,26 +75,31 @@ func benchSearchNewest(b *testing.B, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	find := func(words ...string) time.Duration {
+	topic := storage.TopicKey("t0")
+	find := func(f storage.MessageFilter) time.Duration {
+		f.RealmID, f.UserID, f.Descending, f.Limit = realmID, userID, true, 50
 		start := time.Now()
 		var got []storage.MessageRow
 		err := s.View(ctx, func(tx storage.Tx) (err error) {
-			got, err = tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: userID, Search: words,
-				Descending: true, Limit: 50})
+			got, err = tx.FindMessages(f)
 			return err
 		})
 		if err != nil || len(got) != 50 {
-			b.Fatalf("FindMessages %v: %d rows, %v", words, len(got), err)
+			b.Fatalf("FindMessages %+v: %d rows, %v", f, len(got), err)
 		}
 		return time.Since(start)
 	}
-	var common, rare, newest []float64
+	var common, rare, newest, channel, inTopic []float64
 	for b.Loop() {
-		newest = append(newest, float64(find())/1e3)
-		common = append(common, float64(find("common"))/1e3)
-		rare = append(rare, float64(find("walrus"))/1e3)
+		newest = append(newest, float64(find(storage.MessageFilter{}))/1e3)
+		common = append(common, float64(find(storage.MessageFilter{Search: []string{"common"}}))/1e3)
+		rare = append(rare, float64(find(storage.MessageFilter{Search: []string{"walrus"}}))/1e3)
+		channel = append(channel, float64(find(storage.MessageFilter{ChannelID: channelID}))/1e3)
+		inTopic = append(inTopic, float64(find(storage.MessageFilter{ChannelID: channelID, TopicKey: &topic}))/1e3)
 	}
 	b.ReportMetric(median(newest), "newest-µs")
+	b.ReportMetric(median(channel), "channel-µs")
+	b.ReportMetric(median(inTopic), "topic-µs")
 	b.ReportMetric(median(common), "common-µs")
 	b.ReportMetric(median(rare), "rare-µs")
 	ratios := make([]float64, len(common))

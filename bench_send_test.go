@@ -8,15 +8,15 @@ import (
 	"github.com/teamchat/chat"
 )
 
-// BenchmarkSendFanout sends one channel message to a channel of 1, 100 and
-// 1 000 subscribers on SQLite ("service") and, alternating with it in the
+// BenchmarkSendFanout sends one channel message to a channel of 1, 100,
+// 1 000 and 10 000 subscribers on SQLite ("service") and, alternating with it in the
 // same run, inserts the same rows (one message and one user-message row per
 // subscriber) with prepared statements in one SQLite transaction ("raw").
 // It reports the medians over at least minPairs rounds: service-µs, raw-µs
 // and raw/service (the goal for 1 000 members is at least 0.5). One op is
 // one round.
 func BenchmarkSendFanout(b *testing.B) {
-	for _, members := range []int{1, 100, 1000} {
+	for _, members := range []int{1, 100, 1000, 10000} {
 		b.Run(fmt.Sprintf("members=%d", members), func(b *testing.B) { benchSendFanout(b, members) })
 	}
 }

@@ -1,0 +1,81 @@
+package chat_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/teamchat/chat"
+)
+
+// BenchmarkOrgScale compares an organization of 1 000 users with one of
+// 10 000 on SQLite, alternating, for the operations that must stay flat in
+// the organization's size: creating a user (without a password, so that
+// bcrypt is not measured) and POST /register with every block. It reports
+// the medians of create-1k-µs, create-10k-µs and create-10k/1k (goal: at
+// most 1.2); register-1k-ms, register-10k-ms and, since the register
+// answer lists every user, register-10k per user against 1k per user; and
+// register/json, the register call at 10 000 users against encoding/json
+// encoding its answer alone (goal: at most 2). One op is one round.
+func BenchmarkOrgScale(b *testing.B) {
+	small, large := newBenchOrg(b, 1000), newBenchOrg(b, 10000)
+	round := 0
+	create := func(f *benchOrg) time.Duration {
+		start := time.Now()
+		_, err := f.svc.ProvisionUser(f.ctx, f.org.RealmID, chat.NewUser{
+			Email: fmt.Sprintf("scale%d@example.com", round), FullName: fmt.Sprintf("Scale %d", round)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var encoded time.Duration
+	register := func(f *benchOrg) time.Duration {
+		start := time.Now()
+		state, err := f.svc.Register(f.ctx, chat.AsUser(f.org.UserID), chat.RegisterRequest{ClientGravatar: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(start)
+		if f == large {
+			start = time.Now()
+			if _, err := json.Marshal(state); err != nil {
+				b.Fatal(err)
+			}
+			encoded = time.Since(start)
+		}
+		return took
+	}
+	var c1, c10, cr, r1, r10, rPerUser, rJSON []float64
+	pair := func() {
+		round++
+		a, z := small, large
+		if round%2 == 0 {
+			a, z = large, small
+		}
+		ca, cz := create(a), create(z)
+		ra, rz := register(a), register(z)
+		if a == large {
+			ca, cz, ra, rz = cz, ca, rz, ra
+		}
+		c1, c10, cr = append(c1, float64(ca)/1e3), append(c10, float64(cz)/1e3), append(cr, float64(cz)/float64(ca))
+		r1, r10 = append(r1, float64(ra)/1e6), append(r10, float64(rz)/1e6)
+		rPerUser = append(rPerUser, (float64(rz)/10000)/(float64(ra)/1000))
+		rJSON = append(rJSON, float64(rz)/float64(encoded))
+	}
+	for b.Loop() {
+		pair()
+	}
+	b.StopTimer()
+	for len(cr) < minPairs {
+		pair()
+	}
+	b.ReportMetric(median(c1), "create-1k-µs")
+	b.ReportMetric(median(c10), "create-10k-µs")
+	b.ReportMetric(median(cr), "create-10k/1k")
+	b.ReportMetric(median(r1), "register-1k-ms")
+	b.ReportMetric(median(r10), "register-10k-ms")
+	b.ReportMetric(median(rPerUser), "register-per-user-10k/1k")
+	b.ReportMetric(median(rJSON), "register/json")
+}

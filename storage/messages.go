@@ -162,6 +162,10 @@ type MessageTx interface {
 	// users must exist. It returns ErrExists, storing none, when a user
 	// already has a row for the message.
 	CreateUserMessages(rows []UserMessage) error
+	// DeleteUserMessages removes the rows of the users for the messages
+	// (users who lose access to moved messages); rows that do not exist
+	// are skipped.
+	DeleteUserMessages(userIDs, messageIDs []int64) error
 	// UpdateUserMessageFlags sets the flags set and then clears the flags
 	// clear on the user's rows of the messages; messages the user has no
 	// row for are skipped. It returns the IDs of the messages whose flags

@@ -178,6 +178,33 @@ func insertSorted(ids []int64, id int64) []int64 {
 	return slices.Insert(slices.Clone(ids), i, id)
 }
 
+func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	ms := &t.s.msgs
+	for _, u := range userIDs {
+		for _, id := range messageIDs {
+			if _, ok := ms.rows[u][id]; !ok {
+				continue
+			}
+			deleteKey(t, ms.rows[u], id)
+			setKey(t, ms.userOrder, u, removeSorted(ms.userOrder[u], id))
+			setKey(t, ms.recipients, id, removeSorted(ms.recipients[id], u))
+		}
+	}
+	return nil
+}
+
+// removeSorted returns a copy of the sorted ids without id.
+func removeSorted(ids []int64, id int64) []int64 {
+	i, found := slices.BinarySearch(ids, id)
+	if !found {
+		return ids
+	}
+	return slices.Delete(slices.Clone(ids), i, i+1)
+}
+
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	f, ok := t.s.msgs.rows[userID][messageID]
 	if !ok {

@@ -272,6 +272,15 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 	}, messageIDs)
 }
 
+func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
+	if len(userIDs) == 0 || len(messageIDs) == 0 {
+		return t.Writable()
+	}
+	_, err := t.exec("DeleteUserMessages", `DELETE FROM user_messages WHERE user_id = ANY($1) AND message_id = ANY($2)`,
+		userIDs, messageIDs)
+	return err
+}
+
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
 	if err := t.Writable(); err != nil {
 		return nil, err

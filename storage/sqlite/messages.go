@@ -188,6 +188,17 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	return err
 }
 
+func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
+	if err := t.Writable(); err != nil || len(userIDs) == 0 || len(messageIDs) == 0 {
+		return err
+	}
+	wrote(t.rows, recipientRows, messageIDs...)
+	_, err := t.exec("DeleteUserMessages", `DELETE FROM user_messages
+		WHERE user_id IN (SELECT value FROM json_each(?)) AND message_id IN (SELECT value FROM json_each(?))`,
+		jsonIDs(userIDs), jsonIDs(messageIDs))
+	return err
+}
+
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
 		i, found := slices.BinarySearchFunc(rows, userID, func(r storage.UserMessage, id int64) int { return cmp.Compare(r.UserID, id) })

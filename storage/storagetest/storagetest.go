@@ -102,6 +102,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/RoundTrip", s.testMessageRoundTrip},
 		{"Messages/Topics", s.testMessageTopics},
 		{"Messages/UserMessages", s.testUserMessages},
+		{"Messages/DeleteUserMessages", s.testDeleteUserMessages},
 		{"Messages/Flags", s.testMessageFlags},
 		{"Messages/Find", s.testFindMessages},
 		{"Messages/Search", s.testSearchMessages},

@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -137,5 +138,68 @@ func (s *suite) testUserMessages(t *testing.T) {
 		}
 		checkDiff(t, "FindMessages(b) after delete", []int64{ms[1].ID},
 			rowIDs(mustFind(t, tx, storage.MessageFilter{RealmID: f.r.ID, UserID: f.b.ID})))
+	})
+}
+
+// testDeleteUserMessages: the rows of the users for the messages go, the
+// others stay, unknown pairs are skipped, and a rollback restores them.
+func (s *suite) testDeleteUserMessages(t *testing.T) {
+	st := s.store(t)
+	f := newMessageFixture(t, st)
+	var ms []storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		ms = createMessages(t, tx,
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "t", 1),
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "t", 2))
+		var rows []storage.UserMessage
+		for _, m := range ms {
+			for _, u := range []int64{f.a.ID, f.b.ID, f.c.ID} {
+				rows = append(rows, storage.UserMessage{UserID: u, MessageID: m.ID, Flags: storage.FlagRead})
+			}
+		}
+		if err := tx.CreateUserMessages(rows); err != nil {
+			t.Fatalf("CreateUserMessages: %v", err)
+		}
+	})
+	users := func(tx storage.Tx, id int64) []int64 {
+		var out []int64
+		for _, r := range mustRecipients(t, tx, id) {
+			out = append(out, r.UserID)
+		}
+		return out
+	}
+	failed := fmt.Errorf("roll back")
+	err := st.Update(context.Background(), func(tx storage.Tx) error {
+		if err := tx.DeleteUserMessages([]int64{f.a.ID, f.b.ID}, []int64{ms[0].ID, ms[1].ID}); err != nil {
+			t.Fatalf("DeleteUserMessages: %v", err)
+		}
+		checkDiff(t, "recipients inside the rolled-back update", users(tx, ms[0].ID), []int64{f.c.ID})
+		return failed
+	})
+	checkErr(t, "Update", err, failed)
+	view(t, st, func(tx storage.Tx) {
+		checkDiff(t, "recipients after the rollback", users(tx, ms[0].ID), []int64{f.a.ID, f.b.ID, f.c.ID})
+	})
+	update(t, st, func(tx storage.Tx) {
+		// b's row of the first message goes; 999 is nobody's.
+		if err := tx.DeleteUserMessages([]int64{f.b.ID, 999}, []int64{ms[0].ID, 999}); err != nil {
+			t.Fatalf("DeleteUserMessages: %v", err)
+		}
+		if err := tx.DeleteUserMessages(nil, []int64{ms[1].ID}); err != nil {
+			t.Errorf("DeleteUserMessages of no users: %v", err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		checkDiff(t, "recipients of the first message", users(tx, ms[0].ID), []int64{f.a.ID, f.c.ID})
+		checkDiff(t, "recipients of the second message", users(tx, ms[1].ID), []int64{f.a.ID, f.b.ID, f.c.ID})
+		if _, err := storage.UserMessageOf(tx, f.b.ID, ms[0].ID); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("b's deleted row: %v, want ErrNotFound", err)
+		}
+		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: f.r.ID, UserID: f.b.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDiff(t, "b's messages", rowIDs(rows), []int64{ms[1].ID})
+		checkErr(t, "DeleteUserMessages in a View", tx.DeleteUserMessages([]int64{f.a.ID}, []int64{ms[1].ID}), storage.ErrReadOnly)
 	})
 }

@@ -146,7 +146,8 @@ type MessageTx interface {
 	// Message returns the message with the ID, or ErrNotFound.
 	Message(id int64) (MessageRecord, error)
 	// UpdateMessage replaces the stored message with m.ID (its search
-	// index included), or returns ErrNotFound.
+	// index included), or returns ErrNotFound. Its recipient type stays;
+	// a channel message may change channel (a move).
 	UpdateMessage(m MessageRecord) error
 	// TopicMessageIDs returns the IDs of the channel's messages whose
 	// TopicKey equals topicKey, newest (highest ID) first, at most limit.

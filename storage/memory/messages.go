@@ -63,10 +63,18 @@ func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 		return err
 	}
 	c := &t.s.c
-	if _, ok := c.messages[m.ID]; !ok {
+	old, ok := c.messages[m.ID]
+	if !ok {
 		return storage.ErrNotFound
 	}
-	// The recipient never changes here, so the channel index stays.
+	m.RecipientType, m.DirectUserIDs = old.RecipientType, old.DirectUserIDs
+	if m.RecipientType != storage.RecipientChannel {
+		m.ChannelID = old.ChannelID
+	}
+	if m.ChannelID != old.ChannelID {
+		setKey(t, c.channelMessages, old.ChannelID, removeSorted(c.channelMessages[old.ChannelID], m.ID))
+		setKey(t, c.channelMessages, m.ChannelID, insertSorted(c.channelMessages[m.ChannelID], m.ID))
+	}
 	setKey(t, c.messages, m.ID, cloneMessage(m))
 	return nil
 }

@@ -93,9 +93,9 @@ func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 	}
 	return t.execOne("UpdateMessage", `UPDATE messages SET topic = $1, topic_key = $2, content = $3,
 		rendered_content = $4, edited_at = $5, has_link = $6, has_image = $7, has_attachment = $8,
-		search_words = $9 WHERE id = $10`,
+		search_words = $9, channel_id = CASE WHEN recipient_type = 1 THEN $10 ELSE channel_id END WHERE id = $11`,
 		m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, m.HasLink, m.HasImage,
-		m.HasAttachment, searchWords(&m), m.ID)
+		m.HasAttachment, searchWords(&m), m.ChannelID, m.ID)
 }
 
 func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {

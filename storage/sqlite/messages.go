@@ -83,9 +83,10 @@ func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 	}
 	wrote(t.rows, messageRows, m.ID)
 	res, err := t.exec("UpdateMessage", `UPDATE messages SET topic = ?, topic_key = ?, content = ?,
-		rendered_content = ?, edited_at = ?, has_link = ?, has_image = ?, has_attachment = ? WHERE id = ?`,
+		rendered_content = ?, edited_at = ?, has_link = ?, has_image = ?, has_attachment = ?,
+		channel_id = CASE WHEN recipient_type = 1 THEN ? ELSE channel_id END WHERE id = ?`,
 		m.Topic, storage.TopicKey(m.Topic), m.Content, m.RenderedContent, edited, b2i(m.HasLink), b2i(m.HasImage),
-		b2i(m.HasAttachment), m.ID)
+		b2i(m.HasAttachment), m.ChannelID, m.ID)
 	if err != nil {
 		return err
 	}

@@ -320,3 +320,38 @@ func (s *suite) testMessageTopics(t *testing.T) {
 // allFlags is every stored flag.
 const allFlags = storage.FlagRead | storage.FlagStarred | storage.FlagMentioned | storage.FlagStreamWildcardMentioned |
 	storage.FlagTopicWildcardMentioned | storage.FlagHasAlertWord
+
+// testMessageChangesChannel: UpdateMessage moves a channel message to
+// another channel (the channel's fetches follow), and leaves a direct
+// message's recipients as they are.
+func (s *suite) testMessageChangesChannel(t *testing.T) {
+	st := s.store(t)
+	f := newMessageFixture(t, st)
+	var ms []storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		ms = createMessages(t, tx,
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "t", 1),
+			channelMessageN(f.r.ID, f.a.ID, f.ch, "t", 2),
+			directMessageN(f.r.ID, f.a.ID, []int64{f.a.ID, f.b.ID}, 3))
+		moved := ms[0]
+		moved.ChannelID, moved.Topic = f.ch+1, "elsewhere"
+		mustUpdateMessage(t, tx, moved)
+		direct := ms[2]
+		direct.ChannelID, direct.Content = f.ch, "edited"
+		mustUpdateMessage(t, tx, direct)
+	})
+	view(t, st, func(tx storage.Tx) {
+		got := mustMessage(t, tx, ms[0].ID)
+		if got.ChannelID != f.ch+1 || got.Topic != "elsewhere" {
+			t.Errorf("moved message: channel %d, topic %q", got.ChannelID, got.Topic)
+		}
+		for ch, want := range map[int64][]int64{f.ch: {ms[1].ID}, f.ch + 1: {ms[0].ID}} {
+			rows := mustFind(t, tx, storage.MessageFilter{RealmID: f.r.ID, ChannelHistory: true, ChannelID: ch})
+			checkDiff(t, fmt.Sprintf("messages of channel %d", ch), rowIDs(rows), want)
+		}
+		d := mustMessage(t, tx, ms[2].ID)
+		if d.RecipientType != storage.RecipientDirect || d.Content != "edited" || !slices.Equal(d.DirectUserIDs, []int64{f.a.ID, f.b.ID}) {
+			t.Errorf("direct message after an update naming a channel: %+v", d)
+		}
+	})
+}

@@ -101,6 +101,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Reactions", s.testReactions},
 		{"Messages/RoundTrip", s.testMessageRoundTrip},
 		{"Messages/Topics", s.testMessageTopics},
+		{"Messages/ChangesChannel", s.testMessageChangesChannel},
 		{"Messages/UserMessages", s.testUserMessages},
 		{"Messages/DeleteUserMessages", s.testDeleteUserMessages},
 		{"Messages/Flags", s.testMessageFlags},

@@ -47,20 +47,27 @@ func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, conten
 
 // UpdateMessage edits a message (PATCH /messages/{id}) in one
 // transaction: its content, replaced by the sender (blank content becomes
-// "(deleted)"), and its topic, renamed by any user within a week of
-// sending (moderators and administrators at any time) for the message,
-// the later messages or all the messages of its topic (edit.PropagateMode).
-// The users who received the messages get update_message events with
-// their flags. Nothing set is "Nothing to change".
+// "(deleted)"); its topic, renamed by any user within a week of sending
+// (moderators and administrators at any time; resolving and unresolving
+// at any time); and its channel, changed by members within a week
+// (moderators and administrators at any time) to a channel they can read
+// and post in. A move takes the message, the later or all the messages
+// of its topic (edit.PropagateMode); users who cannot read the new
+// channel lose the messages, and the notification bot tells the old topic
+// (when asked) and the new one (unless asked not to). The users who read
+// the messages get update_message events with their flags.
 //
 // Errors: ErrNothingToChange, ErrInvalidPropagateMode,
-// ErrPropagateWithoutMove, ErrInvalidMessage,
-// ErrEditingDisabled, ErrNoEditPermission, ErrEditTimeLimit,
-// ErrDirectMessageTopic, ErrTopicEditTimeLimit, ErrEmptyTopicDisallowed,
+// ErrPropagateWithoutMove, ErrInvalidMessage, ErrEditingDisabled,
+// ErrNoEditPermission, ErrEditTimeLimit, ErrDirectMessageTopic,
+// ErrDirectMessageToChannel, ErrContentWithChannelMove,
+// ErrTopicEditTimeLimit, ErrNoMovePermission, ErrChannelMoveTimeLimit,
+// ErrInvalidChannelID, ErrNoPostPermission, a
+// CodeMoveMessagesTimeLimitExceeded error, ErrEmptyTopicDisallowed,
 // ErrOnlyEmptyTopicAllowed, ErrMessageNullBytes, ErrStreamWildcardMention,
 // ErrTopicWildcardMention, and those of the actor check.
 func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit MessageEdit) error {
-	if edit.Content == nil && edit.Topic == nil {
+	if edit.Content == nil && edit.Topic == nil && edit.StreamID == nil {
 		return ErrNothingToChange
 	}
 	mode := edit.PropagateMode
@@ -71,7 +78,7 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 	default:
 		return ErrInvalidPropagateMode
 	}
-	if mode != PropagateChangeOne && edit.Topic == nil {
+	if mode != PropagateChangeOne && edit.Topic == nil && edit.StreamID == nil {
 		return ErrPropagateWithoutMove
 	}
 	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
@@ -83,52 +90,20 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 		if err != nil {
 			return err
 		}
-		var topic string
-		if edit.Topic != nil {
-			if topic, err = s.checkNewTopic(tx, cc, &m, *edit.Topic); err != nil {
-				return err
-			}
-			if topic == m.Topic && edit.Content == nil {
-				return ErrNothingToChange
-			}
+		mv, err := s.planMove(tx, cc, &m, edit, mode)
+		if err != nil {
+			return err
 		}
 		if edit.Content != nil {
 			if m, err = s.editContent(tx, emit, cc, m, *edit.Content); err != nil {
 				return err
 			}
 		}
-		if edit.Topic != nil && topic != m.Topic {
-			return s.moveTopic(tx, emit, cc, m, topic, mode)
+		if mv != nil {
+			return s.moveMessages(tx, emit, cc, m, mv)
 		}
 		return nil
 	})
-}
-
-// checkNewTopic checks that the actor may move m to topic and that the
-// channel allows that topic, and returns it normalised.
-func (s *Service) checkNewTopic(tx storage.Tx, cc *channelContext, m *storage.MessageRecord, topic string) (string, error) {
-	if err := s.checkTopicMovable(cc, m); err != nil {
-		return "", err
-	}
-	topic, err := normaliseTopic(topic)
-	if err != nil {
-		return "", err
-	}
-	c, err := tx.Channel(m.ChannelID)
-	if err != nil {
-		return "", err
-	}
-	switch effectiveTopicsPolicy(&c, &cc.realm) {
-	case TopicsDisableEmpty:
-		if topic == "" {
-			return "", ErrEmptyTopicDisallowed
-		}
-	case TopicsEmptyTopicOnly:
-		if topic != "" {
-			return "", ErrOnlyEmptyTopicAllowed
-		}
-	}
-	return topic, nil
 }
 
 // editContent replaces the content of m after the content-edit checks,

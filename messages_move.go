@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"slices"
 	"time"
 
 	"github.com/teamchat/chat/storage"
@@ -35,9 +36,16 @@ type MessageEdit struct {
 	// Topic renames the topic of the message (and of the messages
 	// PropagateMode names).
 	Topic *string
+	// StreamID moves the message (and those PropagateMode names) to
+	// another channel.
+	StreamID *int64
 	// PropagateMode is PropagateChangeOne (the default when empty),
 	// PropagateChangeLater or PropagateChangeAll.
 	PropagateMode string
+	// SendNotificationToOldThread and SendNotificationToNewThread ask the
+	// notification bot to tell the old and the new topic of a move; nil
+	// means false and true.
+	SendNotificationToOldThread, SendNotificationToNewThread *bool
 }
 
 // checkTopicMovable applies the rules for moving m to another topic of its
@@ -53,64 +61,180 @@ func (s *Service) checkTopicMovable(cc *channelContext, m *storage.MessageRecord
 	return nil
 }
 
-// moveTopic renames the topic of m and, by mode, of the later or all the
-// messages of its topic in its channel, in the caller's transaction, and
-// emits one update_message event to the users who received any of them.
-func (s *Service) moveTopic(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, topic, mode string) error {
-	key := storage.TopicKey(m.Topic)
-	msgs := []storage.MessageRecord{m}
-	if mode != PropagateChangeOne {
-		// Every message of the topic, received by anyone or not.
-		f := storage.MessageFilter{RealmID: cc.realm.ID, ChannelHistory: true, ChannelID: m.ChannelID, TopicKey: &key}
-		if mode == PropagateChangeLater {
-			f.MinID = m.ID
-		}
-		rows, err := tx.FindMessages(f)
-		if err != nil {
-			return err
-		}
-		msgs = msgs[:0]
-		for _, r := range rows {
-			msgs = append(msgs, r.Message)
-		}
+// moveMessages moves m and, by the move's mode, the later or all the
+// messages of its topic, in the caller's transaction. To another channel,
+// the users who cannot read it lose their rows of the messages (and get
+// delete_message events), and the subscribers of a private channel with
+// protected history get rows, read. One update_message event goes to
+// everyone who reads the messages after the move; users' topic settings
+// follow a whole topic; the notification bot tells the topics.
+func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, mv *messageMove) error {
+	msgs, err := movedMessages(tx, cc, m, mv.mode)
+	if err != nil {
+		return err
+	}
+	if err := s.checkMoveAllLimit(cc, mv, msgs); err != nil {
+		return err
+	}
+	newKey := storage.TopicKey(mv.topic)
+	before, err := tx.TopicMessageIDs(mv.to.ID, newKey, 1)
+	if err != nil {
+		return err
 	}
 	ids := make([]int64, len(msgs))
-	orig := m.Topic
 	now := s.now()
 	flags := map[int64]storage.MessageFlags{}
-	seen := map[int64]bool{}
-	to := []int64{}
+	readers := map[int64]bool{}
 	for i, msg := range msgs {
-		id := msg.ID
-		ids[i] = id
-		msg.Topic, msg.EditedAt = topic, now
+		ids[i] = msg.ID
+		msg.ChannelID, msg.Topic, msg.EditedAt = mv.to.ID, mv.topic, now
 		if err := tx.UpdateMessage(msg); err != nil {
 			return err
 		}
-		rows, err := tx.MessageRecipients(id)
+		rows, err := tx.MessageRecipients(msg.ID)
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
-			if !seen[r.UserID] {
-				seen[r.UserID] = true
-				to = append(to, r.UserID)
-			}
-			if id == m.ID && r.Flags != 0 {
+			readers[r.UserID] = true
+			if msg.ID == m.ID && r.Flags != 0 {
 				flags[r.UserID] = r.Flags
 			}
 		}
 	}
-	c, err := tx.Channel(m.ChannelID)
-	if err != nil {
-		return err
+	to := sortedKeys(readers)
+	if mv.channelChanged() {
+		var gained []int64
+		if to, gained, err = s.moveAccess(tx, emit, cc, mv, ids, to); err != nil {
+			return err
+		}
+		for _, u := range gained {
+			flags[u] = storage.FlagRead
+		}
 	}
 	payload := map[string]any{
 		"type": "update_message", "user_id": cc.actor.ID, "edit_timestamp": now.Unix(),
 		"message_id": m.ID, "message_ids": ids, "rendering_only": false,
-		"stream_id": c.ID, "stream_name": c.Name, "propagate_mode": mode,
-		"orig_subject": orig, "subject": topic, "topic_links": []any{},
+		"stream_id": mv.from.ID, "stream_name": mv.from.Name, "propagate_mode": mv.mode,
+		"orig_subject": mv.origTopic,
+	}
+	if mv.topicChanged() {
+		payload["subject"], payload["topic_links"] = mv.topic, []any{}
+	}
+	if mv.channelChanged() {
+		payload["new_stream_id"] = mv.to.ID
 	}
 	emit(formattedEvent(cc.realm.ID, to, &updateMessageEvent{Payload: payload, Flags: flags}))
+	if mv.mode == PropagateChangeAll {
+		if err := s.moveUserTopics(tx, emit, cc, mv, readers); err != nil {
+			return err
+		}
+	}
+	left, err := tx.TopicMessageIDs(mv.from.ID, storage.TopicKey(mv.origTopic), 1)
+	if err != nil {
+		return err
+	}
+	bot := s.moveNotices(cc, mv, m.ID, len(msgs), len(left) == 0, len(before) == 0)
+	return s.sendBotMessages(tx, emit, bot, nil, nil)
+}
+
+// moveAccess applies what a move to another channel changes in who reads
+// the messages ids, which readers received: those who cannot read the
+// new channel lose their rows, and the subscribers of a private channel
+// with protected history get rows, read. It returns who reads the
+// messages now, and who got rows.
+func (s *Service) moveAccess(tx storage.Tx, emit func(Event), cc *channelContext, mv *messageMove, ids, readers []int64) (now, gained []int64, err error) {
+	subs, err := tx.ChannelSubscriptions([]int64{mv.to.ID})
+	if err != nil {
+		return nil, nil, err
+	}
+	subscribed := map[int64]bool{}
+	for _, sub := range subs {
+		subscribed[sub.UserID] = true
+	}
+	users, err := tx.Users(cc.realm.ID, readers)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keep, lose []int64
+	for i := range users {
+		u := &users[i]
+		if (channelAccess{user: u, g: cc.g, subscribed: subscribed[u.ID]}).content(&mv.to) {
+			keep = append(keep, u.ID)
+		} else {
+			lose = append(lose, u.ID)
+		}
+	}
+	if len(lose) > 0 {
+		if err := tx.DeleteUserMessages(lose, ids); err != nil {
+			return nil, nil, err
+		}
+		emit(formattedEvent(cc.realm.ID, lose, &deleteMessageEvent{MessageIDs: ids, StreamID: mv.from.ID, Topic: mv.origTopic}))
+	}
+	if !mv.to.InviteOnly || mv.to.HistoryPublicToSubscribers {
+		return keep, nil, nil
+	}
+	had := map[int64]bool{}
+	for _, id := range readers {
+		had[id] = true
+	}
+	var candidates []int64
+	for id := range subscribed {
+		if !had[id] {
+			candidates = append(candidates, id)
+		}
+	}
+	// Only active users get rows, as at delivery.
+	if gained, err = tx.ActiveUserIDs(cc.realm.ID, candidates); err != nil {
+		return nil, nil, err
+	}
+	var rows []storage.UserMessage
+	for _, id := range gained {
+		for _, msgID := range ids {
+			rows = append(rows, storage.UserMessage{UserID: id, MessageID: msgID, Flags: storage.FlagRead})
+		}
+	}
+	if err := tx.CreateUserMessages(rows); err != nil {
+		return nil, nil, err
+	}
+	now = uniqueIDs(append(keep, gained...))
+	slices.Sort(now)
+	return now, gained, nil
+}
+
+// moveUserTopics moves the users' settings of a whole topic to where it
+// went, for the users who still read it, and tells them.
+func (s *Service) moveUserTopics(tx storage.Tx, emit func(Event), cc *channelContext, mv *messageMove, readers map[int64]bool) error {
+	rows, err := tx.DeleteTopicUserTopics(mv.from.ID, storage.TopicKey(mv.origTopic))
+	if err != nil {
+		return err
+	}
+	for _, ut := range rows {
+		gone := ut
+		gone.VisibilityPolicy, gone.LastUpdated = TopicInherit, s.now()
+		if err := s.emitUserTopic(tx, emit, cc.realm.ID, gone); err != nil {
+			return err
+		}
+		ut.ChannelID, ut.Topic, ut.LastUpdated = mv.to.ID, mv.topic, s.now()
+		if mv.channelChanged() && !readers[ut.UserID] {
+			continue
+		}
+		if err := tx.SetUserTopic(ut); err != nil {
+			return err
+		}
+		if err := s.emitUserTopic(tx, emit, cc.realm.ID, ut); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// sortedKeys returns the keys of set in increasing order.
+func sortedKeys(set map[int64]bool) []int64 {
+	out := make([]int64, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }

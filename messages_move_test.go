@@ -60,6 +60,16 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 		wantNoErr(t, "change_later", move(f.member.ID, a1, "later", chat.PropagateChangeLater))
 		// a2 left the topic; a3 is in it (topics match without regard to case).
 		diff(t, "after change_later", topics(a1, a2, a3, other), []string{"later", "one", "later", "b"})
+		// The notification bot told the new topic; its notice is in the
+		// topic now, so the next move takes it along.
+		newest, err := f.svc.GetMessages(ctx, chat.AsUser(f.admin.ID), chat.GetMessagesRequest{Anchor: ptr("newest"),
+			NumBefore: ptr[int64](1), Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "mv"}, {Operator: "topic", Operand: "later"}}})
+		wantNoErr(t, "GetMessages", err)
+		notice := newest.Messages[0]
+		if notice.SenderID != chat.NotificationBotID || notice.Content != "This topic was moved here from #**mv>a** by @_**"+
+			f.member.Name+"|"+itoa(f.member.ID)+"**." {
+			t.Errorf("notice of change_later: sender %d, %q", notice.SenderID, notice.Content)
+		}
 		wantNoErr(t, "change_all", move(f.admin.ID, a3, "✔ all", chat.PropagateChangeAll))
 		diff(t, "after change_all", topics(a1, a2, a3, other), []string{"✔ all", "one", "✔ all", "b"})
 
@@ -87,7 +97,7 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 		diff(t, "events", got, []map[string]any{
 			event(f.member.ID, a2, []int64{a2}, "change_one", "a", "one"),
 			event(f.member.ID, a1, []int64{a1, a3}, "change_later", "a", "later"),
-			event(f.admin.ID, a3, []int64{a1, a3}, "change_all", "later", "✔ all"),
+			event(f.admin.ID, a3, []int64{a1, a3, notice.ID}, "change_all", "later", "✔ all"),
 		})
 
 		wantErr(t, "no change", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), a1, chat.MessageEdit{}), chat.ErrNothingToChange)

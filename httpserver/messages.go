@@ -254,13 +254,15 @@ func (s *Server) getMessage(c *call) (fields, error) {
 	return fields{{"message", m}, {"raw_content", raw}}, nil
 }
 
-// PATCH /messages/{message_id}: content edits.
+// PATCH /messages/{message_id}: content edits and moves.
 func (s *Server) editMessage(c *call) (fields, error) {
 	id, err := pathMessageID(c)
 	if err != nil {
 		return nil, err
 	}
-	edit := chat.MessageEdit{Content: c.p.OptString("content"), Topic: c.p.OptString("topic")}
+	edit := chat.MessageEdit{Content: c.p.OptString("content"), Topic: c.p.OptString("topic"),
+		StreamID: c.p.OptInt("stream_id"), SendNotificationToOldThread: c.p.OptBool("send_notification_to_old_thread"),
+		SendNotificationToNewThread: c.p.OptBool("send_notification_to_new_thread")}
 	if mode := c.p.OptString("propagate_mode"); mode != nil {
 		edit.PropagateMode = *mode
 	}

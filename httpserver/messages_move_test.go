@@ -31,3 +31,35 @@ func TestPatchMessageTopic(t *testing.T) {
 	e.expectError(e.call(http.MethodPatch, "/messages/"+ftoa(dm), &e.member, form("topic", "x")),
 		http.StatusBadRequest, chat.CodeBadRequest, "Direct messages cannot have topics.")
 }
+
+// TestPatchMessageChannel moves a message to another channel over HTTP:
+// stream_id and the notification parameters are read, the message shows
+// in its new channel, the notice goes to the old topic only, and moving a
+// direct message is refused with the reference's text.
+func TestPatchMessageChannel(t *testing.T) {
+	e := messageEnv(t)
+	e.expect(e.call(http.MethodPost, "/users/me/subscriptions", &e.admin,
+		form("subscriptions", `[{"name":"Norway"}]`, "principals", "["+itoa(e.admin.id)+","+itoa(e.member.id)+"]")),
+		http.StatusOK, success("subscribed", map[string]any{itoa(e.admin.id): []any{"Norway"}, itoa(e.member.id): []any{"Norway"}},
+			"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+	id := send(e, &e.member, "type", "channel", "to", "Denmark", "topic", "trip", "content", "fjords")
+	res := e.call(http.MethodGet, "/get_stream_id", &e.member, form("stream", "Norway"))
+	norway := res.body["stream_id"].(float64)
+	e.expect(e.call(http.MethodPatch, "/messages/"+ftoa(id), &e.member, form("stream_id", ftoa(norway),
+		"send_notification_to_old_thread", "true", "send_notification_to_new_thread", "false")),
+		http.StatusOK, success("detached_uploads", []any{}))
+	res = e.call(http.MethodGet, "/messages/"+ftoa(id), &e.member, nil)
+	if m := res.body["message"].(map[string]any); m["stream_id"] != norway || m["display_recipient"] != "Norway" || m["subject"] != "trip" {
+		t.Errorf("moved message: %s", res.raw)
+	}
+	res = e.call(http.MethodGet, "/messages", &e.member, form("anchor", "newest", "num_before", "5", "num_after", "0",
+		"narrow", `[["channel","Denmark"],["topic","trip"]]`, "apply_markdown", "false"))
+	msgs := res.body["messages"].([]any)
+	want := "This topic was moved to #**Norway>trip** by @_**Mel Member|" + itoa(e.member.id) + "**."
+	if len(msgs) != 1 || msgs[0].(map[string]any)["content"] != want {
+		t.Errorf("old topic after the move: %s", res.raw)
+	}
+	dm := send(e, &e.member, "type", "direct", "to", itoa(e.admin.id), "content", "hi")
+	e.expectError(e.call(http.MethodPatch, "/messages/"+ftoa(dm), &e.member, form("stream_id", ftoa(norway))),
+		http.StatusBadRequest, chat.CodeBadRequest, "Direct messages cannot be moved to channels.")
+}

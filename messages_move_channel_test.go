@@ -1,0 +1,135 @@
+package chat_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
+)
+
+// queueTypes returns the types of the events waiting in a queue, and the
+// events themselves decoded.
+func queueEvents(t *testing.T, f *fixture, user int64, queue string) []map[string]any {
+	t.Helper()
+	es, err := f.svc.GetEvents(t.Context(), chat.AsUser(user), queue, -1, true)
+	wantNoErr(t, "GetEvents", err)
+	var out []map[string]any
+	for _, e := range es {
+		var m map[string]any
+		if err := json.Unmarshal(e.AppendJSON(nil), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestMoveBetweenChannels moves a topic from a public channel to a private
+// one with protected history, on every backend: who may, who loses and
+// who gains the messages, the events each gets, the notification bot's
+// notice, and every refusal.
+func TestMoveBetweenChannels(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "pub"}, {Name: "pub2"}},
+			Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID, f.guest.ID}}})
+		wantNoErr(t, "Subscribe pub", err)
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "priv"}},
+			InviteOnly: true, HistoryPublicToSubscribers: ptr(false), Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.moderator.ID}}})
+		wantNoErr(t, "Subscribe priv", err)
+		pub, pub2, priv := channelIDOf(t, f, "pub"), channelIDOf(t, f, "pub2"), channelIDOf(t, f, "priv")
+		send := func(topic string) int64 {
+			t.Helper()
+			id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), pub, topic, "text "+topic)
+			wantNoErr(t, "send", err)
+			return id
+		}
+		m1, m2 := send("t"), send("t")
+		moveTo := func(as, id, channel int64, mode string) error {
+			return f.svc.UpdateMessage(ctx, chat.AsUser(as), id, chat.MessageEdit{StreamID: &channel, PropagateMode: mode})
+		}
+
+		// Refusals.
+		wantErr(t, "a guest moves", moveTo(f.guest.ID, m1, pub2, ""), chat.ErrNoMovePermission)
+		wantErr(t, "to a channel the mover cannot read", moveTo(f.member.ID, m1, priv, ""), chat.ErrInvalidChannelID)
+		wantErr(t, "with new content", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), m1,
+			chat.MessageEdit{StreamID: &pub2, Content: ptr("x")}), chat.ErrContentWithChannelMove)
+		dm, err := f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "direct",
+			To: &chat.MessageTo{IDs: []int64{f.admin.ID}}, Content: "hi"})
+		wantNoErr(t, "dm", err)
+		wantErr(t, "a direct message", moveTo(f.member.ID, dm, pub2, ""), chat.ErrDirectMessageToChannel)
+		wantErr(t, "to the same channel", moveTo(f.member.ID, m1, pub, ""), chat.ErrNothingToChange)
+
+		queues := map[int64]string{}
+		for _, u := range []int64{f.admin.ID, f.member.ID, f.moderator.ID} {
+			st, err := f.svc.Register(ctx, chat.AsUser(u), chat.RegisterRequest{EventTypes: []string{"update_message", "delete_message"},
+				ClientCapabilities: chat.ClientCapabilities{BulkMessageDeletion: true}})
+			wantNoErr(t, "Register", err)
+			queues[u] = st["queue_id"].(string)
+		}
+		wantNoErr(t, "move the topic", moveTo(f.admin.ID, m2, priv, chat.PropagateChangeAll))
+
+		// The member, not in the private channel, lost the messages; the
+		// moderator, subscribed to it, gained them, read.
+		_, _, err = f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), m1, chat.MessageFormat{})
+		wantErr(t, "the member reads a moved message", err, chat.ErrInvalidMessage)
+		diff(t, "the moderator's messages of priv", narrowIDs(t, f, f.moderator.ID, `[["channel","priv"]]`), []int64{m1, m2})
+		v, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.moderator.ID), m1, chat.MessageFormat{})
+		wantNoErr(t, "the moderator reads a moved message", err)
+		if v.Subject != "t" || v.DisplayRecipient != "priv" || v.Flags == nil || len(*v.Flags) != 1 || (*v.Flags)[0] != "read" {
+			t.Errorf("moved message as the moderator reads it: %+v", v)
+		}
+		ids := []any{float64(m1), float64(m2)}
+		update := func(user int64) map[string]any {
+			return map[string]any{"type": "update_message", "user_id": float64(f.admin.ID), "message_id": float64(m2),
+				"message_ids": ids, "rendering_only": false, "stream_id": float64(pub), "stream_name": "pub",
+				"new_stream_id": float64(priv), "propagate_mode": "change_all", "orig_subject": "t", "flags": []any{}}
+		}
+		clean := func(es []map[string]any) []map[string]any {
+			for _, e := range es {
+				delete(e, "id")
+				delete(e, "edit_timestamp")
+			}
+			return es
+		}
+		diff(t, "the admin's events", clean(queueEvents(t, f, f.admin.ID, queues[f.admin.ID])), []map[string]any{update(f.admin.ID)})
+		moderatorEvent := update(f.moderator.ID)
+		moderatorEvent["flags"] = []any{"read"}
+		diff(t, "the moderator's events", clean(queueEvents(t, f, f.moderator.ID, queues[f.moderator.ID])), []map[string]any{moderatorEvent})
+		diff(t, "the member's events", clean(queueEvents(t, f, f.member.ID, queues[f.member.ID])), []map[string]any{
+			{"type": "delete_message", "message_ids": ids, "message_type": "stream", "stream_id": float64(pub), "topic": "t"}})
+
+		// The notification bot told the new topic, not the old one.
+		res, err := f.svc.GetMessages(ctx, chat.AsUser(f.admin.ID), chat.GetMessagesRequest{Anchor: ptr("newest"), NumBefore: ptr[int64](1),
+			Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "priv"}, {Operator: "topic", Operand: "t"}}})
+		wantNoErr(t, "GetMessages", err)
+		want := "This topic was moved here from #**pub>t** by @_**" + f.admin.Name + "|" + itoa(f.admin.ID) + "**."
+		if n := res.Messages[0]; n.SenderID != chat.NotificationBotID || n.Content != want {
+			t.Errorf("notice: sender %d, %q; want %q", n.SenderID, n.Content, want)
+		}
+		diff(t, "the old topic", narrowIDs(t, f, f.admin.ID, `[["channel","pub"],["topic","t"]]`), []int64{})
+
+		// Time limits: a member moves only messages of the last week, and
+		// a whole topic only when all of it is that recent.
+		old := send("aging")
+		f.clock.Advance(8 * 24 * time.Hour)
+		recent := send("aging")
+		wantErr(t, "an old message", moveTo(f.member.ID, old, pub2, ""), chat.ErrChannelMoveTimeLimit)
+		wantCodeMsg(t, "a topic with an old message", moveTo(f.member.ID, recent, pub2, chat.PropagateChangeAll),
+			chat.CodeMoveMessagesTimeLimitExceeded, "You only have permission to move the 1/2 most recent messages in this topic.")
+		wantNoErr(t, "a recent message, old notice asked for", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), recent,
+			chat.MessageEdit{StreamID: &pub2, SendNotificationToOldThread: ptr(true), SendNotificationToNewThread: ptr(false)}))
+		res, err = f.svc.GetMessages(ctx, chat.AsUser(f.admin.ID), chat.GetMessagesRequest{Anchor: ptr("newest"), NumBefore: ptr[int64](1),
+			Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "pub"}, {Operator: "topic", Operand: "aging"}}})
+		wantNoErr(t, "GetMessages", err)
+		if n := res.Messages[0]; n.SenderID != chat.NotificationBotID ||
+			n.Content != "[A message](http://localhost:9991/#narrow/channel/"+itoa(pub2)+"-pub2/topic/aging/near/"+itoa(recent)+
+				") was moved from this topic to #**pub2>aging** by @_**"+f.member.Name+"|"+itoa(f.member.ID)+"**." {
+			t.Errorf("old-topic notice: %q", n.Content)
+		}
+		wantNoErr(t, "a moderator moves an old message", moveTo(f.moderator.ID, old, pub2, ""))
+	})
+}

@@ -85,6 +85,7 @@ const (
 	OpGetMessages                  Operation = "GetMessages"
 	OpGetMessage                   Operation = "GetMessage"
 	OpMatchesNarrow                Operation = "MatchesNarrow"
+	OpRenderMessage                Operation = "RenderMessage"
 	OpSendMessage                  Operation = "SendMessage"
 	OpEditMessage                  Operation = "EditMessage"
 	OpDeleteMessage                Operation = "DeleteMessage"
@@ -168,7 +169,7 @@ var policy = map[Operation]Access{
 	OpUsers: AnyUser, OpUser: AnyUser, OpMe: AnyUser, OpUpdateUser: AnyUser,
 	OpDeactivateUser: AnyUser, OpReactivateUser: AnyUser,
 	OpRegister: AnyUser, OpGetEvents: AnyUser, OpDeleteQueue: AnyUser, OpSetTyping: AnyUser,
-	OpGetMessages: AnyUser, OpGetMessage: AnyUser, OpMatchesNarrow: AnyUser,
+	OpGetMessages: AnyUser, OpGetMessage: AnyUser, OpMatchesNarrow: AnyUser, OpRenderMessage: AnyUser,
 	OpSendMessage: AnyUser, OpEditMessage: AnyUser, OpDeleteMessage: AnyUser,
 	OpEditTyping: AnyUser, OpAddReaction: AnyUser, OpRemoveReaction: AnyUser,
 	OpReportMessage: AnyUser, OpProfileFields: AnyUser, OpUpdateMessageFlags: AnyUser, OpUpdateMessageFlagsForNarrow: AnyUser,

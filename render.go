@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -155,4 +156,26 @@ func topicDisplay(t string) string {
 		return EmptyTopicDisplayName
 	}
 	return t
+}
+
+// RenderMessage renders content as a message of the actor would be (POST
+// /messages/render), storing nothing: mentions, links to the channels the
+// actor can see, emoji and the organization's linkifiers. Any user may.
+//
+// Errors: those of the actor check.
+func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string) (string, error) {
+	var out string
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
+		cc, err := s.channelContextFor(tx, actor, OpRenderMessage)
+		if err != nil {
+			return err
+		}
+		rc, err := newRenderContext(tx, cc.realm.ID, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		if err != nil {
+			return err
+		}
+		out = rc.render(content).HTML
+		return nil
+	})
+	return out, err
 }

@@ -29,6 +29,9 @@ func (s *Server) messageRoutes() {
 	s.handle("/mark_topic_as_read", map[string]endpoint{
 		http.MethodPost: {chat.OpMarkTopicAsRead, s.markTopicAsRead},
 	})
+	s.handle("/messages/render", map[string]endpoint{
+		http.MethodPost: {chat.OpRenderMessage, s.renderMessage},
+	})
 	s.handle("/messages/matches_narrow", map[string]endpoint{
 		http.MethodGet: {chat.OpMatchesNarrow, s.matchesNarrow},
 	})
@@ -252,6 +255,19 @@ func (s *Server) getMessage(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"message", m}, {"raw_content", raw}}, nil
+}
+
+// POST /messages/render
+func (s *Server) renderMessage(c *call) (fields, error) {
+	content := c.p.RequiredString("content")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	html, err := s.svc.RenderMessage(c.ctx, c.actor, content)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"rendered", html}}, nil
 }
 
 // PATCH /messages/{message_id}: content edits and moves.

@@ -2,6 +2,7 @@ package httpserver_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -62,4 +63,22 @@ func TestPatchMessageChannel(t *testing.T) {
 	dm := send(e, &e.member, "type", "direct", "to", itoa(e.admin.id), "content", "hi")
 	e.expectError(e.call(http.MethodPatch, "/messages/"+ftoa(dm), &e.member, form("stream_id", ftoa(norway))),
 		http.StatusBadRequest, chat.CodeBadRequest, "Direct messages cannot be moved to channels.")
+}
+
+// TestRenderMessage previews content over HTTP: rendered as a message of
+// the caller, with mentions and channel links, and nothing stored.
+func TestRenderMessage(t *testing.T) {
+	e := messageEnv(t)
+	e.expect(e.call(http.MethodPost, "/messages/render", &e.member, form("content", "**hi** @**Adam Admin** in #**Denmark** :octopus:")),
+		http.StatusOK, success("rendered", `<p><strong>hi</strong> <span class="user-mention" data-user-id="`+itoa(e.admin.id)+
+			`">@Adam Admin</span> in <a class="stream" data-stream-id="1" href="/#narrow/channel/1-Denmark">#Denmark</a> `+
+			`<span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:</span></p>`))
+	e.expectError(e.call(http.MethodPost, "/messages/render", &e.member, nil),
+		http.StatusBadRequest, chat.CodeRequestVariableMissing, "Missing 'content' argument", "var_name", "content")
+	res := e.call(http.MethodGet, "/messages", &e.member, form("anchor", "newest", "num_before", "5", "num_after", "0"))
+	for _, m := range res.body["messages"].([]any) {
+		if strings.Contains(m.(map[string]any)["content"].(string), "octopus") {
+			t.Errorf("a rendered preview was stored: %v", m)
+		}
+	}
 }

@@ -144,6 +144,9 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	if err != nil {
 		return m, err
 	}
+	if rows, err = remention(tx, &m, rows, deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}); err != nil {
+		return m, err
+	}
 	flags := map[int64]storage.MessageFlags{}
 	to := []int64{}
 	for _, r := range rows {
@@ -167,6 +170,30 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	}
 	emit(formattedEvent(cc.realm.ID, to, &updateMessageEvent{Payload: payload, Flags: flags}))
 	return m, nil
+}
+
+// mentionFlags are the flags that mentions set.
+const mentionFlags = storage.FlagMentioned | storage.FlagStreamWildcardMentioned | storage.FlagTopicWildcardMentioned
+
+// remention sets the recipients' mention flags of an edited message to
+// what its new content mentions (the sender is never mentioned by their
+// own message), and returns the rows as they are now; the read state
+// stays.
+func remention(tx storage.Tx, m *storage.MessageRecord, rows []storage.UserMessage, r deliveryRendering) ([]storage.UserMessage, error) {
+	for i, row := range rows {
+		want := row.Flags &^ mentionFlags
+		if row.UserID != m.SenderID {
+			want |= deliveryFlags(row.UserID, r, deliverOptions{}) & mentionFlags
+		}
+		if want == row.Flags {
+			continue
+		}
+		if _, err := tx.UpdateUserMessageFlags(row.UserID, []int64{m.ID}, want&mentionFlags, mentionFlags&^want); err != nil {
+			return nil, err
+		}
+		rows[i].Flags = want
+	}
+	return rows, nil
 }
 
 // DeleteMessage deletes a message (DELETE /messages/{id}). Members of the

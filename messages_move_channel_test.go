@@ -133,3 +133,46 @@ func TestMoveBetweenChannels(t *testing.T) {
 		wantNoErr(t, "a moderator moves an old message", moveTo(f.moderator.ID, old, pub2, ""))
 	})
 }
+
+// TestEditRecomputesMentions: an edit that adds or drops a mention sets or
+// clears the recipients' mention flags, keeps their read state, and the
+// update_message event carries the new flags.
+func TestEditRecomputesMentions(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "talk"}},
+			Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), channelIDOf(t, f, "talk"), "t", "hello")
+		wantNoErr(t, "send", err)
+		wantNoErr(t, "mark read", f.svc.UpdateMessageFlags(ctx, chat.AsUser(f.admin.ID), chat.MessageFlagsRequest{
+			Op: "add", Flag: "read", Messages: []int64{id}}))
+		flagsOf := func(user int64) []string {
+			t.Helper()
+			v, _, err := f.svc.GetMessage(ctx, chat.AsUser(user), id, chat.MessageFormat{})
+			wantNoErr(t, "GetMessage", err)
+			return *v.Flags
+		}
+		st, err := f.svc.Register(ctx, chat.AsUser(f.admin.ID), chat.RegisterRequest{EventTypes: []string{"update_message"}})
+		wantNoErr(t, "Register", err)
+		for _, c := range []struct {
+			content       string
+			admin, member []string
+		}{
+			{"hi @**" + f.admin.Name + "**", []string{"read", "mentioned"}, []string{}},
+			{"hi @**all** and @**" + f.member.Name + "**", []string{"read", "stream_wildcard_mentioned"}, []string{}},
+			{"hi @_**" + f.admin.Name + "**", []string{"read"}, []string{}},
+		} {
+			wantNoErr(t, "edit", f.svc.EditMessage(ctx, chat.AsUser(f.member.ID), id, &c.content))
+			diff(t, "admin's flags after "+c.content, flagsOf(f.admin.ID), c.admin)
+			diff(t, "sender's flags after "+c.content, flagsOf(f.member.ID), c.member)
+		}
+		es := queueEvents(t, f, f.admin.ID, st["queue_id"].(string))
+		var got [][]any
+		for _, e := range es {
+			got = append(got, e["flags"].([]any))
+		}
+		diff(t, "flags in the admin's events", got, [][]any{{"read", "mentioned"}, {"read", "stream_wildcard_mentioned"}, {"read"}})
+	})
+}

@@ -54,6 +54,7 @@ type Tx interface {
 	FolderTx
 	UserTopicTx
 	MessageTx
+	MessageEditTx
 	ProfileTx
 	RealmEmojiTx
 	LinkifierTx

@@ -18,6 +18,9 @@ type messageState struct {
 	// reactions lists each message's reactions in the order they were
 	// made.
 	reactions map[int64][]storage.Reaction
+	// edits lists each message's edit records in the order they were
+	// added.
+	edits map[int64][]storage.MessageEditRecord
 }
 
 func newMessageState() messageState {
@@ -26,6 +29,7 @@ func newMessageState() messageState {
 		userOrder:  map[int64][]int64{},
 		recipients: map[int64][]int64{},
 		reactions:  map[int64][]storage.Reaction{},
+		edits:      map[int64][]storage.MessageEditRecord{},
 	}
 }
 
@@ -110,6 +114,7 @@ func (t *tx) DeleteMessages(ids []int64) error {
 			channels[m.ChannelID] = true
 		}
 		deleteKey(t, ms.reactions, id)
+		deleteKey(t, ms.edits, id)
 		recips := ms.recipients[id]
 		deleteKey(t, ms.recipients, id)
 		for _, u := range recips {

@@ -104,6 +104,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/ChangesChannel", s.testMessageChangesChannel},
 		{"Messages/UserMessages", s.testUserMessages},
 		{"Messages/DeleteUserMessages", s.testDeleteUserMessages},
+		{"Messages/Edits", s.testMessageEdits},
 		{"Messages/Flags", s.testMessageFlags},
 		{"Messages/Find", s.testFindMessages},
 		{"Messages/Search", s.testSearchMessages},

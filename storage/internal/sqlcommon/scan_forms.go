@@ -255,3 +255,30 @@ func OrEmpty[T any](s []T) []T {
 	}
 	return s
 }
+
+// SelectMessageEdits reads message_edits in the order of ScanMessageEdit.
+const SelectMessageEdits = `SELECT message_id, user_id, edited_at, prev_content, prev_rendered_content, prev_topic, topic,
+	prev_channel_id, channel_id FROM message_edits `
+
+// ScanMessageEdit reads a row of SelectMessageEdits.
+func ScanMessageEdit(f Forms, sc Scanner) (storage.MessageEditRecord, error) {
+	var (
+		e  storage.MessageEditRecord
+		at int64
+	)
+	err := sc.Scan(&e.MessageID, &e.UserID, &at, f.NullString(&e.PrevContent), f.NullString(&e.PrevRenderedContent),
+		f.NullString(&e.PrevTopic), f.NullString(&e.Topic), &e.PrevChannelID, &e.ChannelID)
+	e.Time = FromNanos(at)
+	return e, err
+}
+
+// MessageEditArgs returns the column values of e in the order of
+// SelectMessageEdits.
+func MessageEditArgs(e *storage.MessageEditRecord) ([]any, error) {
+	at, err := ToNanos(e.Time)
+	if err != nil {
+		return nil, err
+	}
+	return []any{e.MessageID, e.UserID, at, e.PrevContent, e.PrevRenderedContent, e.PrevTopic, e.Topic,
+		e.PrevChannelID, e.ChannelID}, nil
+}

@@ -28,6 +28,8 @@ func (t *tx) MessageEdits(messageIDs []int64) ([]storage.MessageEditRecord, erro
 		return []storage.MessageEditRecord{}, nil
 	}
 	return list(t, "MessageEdits", sqlcommon.SelectMessageEdits+`WHERE message_id = ANY($1) ORDER BY message_id, id`,
-		func(sc sqlcommon.Scanner) (storage.MessageEditRecord, error) { return sqlcommon.ScanMessageEdit(forms, sc) },
+		func(sc sqlcommon.Scanner) (storage.MessageEditRecord, error) {
+			return sqlcommon.ScanMessageEdit(forms, sc)
+		},
 		messageIDs)
 }

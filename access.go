@@ -86,6 +86,7 @@ const (
 	OpGetMessage                   Operation = "GetMessage"
 	OpMatchesNarrow                Operation = "MatchesNarrow"
 	OpRenderMessage                Operation = "RenderMessage"
+	OpMessageHistory               Operation = "MessageHistory"
 	OpSendMessage                  Operation = "SendMessage"
 	OpEditMessage                  Operation = "EditMessage"
 	OpDeleteMessage                Operation = "DeleteMessage"
@@ -169,7 +170,7 @@ var policy = map[Operation]Access{
 	OpUsers: AnyUser, OpUser: AnyUser, OpMe: AnyUser, OpUpdateUser: AnyUser,
 	OpDeactivateUser: AnyUser, OpReactivateUser: AnyUser,
 	OpRegister: AnyUser, OpGetEvents: AnyUser, OpDeleteQueue: AnyUser, OpSetTyping: AnyUser,
-	OpGetMessages: AnyUser, OpGetMessage: AnyUser, OpMatchesNarrow: AnyUser, OpRenderMessage: AnyUser,
+	OpGetMessages: AnyUser, OpGetMessage: AnyUser, OpMatchesNarrow: AnyUser, OpRenderMessage: AnyUser, OpMessageHistory: AnyUser,
 	OpSendMessage: AnyUser, OpEditMessage: AnyUser, OpDeleteMessage: AnyUser,
 	OpEditTyping: AnyUser, OpAddReaction: AnyUser, OpRemoveReaction: AnyUser,
 	OpReportMessage: AnyUser, OpProfileFields: AnyUser, OpUpdateMessageFlags: AnyUser, OpUpdateMessageFlagsForNarrow: AnyUser,

@@ -94,15 +94,32 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 		if err != nil {
 			return err
 		}
+		// One history record for m, whatever the request changes of it.
+		rec := storage.MessageEditRecord{MessageID: m.ID, UserID: cc.actor.ID, Time: s.now()}
 		if edit.Content != nil {
+			orig := m
 			if m, err = s.editContent(tx, emit, cc, m, *edit.Content); err != nil {
 				return err
 			}
+			rec.PrevContent, rec.PrevRenderedContent = &orig.Content, &orig.RenderedContent
 		}
+		edits := []storage.MessageEditRecord{rec}
 		if mv != nil {
-			return s.moveMessages(tx, emit, cc, m, mv)
+			moved, err := s.moveMessages(tx, emit, cc, m, mv)
+			if err != nil {
+				return err
+			}
+			for _, id := range moved {
+				move := mv.record(id, cc.actor.ID, rec.Time)
+				if id == m.ID {
+					move.PrevContent, move.PrevRenderedContent = rec.PrevContent, rec.PrevRenderedContent
+					edits[0] = move
+				} else {
+					edits = append(edits, move)
+				}
+			}
 		}
-		return nil
+		return tx.AddMessageEdits(edits)
 	})
 }
 

@@ -68,18 +68,18 @@ func (s *Service) checkTopicMovable(cc *channelContext, m *storage.MessageRecord
 // protected history get rows, read. One update_message event goes to
 // everyone who reads the messages after the move; users' topic settings
 // follow a whole topic; the notification bot tells the topics.
-func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, mv *messageMove) error {
+func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, mv *messageMove) ([]int64, error) {
 	msgs, err := movedMessages(tx, cc, m, mv.mode)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.checkMoveAllLimit(cc, mv, msgs); err != nil {
-		return err
+		return nil, err
 	}
 	newKey := storage.TopicKey(mv.topic)
 	before, err := tx.TopicMessageIDs(mv.to.ID, newKey, 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ids := make([]int64, len(msgs))
 	now := s.now()
@@ -89,11 +89,11 @@ func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelConte
 		ids[i] = msg.ID
 		msg.ChannelID, msg.Topic, msg.EditedAt = mv.to.ID, mv.topic, now
 		if err := tx.UpdateMessage(msg); err != nil {
-			return err
+			return nil, err
 		}
 		rows, err := tx.MessageRecipients(msg.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, r := range rows {
 			readers[r.UserID] = true
@@ -106,7 +106,7 @@ func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelConte
 	if mv.channelChanged() {
 		var gained []int64
 		if to, gained, err = s.moveAccess(tx, emit, cc, mv, ids, to); err != nil {
-			return err
+			return nil, err
 		}
 		for _, u := range gained {
 			flags[u] = storage.FlagRead
@@ -127,15 +127,15 @@ func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelConte
 	emit(formattedEvent(cc.realm.ID, to, &updateMessageEvent{Payload: payload, Flags: flags}))
 	if mv.mode == PropagateChangeAll {
 		if err := s.moveUserTopics(tx, emit, cc, mv, readers); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	left, err := tx.TopicMessageIDs(mv.from.ID, storage.TopicKey(mv.origTopic), 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bot := s.moveNotices(cc, mv, m.ID, len(msgs), len(left) == 0, len(before) == 0)
-	return s.sendBotMessages(tx, emit, bot, nil, nil)
+	return ids, s.sendBotMessages(tx, emit, bot, nil, nil)
 }
 
 // moveAccess applies what a move to another channel changes in who reads

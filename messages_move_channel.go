@@ -39,6 +39,18 @@ type messageMove struct {
 }
 
 func (mv *messageMove) channelChanged() bool { return mv.from.ID != mv.to.ID }
+
+// record is the history record of the move of message id.
+func (mv *messageMove) record(id, userID int64, at time.Time) storage.MessageEditRecord {
+	r := storage.MessageEditRecord{MessageID: id, UserID: userID, Time: at}
+	if mv.topicChanged() {
+		r.PrevTopic, r.Topic = &mv.origTopic, &mv.topic
+	}
+	if mv.channelChanged() {
+		r.PrevChannelID, r.ChannelID = mv.from.ID, mv.to.ID
+	}
+	return r
+}
 func (mv *messageMove) topicChanged() bool   { return mv.origTopic != mv.topic }
 
 // planMove checks a move that edit asks of m, and returns nil when edit

@@ -176,3 +176,44 @@ func TestEditRecomputesMentions(t *testing.T) {
 		diff(t, "flags in the admin's events", got, [][]any{{"read", "mentioned"}, {"read", "stream_wildcard_mentioned"}, {"read"}})
 	})
 }
+
+// TestMessageHistory keeps a record of every content edit and move, and
+// rebuilds each state of the message from them, on every backend.
+func TestMessageHistory(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "one"}, {Name: "two"}},
+			Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		one, two := channelIDOf(t, f, "one"), channelIDOf(t, f, "two")
+		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), one, "a", "first *draft*")
+		wantNoErr(t, "send", err)
+		sent := f.clock.Now().Unix()
+		h, err := f.svc.MessageHistory(ctx, chat.AsUser(f.admin.ID), id)
+		wantNoErr(t, "MessageHistory", err)
+		diff(t, "history of an unedited message", h, []chat.MessageHistoryEntry{
+			{Topic: "a", Content: "first *draft*", RenderedContent: "<p>first <em>draft</em></p>", Timestamp: sent, UserID: f.member.ID}})
+
+		f.clock.Advance(time.Minute)
+		wantNoErr(t, "edit and rename", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), id,
+			chat.MessageEdit{Content: ptr("final"), Topic: ptr("b"), SendNotificationToNewThread: ptr(false)}))
+		edited := f.clock.Now().Unix()
+		f.clock.Advance(time.Minute)
+		wantNoErr(t, "move", f.svc.UpdateMessage(ctx, chat.AsUser(f.admin.ID), id,
+			chat.MessageEdit{StreamID: &two, SendNotificationToNewThread: ptr(false)}))
+		moved := f.clock.Now().Unix()
+
+		h, err = f.svc.MessageHistory(ctx, chat.AsUser(f.member.ID), id)
+		wantNoErr(t, "MessageHistory", err)
+		diff(t, "history", h, []chat.MessageHistoryEntry{
+			{Topic: "a", Content: "first *draft*", RenderedContent: "<p>first <em>draft</em></p>", Timestamp: sent, UserID: f.member.ID},
+			{Topic: "b", Content: "final", RenderedContent: "<p>final</p>", Timestamp: edited, UserID: f.member.ID,
+				PrevContent: ptr("first *draft*"), PrevRenderedContent: ptr("<p>first <em>draft</em></p>"), PrevTopic: ptr("a")},
+			{Topic: "b", Content: "final", RenderedContent: "<p>final</p>", Timestamp: moved, UserID: f.admin.ID,
+				PrevStream: &one, Stream: &two},
+		})
+		_, err = f.svc.MessageHistory(ctx, chat.AsUser(f.member.ID), 9999)
+		wantErr(t, "history of an unknown message", err, chat.ErrInvalidMessage)
+	})
+}

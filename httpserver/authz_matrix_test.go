@@ -188,6 +188,7 @@ var matrix = map[string]matrixRow{
 		form: params("type", "channel", "to", "matrix", "topic", "lunch", "content", "hello")},
 	"GET /api/v1/messages": {path: fixed("/messages"), roles: roles(ok),
 		form: params("anchor", "newest", "num_before", "5", "num_after", "0", "narrow", `[["channel","matrix"]]`)},
+	"GET /api/v1/messages/{message_id}/history": {path: messagePath("/history"), roles: roles(ok)},
 	"POST /api/v1/messages/render": {path: fixed("/messages/render"), roles: roles(ok),
 		form: params("content", "**hi** #**matrix**")},
 	"GET /api/v1/messages/matches_narrow": {path: fixed("/messages/matches_narrow"), roles: roles(ok),

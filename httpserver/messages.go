@@ -40,6 +40,9 @@ func (s *Server) messageRoutes() {
 		http.MethodPatch:  {chat.OpEditMessage, s.editMessage},
 		http.MethodDelete: {chat.OpDeleteMessage, s.deleteMessage},
 	})
+	s.handle("/messages/{message_id}/history", map[string]endpoint{
+		http.MethodGet: {chat.OpMessageHistory, s.messageHistory},
+	})
 	s.handle("/messages/{message_id}/reactions", map[string]endpoint{
 		http.MethodPost:   {chat.OpAddReaction, s.addReaction},
 		http.MethodDelete: {chat.OpRemoveReaction, s.removeReaction},
@@ -255,6 +258,22 @@ func (s *Server) getMessage(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"message", m}, {"raw_content", raw}}, nil
+}
+
+// GET /messages/{message_id}/history
+func (s *Server) messageHistory(c *call) (fields, error) {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	h, err := s.svc.MessageHistory(c.ctx, c.actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"message_history", h}}, nil
 }
 
 // POST /messages/render

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/teamchat/chat"
 )
 
@@ -81,4 +82,30 @@ func TestRenderMessage(t *testing.T) {
 			t.Errorf("a rendered preview was stored: %v", m)
 		}
 	}
+}
+
+// TestMessageHistoryHTTP reads a message's history over HTTP after a
+// content edit.
+func TestMessageHistoryHTTP(t *testing.T) {
+	e := messageEnv(t)
+	id := send(e, &e.member, "type", "channel", "to", "Denmark", "topic", "notes", "content", "draft")
+	e.expect(e.call(http.MethodPatch, "/messages/"+ftoa(id), &e.member, form("content", "done")),
+		http.StatusOK, success("detached_uploads", []any{}))
+	res := e.call(http.MethodGet, "/messages/"+ftoa(id)+"/history", &e.admin, nil)
+	if res.status != http.StatusOK {
+		t.Fatalf("history: %s", res.raw)
+	}
+	h := res.body["message_history"].([]any)
+	if len(h) != 2 {
+		t.Fatalf("history: %s", res.raw)
+	}
+	last := h[1].(map[string]any)
+	ts := last["timestamp"]
+	want := map[string]any{"topic": "notes", "content": "done", "rendered_content": "<p>done</p>",
+		"timestamp": ts, "user_id": float64(e.member.id), "prev_content": "draft", "prev_rendered_content": "<p>draft</p>"}
+	if d := cmp.Diff(want, last); d != "" {
+		t.Errorf("the edit (-want +got):\n%s", d)
+	}
+	e.expectError(e.call(http.MethodGet, "/messages/9999/history", &e.admin, nil),
+		http.StatusBadRequest, chat.CodeBadRequest, "Invalid message(s)")
 }

@@ -51,7 +51,7 @@ func (mv *messageMove) record(id, userID int64, at time.Time) storage.MessageEdi
 	}
 	return r
 }
-func (mv *messageMove) topicChanged() bool   { return mv.origTopic != mv.topic }
+func (mv *messageMove) topicChanged() bool { return mv.origTopic != mv.topic }
 
 // planMove checks a move that edit asks of m, and returns nil when edit
 // moves nothing.

@@ -241,4 +241,37 @@ describe('messages', () => {
         stream_id: general, topic: 'typing' },
     ]);
   });
+  test('moving a topic, resolving it and reading the history (PATCH /messages/{id}, GET /messages/{id}/history)', async () => {
+    ok(await z.admin.users.me.subscriptions.add({
+      subscriptions: j([{ name: 'archive' }]), principals: j([a.admin.user_id, a.member.user_id, a.other.user_id]),
+    }));
+    const archive = await streamId(z.member, 'archive');
+    const first = await send(z.member, { type: 'stream', to: 'general', topic: 'plans', content: 'draft one' });
+    const second = await send(z.member, { type: 'stream', to: 'general', topic: 'plans', content: 'draft two' });
+    // zulip.messages.update sends the topic and propagate mode as given.
+    ok(await z.member.messages.update({ message_id: first, topic: 'roadmap', propagate_mode: 'change_all' }));
+    ok(await z.member.messages.update({ message_id: first, topic: '✔ roadmap', propagate_mode: 'change_all' }));
+    ok(await z.admin.messages.update({ message_id: second, stream_id: archive, propagate_mode: 'change_all',
+      send_notification_to_old_thread: 'true' }));
+    const moved = ok(await z.member.messages.getById({ message_id: first }));
+    assert.deepEqual([moved.message.subject, moved.message.stream_id], ['✔ roadmap', archive]);
+    const notices = ok(await z.member.messages.retrieve({
+      anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false,
+      narrow: [{ operator: 'channel', operand: 'archive' }, { operator: 'topic', operand: '✔ roadmap' }],
+    })).messages.filter((m) => m.sender_email === 'notification-bot@zulip.com').map((m) => m.content);
+    assert.deepEqual(notices, [
+      `This topic was moved here from #**general>plans** by @_**Mel Member|${a.member.user_id}**.`,
+      `@_**Mel Member|${a.member.user_id}** has marked this topic as resolved.`,
+      `This topic was moved here from #**general>✔ roadmap** by @_**Adam Admin|${a.admin.user_id}**.`,
+    ]);
+    const history = ok(await z.other.callEndpoint(`/messages/${first}/history`, 'GET', {})).message_history;
+    assert.deepEqual(history.map((h) => [h.topic, h.prev_topic, h.stream, h.prev_stream]), [
+      ['plans', undefined, undefined, undefined],
+      ['roadmap', 'plans', undefined, undefined],
+      ['✔ roadmap', 'roadmap', undefined, undefined],
+      ['✔ roadmap', undefined, archive, general],
+    ]);
+    assert.deepEqual(await z.other.messages.update({ message_id: first, stream_id: 99999 }),
+      { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+  });
 });

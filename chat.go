@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/teamchat/chat/storage"
@@ -126,6 +127,9 @@ type Service struct {
 	tusLocks keyedMutex
 	// accepted remembers the credentials AuthenticateRequest accepted.
 	accepted acceptedCredentials
+	// dummy is the hash failed logins of unknown accounts compare with.
+	dummyOnce sync.Once
+	dummy     []byte
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults

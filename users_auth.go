@@ -2,7 +2,9 @@ package chat
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -57,25 +59,45 @@ const minPasswordLength = 6
 
 // hashPassword returns the stored form of a password.
 func (s *Service) hashPassword(password string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(password), s.cfg.PasswordCost)
+	h, err := bcrypt.GenerateFromPassword(bcryptInput(password), s.cfg.PasswordCost)
 	if err != nil {
 		return "", err
 	}
 	return string(h), nil
 }
 
+// bcryptMaxInput is the longest input bcrypt takes.
+const bcryptMaxInput = 72
+
+// bcryptInput is what bcrypt hashes for a password: the password itself up
+// to bcrypt's limit, and beyond it its SHA-256 digest, so that a long
+// password is neither refused nor cut.
+func bcryptInput(password string) []byte {
+	if len(password) <= bcryptMaxInput {
+		return []byte(password)
+	}
+	sum := sha256.Sum256([]byte(password))
+	return []byte("sha256$" + base64.RawStdEncoding.EncodeToString(sum[:]))
+}
+
 // dummyHash is compared against when a login names no account, so that a
-// failed login takes as long whether or not the account exists.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such account"), bcrypt.MinCost)
+// failed login takes as long whether or not the account exists: it has the
+// cost of the service's own hashes.
+func (s *Service) dummyHash() []byte {
+	s.dummyOnce.Do(func() {
+		s.dummy, _ = bcrypt.GenerateFromPassword([]byte("no such account"), s.cfg.PasswordCost)
+	})
+	return s.dummy
+}
 
 // passwordMatches reports whether password matches the stored hash. An empty
-// hash never matches.
-func passwordMatches(hash, password string) bool {
+// hash never matches, after as long as a comparison takes.
+func (s *Service) passwordMatches(hash, password string) bool {
 	if hash == "" {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		bcrypt.CompareHashAndPassword(s.dummyHash(), bcryptInput(password))
 		return false
 	}
-	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+	return bcrypt.CompareHashAndPassword([]byte(hash), bcryptInput(password)) == nil
 }
 
 // Authenticate checks HTTP Basic credentials, an API email address and an
@@ -187,7 +209,7 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 		}
 		// The password is checked before the account's state, so that
 		// only its holder learns that an account is deactivated.
-		if !passwordMatches(u.PasswordHash, password) {
+		if !s.passwordMatches(u.PasswordHash, password) {
 			return ErrAuthenticationFailed
 		}
 		if !u.IsActive {

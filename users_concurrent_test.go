@@ -2,6 +2,7 @@ package chat_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -48,5 +49,21 @@ func TestConcurrentUserCreation(t *testing.T) {
 		if n != clients*each {
 			t.Errorf("%d users created, want %d", n, clients*each)
 		}
+	})
+}
+
+// TestLongPasswords: a password longer than bcrypt's 72 bytes is neither
+// refused nor cut: the whole of it logs in, and the same 72 bytes followed
+// by something else do not.
+func TestLongPasswords(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		long := strings.Repeat("correct horse battery staple ", 5)
+		_, err := f.svc.CreateUser(t.Context(), chat.AsUser(f.admin.ID), "long@example.com", long, "Long Password")
+		wantNoErr(t, "CreateUser with a 145-byte password", err)
+		_, err = f.svc.FetchAPIKey(t.Context(), host1, "long@example.com", long)
+		wantNoErr(t, "login with the whole password", err)
+		_, err = f.svc.FetchAPIKey(t.Context(), host1, "long@example.com", long[:72]+"and then something else")
+		wantErr(t, "login with the same first 72 bytes", err, chat.ErrAuthenticationFailed)
 	})
 }

@@ -194,6 +194,12 @@ func New(store storage.Store, cfg Config) *Service {
 	return s
 }
 
+// Drain answers every long-poll in progress at once and makes later ones
+// answer without waiting (see Hub.Drain): a server shutting down calls it
+// before it stops serving, so that no client waits for an answer that
+// will not come. The queues stay; the program's owner may call it.
+func (s *Service) Drain() { s.hub.Drain() }
+
 // Close closes the event hub it made and the underlying store.
 func (s *Service) Close() error {
 	if s.ownHub {

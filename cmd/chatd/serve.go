@@ -21,8 +21,9 @@ import (
 	"github.com/teamchat/chat/storage/postgres"
 )
 
-// shutdownGrace is how long in-flight requests may run after a stop signal.
-const shutdownGrace = 30 * time.Second
+// shutdownGrace is how long in-flight requests and transfers may run after
+// a stop signal; long-polls are answered at once.
+const shutdownGrace = 10 * time.Second
 
 // Limits of the HTTP server. The API's form bodies are at most 10 MiB
 // (413 beyond); large files go through the upload routes, which stream and
@@ -144,10 +145,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
+	// Long-polls answer at once; other requests and transfers get the
+	// grace, and whatever still runs then is cut: a stop is not a failure.
+	svc.Drain()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutting down: %w", err)
+		logger.Warn("requests still running after the grace were cut", "grace", shutdownGrace, "err", err)
+		srv.Close()
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -97,6 +97,9 @@ type StagedUpload struct {
 	contentType string
 	size        int64
 	done        bool
+	// keepOnFailure keeps the bytes when Commit fails, for a resumable
+	// upload that a later request finishes.
+	keepOnFailure bool
 }
 
 // StageUpload streams up.Body into the blob store under a new random path,
@@ -196,7 +199,9 @@ func (u *StagedUpload) Commit(ctx context.Context) (UploadResult, error) {
 		return nil
 	})
 	if err != nil {
-		s.deleteBlob(ctx, u.pathID)
+		if !u.keepOnFailure {
+			s.deleteBlob(ctx, u.pathID)
+		}
 		return UploadResult{}, err
 	}
 	url := a.URL()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -40,7 +41,13 @@ type ResumableUpload struct {
 	// Result is set once all bytes arrived and the file became an
 	// attachment.
 	Result *UploadResult
+	// Metadata is what the client sent at creation (Upload-Metadata).
+	Metadata map[string]string
 }
+
+// tusFinishTimeout bounds the work of making a complete upload an
+// attachment, which runs on after the request that completed it is gone.
+const tusFinishTimeout = 30 * time.Second
 
 // tusInfo is the stored state of a resumable upload.
 type tusInfo struct {
@@ -51,6 +58,8 @@ type tusInfo struct {
 	Name        string        `json:"name"`
 	ContentType string        `json:"content_type"`
 	Result      *UploadResult `json:"result,omitempty"`
+	// Metadata is the client's Upload-Metadata, echoed on HEAD.
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 func tusInfoKey(id string) string { return "tus/" + id }
@@ -92,14 +101,14 @@ func (s *Service) CreateResumableUpload(ctx context.Context, actor Actor, length
 		st.name = "uploaded-file"
 	}
 	info := tusInfo{OwnerID: actor.UserID(), RealmID: realmID, Length: length, PathID: st.pathID,
-		Name: st.name, ContentType: st.contentType}
+		Name: st.name, ContentType: st.contentType, Metadata: metadata}
 	if _, err := s.cfg.Blobs.Append(ctx, st.pathID, strings.NewReader(""), 0); err != nil {
 		return ResumableUpload{}, internal(fmt.Errorf("creating upload: %w", err))
 	}
 	if err := s.saveTusInfo(ctx, id, &info); err != nil {
 		return ResumableUpload{}, err
 	}
-	up := ResumableUpload{ID: id, Length: length}
+	up := ResumableUpload{ID: id, Length: length, Metadata: metadata}
 	if length == 0 {
 		res, err := s.finishTus(ctx, id, &info)
 		if err != nil {
@@ -150,15 +159,38 @@ func (s *Service) ResumableUploadState(ctx context.Context, actor Actor, id stri
 	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return ResumableUpload{}, err
 	}
+	unlock := s.tusLocks.lock(id)
+	defer unlock()
 	info, err := s.loadTusInfo(ctx, actor, id)
 	if err != nil {
 		return ResumableUpload{}, err
 	}
-	size, err := s.cfg.Blobs.Size(ctx, info.PathID)
+	size, err := s.tusSize(ctx, &info)
 	if err != nil {
-		return ResumableUpload{}, internal(err)
+		return ResumableUpload{}, err
 	}
-	return ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result}, nil
+	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata}
+	if size == info.Length && info.Result == nil {
+		// Every byte arrived but finishing failed (say, the server stopped
+		// meanwhile): finish now.
+		if up.Result, err = s.finishTus(ctx, id, &info); err != nil {
+			return up, err
+		}
+	}
+	return up, nil
+}
+
+// tusSize is the number of bytes of an upload that arrived; an upload
+// whose bytes are gone is ErrUploadNotFound.
+func (s *Service) tusSize(ctx context.Context, info *tusInfo) (int64, error) {
+	size, err := s.cfg.Blobs.Size(ctx, info.PathID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return 0, ErrUploadNotFound
+	}
+	if err != nil {
+		return 0, internal(err)
+	}
+	return size, nil
 }
 
 // AppendResumableUpload adds the bytes of r at offset to the actor's
@@ -181,11 +213,11 @@ func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id str
 	if err != nil {
 		return ResumableUpload{}, err
 	}
-	size, err := s.cfg.Blobs.Size(ctx, info.PathID)
+	size, err := s.tusSize(ctx, &info)
 	if err != nil {
-		return ResumableUpload{}, internal(err)
+		return ResumableUpload{}, err
 	}
-	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result}
+	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata}
 	if offset != size {
 		return up, ErrUploadOffsetMismatch
 	}
@@ -206,10 +238,15 @@ func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id str
 }
 
 // finishTus makes a complete upload an attachment and remembers the result,
-// so that a client that lost the last answer finds it.
+// so that a client that lost the last answer finds it. It runs on a
+// context detached from the request's, since a client that hangs up right
+// after its last byte must not lose the file; on failure the bytes stay,
+// and the next HEAD or PATCH finishes.
 func (s *Service) finishTus(ctx context.Context, id string, info *tusInfo) (*UploadResult, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tusFinishTimeout)
+	defer cancel()
 	st := &StagedUpload{s: s, actor: AsUser(info.OwnerID), realmID: info.RealmID, pathID: info.PathID,
-		name: info.Name, contentType: info.ContentType, size: info.Length}
+		name: info.Name, contentType: info.ContentType, size: info.Length, keepOnFailure: true}
 	res, err := st.Commit(ctx)
 	if err != nil {
 		return nil, err

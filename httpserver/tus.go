@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"maps"
 	"mime"
 	"net/http"
 	"slices"
@@ -74,6 +75,11 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	// Clients behind proxies that pass only GET and POST name the method
+	// in X-HTTP-Method-Override, as the tus protocol allows.
+	if o := r.Header.Get("X-HTTP-Method-Override"); o != "" && r.Method == http.MethodPost {
+		r.Method = strings.ToUpper(o)
+	}
 	allowed := []string{http.MethodOptions, http.MethodPost}
 	if id != "" {
 		allowed = []string{http.MethodHead, http.MethodOptions, http.MethodPatch}
@@ -134,6 +140,20 @@ func parseTusMetadata(header string) (map[string]string, bool) {
 	return out, true
 }
 
+// formatTusMetadata encodes metadata as Upload-Metadata does, keys in
+// order.
+func formatTusMetadata(m map[string]string) string {
+	keys := slices.Sorted(maps.Keys(m))
+	pairs := make([]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = k
+		if m[k] != "" {
+			pairs[i] += " " + base64.StdEncoding.EncodeToString([]byte(m[k]))
+		}
+	}
+	return strings.Join(pairs, ",")
+}
+
 // POST /api/v1/tus/: creation.
 func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor chat.Actor) {
 	var length int64 = -1
@@ -182,6 +202,9 @@ func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor chat.Acto
 	}
 	h.Set("Upload-Offset", strconv.FormatInt(up.Offset, 10))
 	h.Set("Upload-Length", strconv.FormatInt(up.Length, 10))
+	if len(up.Metadata) > 0 {
+		h.Set("Upload-Metadata", formatTusMetadata(up.Metadata))
+	}
 	w.WriteHeader(http.StatusOK)
 }
 

@@ -2,6 +2,7 @@ package httpserver_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -214,5 +217,86 @@ func TestTusProtocol(t *testing.T) {
 	w = e.tusRequest(http.MethodGet, id, &e.member, nil)
 	if w.Code != http.StatusMethodNotAllowed {
 		t.Errorf("GET: %d", w.Code)
+	}
+}
+
+// cancelAtEOF gives its bytes and, at their end, cancels the request's
+// context, as a client that hangs up right after its last byte does.
+type cancelAtEOF struct {
+	r      io.Reader
+	cancel context.CancelFunc
+}
+
+func (c *cancelAtEOF) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestTusLastByteThenHangUp: the request that brings the last byte is
+// cancelled as its body ends; the file is kept and finished all the same,
+// and a resuming client learns its URL.
+func TestTusLastByteThenHangUp(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	data := randomBytes(4096)
+	id := e.tusCreate(&e.member, len(data), "notes.txt")
+	ctx, cancel := context.WithCancel(context.Background())
+	r := httptest.NewRequest(http.MethodPatch, "http://"+host+httpserver.Prefix+"/tus/"+id,
+		&cancelAtEOF{bytes.NewReader(data), cancel}).WithContext(ctx)
+	r.Header.Set("Tus-Resumable", "1.0.0")
+	r.Header.Set("Upload-Offset", "0")
+	r.Header.Set("Content-Type", "application/offset+octet-stream")
+	r.SetBasicAuth(e.member.email, e.member.key)
+	e.h.ServeHTTP(httptest.NewRecorder(), r)
+	if got := e.tusOffset(&e.member, id); got != fmt.Sprintf("%d/%d", len(data), len(data)) {
+		t.Fatalf("offset after the hang-up %s", got)
+	}
+	w := e.tusPatch(&e.member, id, len(data), strings.NewReader(""))
+	var body map[string]any
+	json.Unmarshal(w.Body.Bytes(), &body)
+	url, _ := body["url"].(string)
+	if w.Code != http.StatusOK || !uploadURL.MatchString(url) {
+		t.Fatalf("PATCH after the hang-up: %d %s", w.Code, w.Body.String())
+	}
+	if dl := e.fetch(url, &e.member); dl.Code != http.StatusOK || !bytes.Equal(dl.Body.Bytes(), data) {
+		t.Errorf("download: %d, %d bytes", dl.Code, dl.Body.Len())
+	}
+}
+
+// TestTusHeadMetadataAndMethodOverride: HEAD echoes Upload-Metadata, and a
+// POST naming PATCH in X-HTTP-Method-Override is a PATCH.
+func TestTusHeadMetadataAndMethodOverride(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	id := e.tusCreate(&e.member, 3, "a.txt")
+	w := e.tusRequest(http.MethodHead, id, &e.member, nil)
+	if got, want := w.Header().Get("Upload-Metadata"), metadata("filename", "a.txt", "filetype", "text/plain"); got != want {
+		t.Errorf("Upload-Metadata on HEAD = %q, want %q", got, want)
+	}
+	w = e.tusRequest(http.MethodPost, id, &e.member, strings.NewReader("abc"), "X-HTTP-Method-Override", "PATCH",
+		"Upload-Offset", "0", "Content-Type", "application/offset+octet-stream")
+	if w.Code != http.StatusOK || w.Header().Get("Upload-Offset") != "3" {
+		t.Errorf("overridden PATCH: %d %v %s", w.Code, w.Header(), w.Body.String())
+	}
+}
+
+// TestTusBytesGone: an upload whose bytes are gone (removed by hand, or
+// lost with a disk) answers 404, not 500.
+func TestTusBytesGone(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	id := e.tusCreate(&e.member, 10, "gone.txt")
+	for _, f := range e.blobFiles() {
+		if !strings.Contains(filepath.ToSlash(f), "/tus/") {
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if w := e.tusRequest(http.MethodHead, id, &e.member, nil); w.Code != http.StatusNotFound {
+		t.Errorf("HEAD of an upload without bytes: %d", w.Code)
+	}
+	if w := e.tusPatch(&e.member, id, 0, strings.NewReader("x")); w.Code != http.StatusNotFound {
+		t.Errorf("PATCH of an upload without bytes: %d %s", w.Code, w.Body.String())
 	}
 }

@@ -213,6 +213,18 @@ func TestMessageHistory(t *testing.T) {
 			{Topic: "b", Content: "final", RenderedContent: "<p>final</p>", Timestamp: moved, UserID: f.admin.ID,
 				PrevStream: &one, Stream: &two},
 		})
+		// The message object carries the same history, newest first, and
+		// tells content edits and moves apart.
+		v, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{})
+		wantNoErr(t, "GetMessage", err)
+		diff(t, "edit_history", v.EditHistory, []chat.EditHistoryEntry{
+			{UserID: f.admin.ID, Timestamp: moved, PrevStream: &one, Stream: &two},
+			{UserID: f.member.ID, Timestamp: edited, PrevContent: ptr("first *draft*"),
+				PrevRenderedContent: ptr("<p>first <em>draft</em></p>"), PrevTopic: ptr("a"), Topic: ptr("b")},
+		})
+		if v.LastEditTimestamp == nil || *v.LastEditTimestamp != edited || v.LastMovedTimestamp == nil || *v.LastMovedTimestamp != moved {
+			t.Errorf("last_edit_timestamp %v, last_moved_timestamp %v; want %d, %d", v.LastEditTimestamp, v.LastMovedTimestamp, edited, moved)
+		}
 		_, err = f.svc.MessageHistory(ctx, chat.AsUser(f.member.ID), 9999)
 		wantErr(t, "history of an unknown message", err, chat.ErrInvalidMessage)
 	})

@@ -39,11 +39,29 @@ type MessageView struct {
 	DisplayRecipient any    `json:"display_recipient"`
 	Type             string `json:"type"`
 	StreamID         *int64 `json:"stream_id,omitempty"`
-	// LastEditTimestamp is set for messages whose content was edited.
-	LastEditTimestamp *int64 `json:"last_edit_timestamp,omitempty"`
+	// LastEditTimestamp is set for messages whose content was edited,
+	// LastMovedTimestamp for those moved to another topic or channel.
+	LastEditTimestamp  *int64 `json:"last_edit_timestamp,omitempty"`
+	LastMovedTimestamp *int64 `json:"last_moved_timestamp,omitempty"`
+	// EditHistory lists the edits and moves of the message, newest first;
+	// absent for a message never edited.
+	EditHistory []EditHistoryEntry `json:"edit_history,omitempty"`
 	// MatchContent and MatchSubject are set for searches.
 	MatchContent *string `json:"match_content,omitempty"`
 	MatchSubject *string `json:"match_subject,omitempty"`
+}
+
+// EditHistoryEntry is one edit or move in a message object's
+// edit_history: who, when, and what it replaced.
+type EditHistoryEntry struct {
+	UserID              int64   `json:"user_id"`
+	Timestamp           int64   `json:"timestamp"`
+	PrevContent         *string `json:"prev_content,omitempty"`
+	PrevRenderedContent *string `json:"prev_rendered_content,omitempty"`
+	PrevTopic           *string `json:"prev_topic,omitempty"`
+	Topic               *string `json:"topic,omitempty"`
+	PrevStream          *int64  `json:"prev_stream,omitempty"`
+	Stream              *int64  `json:"stream,omitempty"`
 }
 
 // DirectRecipient is one participant of a direct message.
@@ -90,6 +108,7 @@ type messageData struct {
 	direct          []DirectRecipient
 	topicLinks      []TopicLink
 	reactions       []ReactionView
+	edits           []storage.MessageEditRecord
 }
 
 // messageLoader reads, once per request, the users and channels that
@@ -151,13 +170,41 @@ func (l *messageLoader) load(ms []storage.MessageRecord) ([]*messageData, error)
 	for _, r := range reactions {
 		byMessage[r.MessageID] = append(byMessage[r.MessageID], ReactionView{r.EmojiName, r.EmojiCode, r.ReactionType, r.UserID})
 	}
+	edits, err := l.edits(ms)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*messageData, len(ms))
 	for i := range ms {
 		d := l.data(ms[i])
 		if rs := byMessage[ms[i].ID]; rs != nil {
 			d.reactions = rs
 		}
+		d.edits = edits[ms[i].ID]
 		out[i] = d
+	}
+	return out, nil
+}
+
+// edits reads the edit history of the messages that were edited, by
+// message; those never edited cost nothing.
+func (l *messageLoader) edits(ms []storage.MessageRecord) (map[int64][]storage.MessageEditRecord, error) {
+	var edited []int64
+	for i := range ms {
+		if !ms[i].EditedAt.IsZero() {
+			edited = append(edited, ms[i].ID)
+		}
+	}
+	if len(edited) == 0 {
+		return nil, nil
+	}
+	records, err := l.tx.MessageEdits(edited)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64][]storage.MessageEditRecord{}
+	for _, e := range records {
+		out[e.MessageID] = append(out[e.MessageID], e)
 	}
 	return out, nil
 }
@@ -192,6 +239,30 @@ func (l *messageLoader) data(m storage.MessageRecord) *messageData {
 		slices.SortFunc(d.direct, func(a, b DirectRecipient) int { return strings.Compare(a.Email, b.Email) })
 	}
 	return d
+}
+
+// editHistory is a message object's edit_history, newest first, and the
+// times of its last content edit and last move (nil when none).
+func editHistory(edits []storage.MessageEditRecord) (out []EditHistoryEntry, lastEdit, lastMove *int64) {
+	out = make([]EditHistoryEntry, 0, len(edits))
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := &edits[i]
+		ts := e.Time.Unix()
+		entry := EditHistoryEntry{UserID: e.UserID, Timestamp: ts, PrevContent: e.PrevContent,
+			PrevRenderedContent: e.PrevRenderedContent, PrevTopic: e.PrevTopic, Topic: e.Topic}
+		if e.PrevChannelID != 0 {
+			prev, now := e.PrevChannelID, e.ChannelID
+			entry.PrevStream, entry.Stream = &prev, &now
+		}
+		if e.PrevContent != nil && lastEdit == nil {
+			lastEdit = &ts
+		}
+		if (e.PrevTopic != nil || e.PrevChannelID != 0) && lastMove == nil {
+			lastMove = &ts
+		}
+		out = append(out, entry)
+	}
+	return out, lastEdit, lastMove
 }
 
 // realmStr is the organization's subdomain as message objects name it: the
@@ -256,7 +327,10 @@ func (d *messageData) view(reader int64, f MessageFormat) MessageView {
 		url := d.avatarURL
 		v.AvatarURL = &url
 	}
-	if !m.EditedAt.IsZero() {
+	if len(d.edits) > 0 {
+		v.EditHistory, v.LastEditTimestamp, v.LastMovedTimestamp = editHistory(d.edits)
+	} else if !m.EditedAt.IsZero() {
+		// Edited before edit history was kept.
 		ts := m.EditedAt.Unix()
 		v.LastEditTimestamp = &ts
 	}

@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
@@ -260,4 +261,11 @@ func diff(t *testing.T, what string, got, want any, opts ...cmp.Option) {
 	if d := cmp.Diff(want, got, opts...); d != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", what, d)
 	}
+}
+
+// updateMessage is Service.UpdateMessage for the tests that check only its
+// error.
+func updateMessage(svc *chat.Service, ctx context.Context, actor chat.Actor, id int64, edit chat.MessageEdit) error {
+	_, err := svc.UpdateMessage(ctx, actor, id, edit)
+	return err
 }

@@ -42,7 +42,16 @@ func (s *Service) checkEditable(cc *channelContext, m *storage.MessageRecord) er
 // EditMessage replaces the content of the actor's message (PATCH
 // /messages/{id} with content only); see UpdateMessage.
 func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, content *string) error {
-	return s.UpdateMessage(ctx, actor, id, MessageEdit{Content: content})
+	_, err := s.UpdateMessage(ctx, actor, id, MessageEdit{Content: content})
+	return err
+}
+
+// MessageUpdate is the answer of UpdateMessage.
+type MessageUpdate struct {
+	// DetachedUploads are the editor's files that the edit took out of
+	// the message and that no message links any more: only their owner
+	// can read them now.
+	DetachedUploads []AttachmentView `json:"detached_uploads"`
 }
 
 // UpdateMessage edits a message (PATCH /messages/{id}) in one
@@ -55,7 +64,9 @@ func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, conten
 // of its topic (edit.PropagateMode); users who cannot read the new
 // channel lose the messages, and the notification bot tells the old topic
 // (when asked) and the new one (unless asked not to). The users who read
-// the messages get update_message events with their flags.
+// the messages get update_message events with their flags. The answer
+// lists the editor's files the edit took out of the message that no
+// message links any more.
 //
 // Errors: ErrNothingToChange, ErrInvalidPropagateMode,
 // ErrPropagateWithoutMove, ErrInvalidMessage, ErrEditingDisabled,
@@ -66,9 +77,10 @@ func (s *Service) EditMessage(ctx context.Context, actor Actor, id int64, conten
 // CodeMoveMessagesTimeLimitExceeded error, ErrEmptyTopicDisallowed,
 // ErrOnlyEmptyTopicAllowed, ErrMessageNullBytes, ErrStreamWildcardMention,
 // ErrTopicWildcardMention, and those of the actor check.
-func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit MessageEdit) error {
+func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit MessageEdit) (MessageUpdate, error) {
+	out := MessageUpdate{DetachedUploads: []AttachmentView{}}
 	if edit.Content == nil && edit.Topic == nil && edit.StreamID == nil {
-		return ErrNothingToChange
+		return out, ErrNothingToChange
 	}
 	mode := edit.PropagateMode
 	switch mode {
@@ -76,12 +88,12 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 		mode = PropagateChangeOne
 	case PropagateChangeOne, PropagateChangeLater, PropagateChangeAll:
 	default:
-		return ErrInvalidPropagateMode
+		return out, ErrInvalidPropagateMode
 	}
 	if mode != PropagateChangeOne && edit.Topic == nil && edit.StreamID == nil {
-		return ErrPropagateWithoutMove
+		return out, ErrPropagateWithoutMove
 	}
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -98,7 +110,7 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 		rec := storage.MessageEditRecord{MessageID: m.ID, UserID: cc.actor.ID, Time: s.now()}
 		if edit.Content != nil {
 			orig := m
-			if m, err = s.editContent(tx, emit, cc, m, *edit.Content); err != nil {
+			if m, err = s.editContent(tx, emit, cc, m, *edit.Content, &out.DetachedUploads); err != nil {
 				return err
 			}
 			rec.PrevContent, rec.PrevRenderedContent = &orig.Content, &orig.RenderedContent
@@ -121,12 +133,17 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 		}
 		return tx.AddMessageEdits(edits)
 	})
+	if err != nil {
+		return MessageUpdate{}, err
+	}
+	return out, nil
 }
 
 // editContent replaces the content of m after the content-edit checks,
 // stores it and emits its update_message event; it returns the message
 // as stored.
-func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, content string) (storage.MessageRecord, error) {
+func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, content string,
+	detached *[]AttachmentView) (storage.MessageRecord, error) {
 	if err := s.checkEditable(cc, &m); err != nil {
 		return m, err
 	}
@@ -155,6 +172,9 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 		return m, err
 	}
 	if err := s.linkAttachments(tx, &cc.actor, m.ID, m.Content); err != nil {
+		return m, err
+	}
+	if *detached, err = detachAttachments(tx, &cc.actor, m.ID, orig.Content, m.Content); err != nil {
 		return m, err
 	}
 	rows, err := tx.MessageRecipients(m.ID)

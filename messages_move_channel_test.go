@@ -49,13 +49,13 @@ func TestMoveBetweenChannels(t *testing.T) {
 		}
 		m1, m2 := send("t"), send("t")
 		moveTo := func(as, id, channel int64, mode string) error {
-			return f.svc.UpdateMessage(ctx, chat.AsUser(as), id, chat.MessageEdit{StreamID: &channel, PropagateMode: mode})
+			return updateMessage(f.svc, ctx, chat.AsUser(as), id, chat.MessageEdit{StreamID: &channel, PropagateMode: mode})
 		}
 
 		// Refusals.
 		wantErr(t, "a guest moves", moveTo(f.guest.ID, m1, pub2, ""), chat.ErrNoMovePermission)
 		wantErr(t, "to a channel the mover cannot read", moveTo(f.member.ID, m1, priv, ""), chat.ErrInvalidChannelID)
-		wantErr(t, "with new content", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), m1,
+		wantErr(t, "with new content", updateMessage(f.svc, ctx, chat.AsUser(f.member.ID), m1,
 			chat.MessageEdit{StreamID: &pub2, Content: ptr("x")}), chat.ErrContentWithChannelMove)
 		dm, err := f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "direct",
 			To: &chat.MessageTo{IDs: []int64{f.admin.ID}}, Content: "hi"})
@@ -120,7 +120,7 @@ func TestMoveBetweenChannels(t *testing.T) {
 		wantErr(t, "an old message", moveTo(f.member.ID, old, pub2, ""), chat.ErrChannelMoveTimeLimit)
 		wantCodeMsg(t, "a topic with an old message", moveTo(f.member.ID, recent, pub2, chat.PropagateChangeAll),
 			chat.CodeMoveMessagesTimeLimitExceeded, "You only have permission to move the 1/2 most recent messages in this topic.")
-		wantNoErr(t, "a recent message, old notice asked for", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), recent,
+		wantNoErr(t, "a recent message, old notice asked for", updateMessage(f.svc, ctx, chat.AsUser(f.member.ID), recent,
 			chat.MessageEdit{StreamID: &pub2, SendNotificationToOldThread: ptr(true), SendNotificationToNewThread: ptr(false)}))
 		res, err = f.svc.GetMessages(ctx, chat.AsUser(f.admin.ID), chat.GetMessagesRequest{Anchor: ptr("newest"), NumBefore: ptr[int64](1),
 			Narrow: []chat.NarrowElement{{Operator: "channel", Operand: "pub"}, {Operator: "topic", Operand: "aging"}}})
@@ -196,11 +196,11 @@ func TestMessageHistory(t *testing.T) {
 			{Topic: "a", Content: "first *draft*", RenderedContent: "<p>first <em>draft</em></p>", Timestamp: sent, UserID: f.member.ID}})
 
 		f.clock.Advance(time.Minute)
-		wantNoErr(t, "edit and rename", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), id,
+		wantNoErr(t, "edit and rename", updateMessage(f.svc, ctx, chat.AsUser(f.member.ID), id,
 			chat.MessageEdit{Content: ptr("final"), Topic: ptr("b"), SendNotificationToNewThread: ptr(false)}))
 		edited := f.clock.Now().Unix()
 		f.clock.Advance(time.Minute)
-		wantNoErr(t, "move", f.svc.UpdateMessage(ctx, chat.AsUser(f.admin.ID), id,
+		wantNoErr(t, "move", updateMessage(f.svc, ctx, chat.AsUser(f.admin.ID), id,
 			chat.MessageEdit{StreamID: &two, SendNotificationToNewThread: ptr(false)}))
 		moved := f.clock.Now().Unix()
 

@@ -48,7 +48,7 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 		}
 		a1, a2, a3, other := send("a"), send("a"), send("A"), send("b")
 		move := func(as, id int64, topic, mode string) error {
-			return f.svc.UpdateMessage(ctx, chat.AsUser(as), id, chat.MessageEdit{Topic: &topic, PropagateMode: mode})
+			return updateMessage(f.svc, ctx, chat.AsUser(as), id, chat.MessageEdit{Topic: &topic, PropagateMode: mode})
 		}
 
 		st, err := f.svc.Register(ctx, chat.AsUser(f.admin.ID), chat.RegisterRequest{EventTypes: []string{"update_message"}})
@@ -100,9 +100,9 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 			event(f.admin.ID, a3, []int64{a1, a3, notice.ID}, "change_all", "later", "✔ all"),
 		})
 
-		wantErr(t, "no change", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), a1, chat.MessageEdit{}), chat.ErrNothingToChange)
+		wantErr(t, "no change", updateMessage(f.svc, ctx, chat.AsUser(f.member.ID), a1, chat.MessageEdit{}), chat.ErrNothingToChange)
 		wantErr(t, "same topic", move(f.member.ID, a1, "✔ all", ""), chat.ErrNothingToChange)
-		wantErr(t, "mode without topic", f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), a1,
+		wantErr(t, "mode without topic", updateMessage(f.svc, ctx, chat.AsUser(f.member.ID), a1,
 			chat.MessageEdit{Content: ptr("x"), PropagateMode: chat.PropagateChangeAll}), chat.ErrPropagateWithoutMove)
 		wantErr(t, "bad mode", move(f.member.ID, a1, "x", "change_some"), chat.ErrInvalidPropagateMode)
 		dm, err := f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "direct",
@@ -119,7 +119,7 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 
 		// A refused content edit in the same request moves nothing.
 		content := "new"
-		err = f.svc.UpdateMessage(ctx, chat.AsUser(f.admin.ID), a1, chat.MessageEdit{Content: &content, Topic: ptr("z")})
+		err = updateMessage(f.svc, ctx, chat.AsUser(f.admin.ID), a1, chat.MessageEdit{Content: &content, Topic: ptr("z")})
 		wantErr(t, "content by another", err, chat.ErrNoEditPermission)
 		diff(t, "nothing half-written", topicOf(a1), "✔ all")
 	})

@@ -381,19 +381,31 @@ func (s *Service) openBlob(ctx context.Context, a Attachment) (Attachment, Blob,
 	return a, b, nil
 }
 
-// linkAttachments is the hook of the messages code: called inside the
-// transaction that stores (or edits) message messageID sent by sender, it
-// links every file of sender's organization that content refers to with
-// "/user_uploads/{path_id}" and that sender uploaded, which makes the file
-// readable to whoever can read the message. Links to other users' files are
-// left alone: a sender cannot widen access to a file they do not own.
+// linkAttachments links the message to the sender's attachments that its
+// content names.
 func (s *Service) linkAttachments(tx storage.Tx, sender *storage.UserRecord, messageID int64, content string) error {
+	as, err := linkedAttachments(tx, sender, content)
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		if err := tx.LinkAttachment(a.ID, messageID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// linkedAttachments returns the sender's attachments that content links
+// ("/user_uploads/{realm}/..."); links to others' files give no access.
+func linkedAttachments(tx storage.Tx, sender *storage.UserRecord, content string) ([]storage.Attachment, error) {
 	const marker = "/user_uploads/"
 	prefix := marker + strconv.FormatInt(sender.RealmID, 10) + "/"
+	var out []storage.Attachment
 	for rest := content; ; {
 		i := strings.Index(rest, prefix)
 		if i < 0 {
-			return nil
+			return out, nil
 		}
 		rest = rest[i+len(marker):]
 		end := strings.IndexFunc(rest, func(r rune) bool {
@@ -409,10 +421,45 @@ func (s *Service) linkAttachments(tx storage.Tx, sender *storage.UserRecord, mes
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := tx.LinkAttachment(a.ID, messageID); err != nil {
-			return err
+		out = append(out, a)
+	}
+}
+
+// detachAttachments unlinks the message from the sender's attachments that
+// its old content linked and its new content does not, and returns those
+// no message links any more: only their owner can read them now.
+func detachAttachments(tx storage.Tx, sender *storage.UserRecord, messageID int64, before, after string) ([]AttachmentView, error) {
+	old, err := linkedAttachments(tx, sender, before)
+	if err != nil {
+		return nil, err
+	}
+	kept, err := linkedAttachments(tx, sender, after)
+	if err != nil {
+		return nil, err
+	}
+	still := map[int64]bool{}
+	for _, a := range kept {
+		still[a.ID] = true
+	}
+	detached := []AttachmentView{}
+	for _, a := range old {
+		if still[a.ID] {
+			continue
+		}
+		still[a.ID] = true // named twice
+		if err := tx.UnlinkAttachment(a.ID, messageID); err != nil {
+			return nil, err
+		}
+		ids, err := tx.AttachmentMessages(a.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == 0 {
+			detached = append(detached, AttachmentView{ID: a.ID, Name: a.Name, PathID: a.PathID, Size: a.Size,
+				CreateTime: secondsInMillis(a.CreateTime), Messages: []AttachmentMessage{}})
 		}
 	}
+	return detached, nil
 }

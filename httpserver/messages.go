@@ -304,10 +304,11 @@ func (s *Server) editMessage(c *call) (fields, error) {
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.svc.UpdateMessage(c.ctx, c.actor, id, edit); err != nil {
+	res, err := s.svc.UpdateMessage(c.ctx, c.actor, id, edit)
+	if err != nil {
 		return nil, err
 	}
-	return fields{{"detached_uploads", []any{}}}, nil
+	return fields{{"detached_uploads", res.DetachedUploads}}, nil
 }
 
 // DELETE /messages/{message_id}

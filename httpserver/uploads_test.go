@@ -486,3 +486,44 @@ func TestAttachmentRoutes(t *testing.T) {
 		t.Errorf("download of a removed file: %d", w.Code)
 	}
 }
+
+// TestEditDetachesUploads: an edit that takes a file's link out of a
+// message unlinks it; the answer lists it in detached_uploads once no
+// message links it, and only its owner can read it then.
+func TestEditDetachesUploads(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	ok := func(res response) response {
+		t.Helper()
+		if res.status != http.StatusOK {
+			t.Fatalf("%s", res.raw)
+		}
+		return res
+	}
+	ok(e.call(http.MethodPost, "/users/me/subscriptions", &e.member, form(
+		"subscriptions", `[{"name":"files"}]`, "principals", "["+itoa(e.member.id)+","+itoa(e.moderator.id)+"]")))
+	url := e.upload(&e.member, "plan.txt", []byte("the plan"))
+	kept := e.upload(&e.member, "kept.txt", []byte("stays"))
+	sent := ok(e.call(http.MethodPost, "/messages", &e.member, form(
+		"type", "stream", "to", "files", "topic", "t", "content", "[plan]("+url+") [kept]("+kept+")")))
+	id := itoa(int64(sent.body["id"].(float64)))
+	if w := e.fetch(url, &e.moderator); w.Code != http.StatusOK {
+		t.Fatalf("before the edit, a subscriber reads the file: %d", w.Code)
+	}
+	res := ok(e.call(http.MethodPatch, "/messages/"+id, &e.member, form("content", "no plan, [kept]("+kept+")")))
+	detached := res.body["detached_uploads"].([]any)
+	if len(detached) != 1 {
+		t.Fatalf("detached_uploads: %s", res.raw)
+	}
+	d := detached[0].(map[string]any)
+	pathID := strings.TrimPrefix(url, "/user_uploads/")
+	if d["name"] != "plan.txt" || d["path_id"] != pathID || d["size"] != float64(8) || len(d["messages"].([]any)) != 0 {
+		t.Errorf("detached upload: %v", d)
+	}
+	e.expectNotFound(e.fetch(url, &e.moderator), "a detached file, by a subscriber")
+	if w := e.fetch(url, &e.member); w.Code != http.StatusOK {
+		t.Errorf("the owner reads a detached file: %d", w.Code)
+	}
+	if w := e.fetch(kept, &e.moderator); w.Code != http.StatusOK {
+		t.Errorf("a file still linked: %d", w.Code)
+	}
+}

@@ -37,6 +37,9 @@ type AttachmentTx interface {
 	// attachment; linking twice is no error. It returns ErrNotFound for an
 	// unknown attachmentID.
 	LinkAttachment(attachmentID, messageID int64) error
+	// UnlinkAttachment removes the link of the message to the attachment
+	// (an edit took it out); a link that does not exist is no error.
+	UnlinkAttachment(attachmentID, messageID int64) error
 	// AttachmentMessages returns the IDs of the messages that link the
 	// attachment, in increasing order; none for an unknown attachment.
 	AttachmentMessages(attachmentID int64) ([]int64, error)

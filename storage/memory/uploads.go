@@ -76,6 +76,17 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 	return nil
 }
 
+func (t *tx) UnlinkAttachment(attachmentID, messageID int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	u := &t.s.uploads
+	if old, ok := u.messages[attachmentID]; ok {
+		setKey(t, u.messages, attachmentID, removeSorted(old, messageID))
+	}
+	return nil
+}
+
 func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 	return slices.Clone(t.s.uploads.messages[attachmentID]), nil
 }

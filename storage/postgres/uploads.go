@@ -58,6 +58,12 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 	return nil
 }
 
+func (t *tx) UnlinkAttachment(attachmentID, messageID int64) error {
+	_, err := t.exec("UnlinkAttachment", `DELETE FROM attachment_messages WHERE attachment_id = $1 AND message_id = $2`,
+		attachmentID, messageID)
+	return err
+}
+
 func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 	ids, err := list(t, "AttachmentMessages", `SELECT message_id FROM attachment_messages
 		WHERE attachment_id = $1 ORDER BY message_id`, scanID, attachmentID)

@@ -67,6 +67,12 @@ func (t *tx) LinkAttachment(attachmentID, messageID int64) error {
 	return t.check("LinkAttachment", err)
 }
 
+func (t *tx) UnlinkAttachment(attachmentID, messageID int64) error {
+	_, err := t.exec("UnlinkAttachment", `DELETE FROM attachment_messages WHERE attachment_id = ? AND message_id = ?`,
+		attachmentID, messageID)
+	return err
+}
+
 func (t *tx) AttachmentMessages(attachmentID int64) ([]int64, error) {
 	rows, err := t.stmt(qAttachmentMessages).QueryContext(t.ctx, attachmentID)
 	if err != nil {

@@ -124,6 +124,20 @@ func (s *suite) testAttachments(t *testing.T) {
 		a := attachmentN(u1, 4)
 		checkErr(t, "CreateAttachment in View", tx.CreateAttachment(&a), storage.ErrReadOnly)
 		checkErr(t, "LinkAttachment in View", tx.LinkAttachment(a1.ID, 50), storage.ErrReadOnly)
+		checkErr(t, "UnlinkAttachment in View", tx.UnlinkAttachment(a1.ID, 10), storage.ErrReadOnly)
+	})
+	update(t, st, func(tx storage.Tx) {
+		for _, link := range [][2]int64{{a1.ID, 20}, {a1.ID, 99}, {999, 10}} {
+			if err := tx.UnlinkAttachment(link[0], link[1]); err != nil {
+				t.Errorf("UnlinkAttachment(%d, %d): %v", link[0], link[1], err)
+			}
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		ids, err := tx.AttachmentMessages(a1.ID)
+		if d := gocmp.Diff([]int64{10, 30}, ids); err != nil || d != "" {
+			t.Errorf("AttachmentMessages after unlinking 20: %v (-want +got):\n%s", err, d)
+		}
 	})
 }
 

@@ -92,7 +92,7 @@ func realmUserState(s *Service, ctx context.Context, actor Actor, req *RegisterR
 		avatar := gravatarURL(v.user.Email, v.user.AvatarVersion)
 		state["realm_users"] = active
 		state["realm_non_active_users"] = inactive
-		state["cross_realm_bots"] = listedUsers{}
+		state["cross_realm_bots"] = listedUsers{notificationBot(v.realm)}
 		state["user_id"] = me.UserID
 		state["email"] = me.Email
 		state["delivery_email"] = v.user.Email

@@ -8,11 +8,13 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
-// NotificationBotID is the sender ID of the messages of the notification
-// bot, the service's own cross-realm bot. It is not a stored user, so it is
-// in no organization's user list (the reference server likewise leaves its
-// cross-realm bots out of GET /users).
-const NotificationBotID int64 = 0
+// NotificationBotID is the user ID of the notification bot, which sends
+// the organization's automated messages (new channels, moves, reports).
+// Like the reference's cross-realm bots it belongs to no organization:
+// POST /register lists it in cross_realm_bots, so that clients can show
+// who sent its messages. The ID is stable and one no account gets (the
+// largest 32-bit one, within every client's integer range).
+const NotificationBotID int64 = 2147483647
 
 // NotificationBotName and NotificationBotEmail describe the notification
 // bot.
@@ -26,6 +28,14 @@ const (
 	RecipientChannel = storage.RecipientChannel
 	RecipientDirect  = storage.RecipientDirect
 )
+
+// notificationBot is the notification bot as user objects show it.
+func notificationBot(realm Realm) User {
+	avatar := gravatarURL(NotificationBotEmail, 1)
+	return User{UserID: NotificationBotID, Email: NotificationBotEmail, FullName: NotificationBotName,
+		DateJoined: realm.DateCreated, IsActive: true, IsBot: true, BotType: BotGeneric, Role: RoleMember,
+		AvatarURL: &avatar, AvatarVersion: 1, ProfileData: map[string]ProfileValue{}}
+}
 
 // botMessages collects the notification bot's messages of one operation,
 // sent in one batch when the operation ends.

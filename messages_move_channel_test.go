@@ -229,3 +229,33 @@ func TestMessageHistory(t *testing.T) {
 		wantErr(t, "history of an unknown message", err, chat.ErrInvalidMessage)
 	})
 }
+
+// TestNotificationBotIsNamed: the notification bot's messages carry its
+// stable user ID, and POST /register lists it in cross_realm_bots, so that
+// clients can name the sender.
+func TestNotificationBotIsNamed(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "news"}},
+			Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		res, err := f.svc.GetMessages(ctx, chat.AsUser(f.member.ID), chat.GetMessagesRequest{Anchor: ptr("newest"), NumBefore: ptr[int64](1)})
+		wantNoErr(t, "GetMessages", err)
+		m := res.Messages[0]
+		if chat.NotificationBotID != 2147483647 || m.SenderID != chat.NotificationBotID || m.SenderFullName != "Notification Bot" ||
+			m.SenderEmail != "notification-bot@zulip.com" {
+			t.Errorf("the bot's message: sender %d %q %q", m.SenderID, m.SenderFullName, m.SenderEmail)
+		}
+		st, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{FetchEventTypes: []string{"realm_user"}})
+		wantNoErr(t, "Register", err)
+		raw, err := json.Marshal(st["cross_realm_bots"])
+		wantNoErr(t, "Marshal", err)
+		var bots []map[string]any
+		wantNoErr(t, "Unmarshal", json.Unmarshal(raw, &bots))
+		if len(bots) != 1 || bots[0]["user_id"] != float64(chat.NotificationBotID) || bots[0]["full_name"] != "Notification Bot" ||
+			bots[0]["is_bot"] != true || bots[0]["email"] != "notification-bot@zulip.com" {
+			t.Errorf("cross_realm_bots: %s", raw)
+		}
+	})
+}

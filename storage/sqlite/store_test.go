@@ -501,3 +501,31 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrationNotificationBotID: messages stored with the notification
+// bot's former sender ID 0 get its stable ID.
+func TestMigrationNotificationBotID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	err := s.Update(context.Background(), func(tx storage.Tx) error {
+		r := testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		return tx.CreateMessages([]*storage.MessageRecord{{RealmID: r.ID, SenderID: 0, RecipientType: storage.RecipientChannel,
+			ChannelID: 1, Topic: "t", Content: "hi", RenderedContent: "<p>hi</p>", DateSent: time.Unix(1, 0).UTC()}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writer.Exec(`PRAGMA user_version = 10`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, path)
+	defer s.Close()
+	var sender int64
+	if err := s.reader.QueryRow(`SELECT sender_id FROM messages`).Scan(&sender); err != nil || sender != 2147483647 {
+		t.Errorf("sender after migration 0011 = %d, %v; want 2147483647", sender, err)
+	}
+}

@@ -295,6 +295,9 @@ func (s *Server) editMessage(c *call) (fields, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The official Python library repeats the path's message_id in the
+	// body; it is read, so not reported as ignored.
+	c.p.OptInt("message_id")
 	edit := chat.MessageEdit{Content: c.p.OptString("content"), Topic: c.p.OptString("topic"),
 		StreamID: c.p.OptInt("stream_id"), SendNotificationToOldThread: c.p.OptBool("send_notification_to_old_thread"),
 		SendNotificationToNewThread: c.p.OptBool("send_notification_to_new_thread")}

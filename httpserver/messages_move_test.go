@@ -109,3 +109,13 @@ func TestMessageHistoryHTTP(t *testing.T) {
 	e.expectError(e.call(http.MethodGet, "/messages/9999/history", &e.admin, nil),
 		http.StatusBadRequest, chat.CodeBadRequest, "Invalid message(s)")
 }
+
+// TestPatchMessageIDInBody: the official Python library repeats the
+// message ID in the body of PATCH /messages/{id}; it is not reported as
+// ignored.
+func TestPatchMessageIDInBody(t *testing.T) {
+	e := messageEnv(t)
+	id := send(e, &e.member, "type", "channel", "to", "Denmark", "topic", "a", "content", "x")
+	e.expect(e.call(http.MethodPatch, "/messages/"+ftoa(id), &e.member, form("message_id", ftoa(id), "topic", "b")),
+		http.StatusOK, success("detached_uploads", []any{}))
+}

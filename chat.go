@@ -64,8 +64,14 @@ type Config struct {
 	// sink that also tells them.
 	Events EventSink
 	// JWTSecret is the key that verifies the tokens of POST
-	// /jwt/fetch_api_key. Empty disables JWT login.
+	// /jwt/fetch_api_key. Empty disables JWT login, except for the
+	// organizations of JWTKeys.
 	JWTSecret []byte
+	// JWTKeys are keys of single organizations, by host, as the
+	// reference's per-subdomain keys: a token signed with one logs in to
+	// that organization only, and such an organization does not accept
+	// JWTSecret.
+	JWTKeys map[string][]byte
 	// JWTAlgorithms are the accepted signing algorithms of those tokens.
 	// Empty means HS256 only.
 	JWTAlgorithms []string

@@ -109,7 +109,13 @@ func (f *fixture) all() []*account {
 
 func newFixture(t *testing.T, newStore func(t *testing.T) storage.Store) *fixture {
 	t.Helper()
-	svc, clock := newService(t, newStore, chat.Config{})
+	return newFixtureWith(t, newStore, chat.Config{})
+}
+
+// newFixtureWith is newFixture on a service with the configuration cfg.
+func newFixtureWith(t *testing.T, newStore func(t *testing.T) storage.Store, cfg chat.Config) *fixture {
+	t.Helper()
+	svc, clock := newService(t, newStore, cfg)
 	f := &fixture{svc: svc, clock: clock, byID: map[int64]*account{}}
 	ctx := t.Context()
 

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/teamchat/chat/storage"
@@ -28,8 +29,9 @@ type JWTLoginResult struct {
 // FetchAPIKeyJWT logs in with a JSON web token at the organization reached
 // through host, and returns the API key of the user named by the token's
 // "email" claim (compared without regard to case). The token must be
-// signed with Config.JWTSecret by one of Config.JWTAlgorithms; its exp and
-// nbf claims are honoured. With includeProfile the answer carries the
+// signed by one of Config.JWTAlgorithms with the organization's key of
+// Config.JWTKeys, else with Config.JWTSecret; its exp and nbf claims are
+// honoured, and an aud claim must name the organization (host or URL). With includeProfile the answer carries the
 // user's object as GET /users gives it with client_gravatar off. The first
 // login of an account sets its date_joined, as FetchAPIKey does. Anyone may
 // call it.
@@ -45,7 +47,11 @@ func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includ
 		if err != nil {
 			return err
 		}
-		if len(s.cfg.JWTSecret) == 0 {
+		key := s.cfg.JWTSecret
+		if own, ok := s.cfg.JWTKeys[realm.Host]; ok {
+			key = own
+		}
+		if len(key) == 0 {
 			return ErrJWTDisabled
 		}
 		if token == "" {
@@ -53,9 +59,9 @@ func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includ
 		}
 		claims := jwt.MapClaims{}
 		_, err = jwt.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) {
-			return s.cfg.JWTSecret, nil
+			return key, nil
 		}, jwt.WithValidMethods(s.cfg.JWTAlgorithms), jwt.WithTimeFunc(s.cfg.Now))
-		if err != nil {
+		if err != nil || !audienceAllows(claims, realm) {
 			return ErrJWTBad
 		}
 		email, ok := claims["email"].(string)
@@ -87,4 +93,24 @@ func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includ
 		return nil
 	})
 	return out, err
+}
+
+// audienceAllows reports whether a token may log in to realm: a token
+// without an aud claim may (the reference's tokens have none); one with it
+// must name the organization, by its host or its URL, so that a token
+// meant for one organization does not open another that shares the key.
+func audienceAllows(claims jwt.MapClaims, realm Realm) bool {
+	aud, err := claims.GetAudience()
+	if err != nil {
+		return false
+	}
+	if len(aud) == 0 {
+		return true
+	}
+	for _, a := range aud {
+		if a == realm.Host || strings.TrimRight(a, "/") == realm.URL {
+			return true
+		}
+	}
+	return false
 }

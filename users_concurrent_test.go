@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 )
@@ -65,5 +66,30 @@ func TestLongPasswords(t *testing.T) {
 		wantNoErr(t, "login with the whole password", err)
 		_, err = f.svc.FetchAPIKey(t.Context(), host1, "long@example.com", long[:72]+"and then something else")
 		wantErr(t, "login with the same first 72 bytes", err, chat.ErrAuthenticationFailed)
+	})
+}
+
+// TestJWTBoundToOrganization: an organization with its own key accepts
+// only tokens signed with it, and a token whose aud claim names one
+// organization does not open another that shares the key.
+func TestJWTBoundToOrganization(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		shared, own := []byte("shared-secret"), []byte("other-org-secret")
+		f := newFixtureWith(t, newStore, chat.Config{JWTSecret: shared, JWTKeys: map[string][]byte{host2: own}})
+		sign := func(key []byte, claims jwt.MapClaims) string {
+			s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+			wantNoErr(t, "sign", err)
+			return s
+		}
+		login := func(host, token string) error {
+			_, err := f.svc.FetchAPIKeyJWT(t.Context(), host, token, false)
+			return err
+		}
+		wantNoErr(t, "shared key, first organization", login(host1, sign(shared, jwt.MapClaims{"email": f.member.Email})))
+		wantErr(t, "shared key, organization with its own", login(host2, sign(shared, jwt.MapClaims{"email": f.member2.Email})), chat.ErrJWTBad)
+		wantNoErr(t, "own key", login(host2, sign(own, jwt.MapClaims{"email": f.member2.Email})))
+		wantErr(t, "own key elsewhere", login(host1, sign(own, jwt.MapClaims{"email": f.member.Email})), chat.ErrJWTBad)
+		wantNoErr(t, "aud naming the organization", login(host1, sign(shared, jwt.MapClaims{"email": f.member.Email, "aud": host1})))
+		wantErr(t, "aud naming another", login(host1, sign(shared, jwt.MapClaims{"email": f.member.Email, "aud": []string{host2}})), chat.ErrJWTBad)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,6 +61,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxUploadMiB := fs.Int("max-upload-mib", chat.DefaultMaxUploadMiB, "largest file an upload may store, in MiB")
 	pushRelayURL := fs.String("push-relay-url", "", "URL of the push notification relay (push is disabled when empty)")
 	jwtSecret := fs.String("jwt-secret", "", "HS256 key of the tokens of POST /jwt/fetch_api_key (JWT login is disabled when empty)")
+	jwtKeys := jwtKeyFlag{}
+	fs.Var(jwtKeys, "jwt-key", "HOST=KEY: the HS256 key of one organization's tokens, instead of --jwt-secret (repeatable)")
 	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
 		"requests per minute per user; 0 turns every rate limit off")
 	videoProvider := fs.String("videocall-provider", "", "video-call provider: jitsi, or empty for none")
@@ -82,7 +85,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := chat.Config{
-		Logger: logger, JWTSecret: []byte(*jwtSecret),
+		Logger: logger, JWTSecret: []byte(*jwtSecret), JWTKeys: jwtKeys,
 		VideoCalls: videoCalls, AuthenticationMethods: methods,
 		MaxUploadMiB: *maxUploadMiB, UploadURLKey: []byte(*uploadURLKey),
 	}
@@ -255,4 +258,18 @@ func authenticationMethods(list string) ([]string, error) {
 		out = append(out, name)
 	}
 	return out, nil
+}
+
+// jwtKeyFlag collects --jwt-key HOST=KEY flags.
+type jwtKeyFlag map[string][]byte
+
+func (f jwtKeyFlag) String() string { return strconv.Itoa(len(f)) + " keys" }
+
+func (f jwtKeyFlag) Set(v string) error {
+	host, key, ok := strings.Cut(v, "=")
+	if !ok || host == "" || key == "" {
+		return errors.New("want HOST=KEY")
+	}
+	f[strings.ToLower(host)] = []byte(key)
+	return nil
 }

@@ -129,6 +129,10 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 		req.URL = "http://" + req.Host
 	}
 	req.URL = strings.TrimRight(req.URL, "/")
+	owner := NewUser{Email: req.OwnerEmail, FullName: req.OwnerName, Password: req.OwnerPassword, Role: RoleOwner}
+	if err := s.prehash(&owner); err != nil {
+		return NewOrgResult{}, err
+	}
 	var out NewOrgResult
 	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		realm := Realm{
@@ -148,12 +152,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 		if err := createSystemGroups(tx, realm); err != nil {
 			return err
 		}
-		u, err := s.provisionUser(tx, realm, NewUser{
-			Email:    req.OwnerEmail,
-			FullName: req.OwnerName,
-			Password: req.OwnerPassword,
-			Role:     RoleOwner,
-		}, false)
+		u, err := s.provisionUser(tx, realm, owner, false)
 		if err != nil {
 			return err
 		}

@@ -191,26 +191,32 @@ type APIKeyResult struct {
 // ErrAuthenticationFailed, ErrLoginUserDeactivated,
 // ErrLoginRealmDeactivated.
 func (s *Service) FetchAPIKey(ctx context.Context, host, username, password string) (APIKeyResult, error) {
+	// The account is read, and the password compared, outside any write
+	// transaction: bcrypt takes tens of milliseconds, and a store with one
+	// writer (SQLite) would make every organization's writes wait behind
+	// a stream of failed logins.
+	var hash string
+	err := s.view(ctx, noActor, func(tx storage.Tx) error {
+		u, _, err := s.loginAccount(tx, host, username)
+		hash = u.PasswordHash
+		return err
+	})
+	if err != nil {
+		return APIKeyResult{}, err
+	}
+	// The password is checked before the account's state, so that only its
+	// holder learns that an account is deactivated.
+	if !s.passwordMatches(hash, password) {
+		return APIKeyResult{}, ErrAuthenticationFailed
+	}
 	var out APIKeyResult
-	err := s.update(ctx, noActor, func(tx storage.Tx) error {
-		realm, err := s.realmForHost(tx, host)
+	err = s.update(ctx, noActor, func(tx storage.Tx) error {
+		u, realm, err := s.loginAccount(tx, host, username)
 		if err != nil {
 			return err
 		}
-		if !s.passwordLoginEnabled() {
-			return ErrPasswordAuthDisabled
-		}
-		if !validEmail(username) {
-			return ErrEnterValidEmail
-		}
-		u, err := tx.UserByEmail(realm.ID, username)
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		// The password is checked before the account's state, so that
-		// only its holder learns that an account is deactivated.
-		if !s.passwordMatches(u.PasswordHash, password) {
-			return ErrAuthenticationFailed
+		if u.PasswordHash != hash || hash == "" {
+			return ErrAuthenticationFailed // changed meanwhile
 		}
 		if !u.IsActive {
 			return ErrLoginUserDeactivated
@@ -225,6 +231,27 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 		return nil
 	})
 	return out, err
+}
+
+// loginAccount reads the organization of host and the account a login
+// names; an unknown account is the zero record, whose empty hash never
+// matches.
+func (s *Service) loginAccount(tx storage.Tx, host, username string) (storage.UserRecord, Realm, error) {
+	realm, err := s.realmForHost(tx, host)
+	if err != nil {
+		return storage.UserRecord{}, realm, err
+	}
+	if !s.passwordLoginEnabled() {
+		return storage.UserRecord{}, realm, ErrPasswordAuthDisabled
+	}
+	if !validEmail(username) {
+		return storage.UserRecord{}, realm, ErrEnterValidEmail
+	}
+	u, err := tx.UserByEmail(realm.ID, username)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return u, realm, err
+	}
+	return u, realm, nil
 }
 
 // recordLogin notes a successful login; the first one turns an imported or

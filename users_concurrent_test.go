@@ -1,9 +1,11 @@
 package chat_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -91,5 +93,39 @@ func TestJWTBoundToOrganization(t *testing.T) {
 		wantErr(t, "own key elsewhere", login(host1, sign(own, jwt.MapClaims{"email": f.member.Email})), chat.ErrJWTBad)
 		wantNoErr(t, "aud naming the organization", login(host1, sign(shared, jwt.MapClaims{"email": f.member.Email, "aud": host1})))
 		wantErr(t, "aud naming another", login(host1, sign(shared, jwt.MapClaims{"email": f.member.Email, "aud": []string{host2}})), chat.ErrJWTBad)
+	})
+}
+
+// updateCounter counts the write transactions of a store.
+type updateCounter struct {
+	storage.Store
+	updates atomic.Int64
+}
+
+func (c *updateCounter) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	c.updates.Add(1)
+	return c.Store.Update(ctx, fn)
+}
+
+// TestFailedLoginsWriteNothing: a login with a wrong password, or for an
+// unknown account, compares the password outside any write transaction,
+// so failed logins never hold the writer of a one-writer store.
+func TestFailedLoginsWriteNothing(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		var counter *updateCounter
+		f := newFixture(t, func(t *testing.T) storage.Store {
+			counter = &updateCounter{Store: newStore(t)}
+			return counter
+		})
+		before := counter.updates.Load()
+		_, err := f.svc.FetchAPIKey(t.Context(), host1, f.owner.Email, "wrong password")
+		wantErr(t, "wrong password", err, chat.ErrAuthenticationFailed)
+		_, err = f.svc.FetchAPIKey(t.Context(), host1, "nobody@example.com", "whatever")
+		wantErr(t, "unknown account", err, chat.ErrAuthenticationFailed)
+		if n := counter.updates.Load() - before; n != 0 {
+			t.Errorf("failed logins ran %d write transactions, want 0", n)
+		}
+		_, err = f.svc.FetchAPIKey(t.Context(), host1, f.owner.Email, "owner-password")
+		wantNoErr(t, "right password", err)
 	})
 }

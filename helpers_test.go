@@ -4,19 +4,16 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 	_ "time/tzdata" // time zones validate as in chatd, whatever the machine has
 
-	"github.com/google/go-cmp/cmp"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/internal/backends"
+	"github.com/teamchat/chat/internal/testkit"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -29,31 +26,15 @@ func forEachStore(t *testing.T, fn func(t *testing.T, newStore func(t *testing.T
 // t0 is the fake clock's starting time. It has sub-second digits so that
 // backends must keep full precision, and is not in UTC so that the service
 // must normalise it.
-var t0 = time.Date(2025, 3, 30, 14, 34, 56, 789123456, time.FixedZone("CEST", 2*3600))
+var t0 = testkit.T0
 
 // t0JSON is t0 as the wire form of date_joined writes it.
 const t0JSON = "2025-03-30T12:34+00:00"
 
 // fakeClock is a settable clock, safe for concurrent use.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type fakeClock = testkit.Clock
 
-func newClock() *fakeClock { return &fakeClock{now: t0} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	return c.now
-}
+func newClock() *fakeClock { return testkit.NewClock(t0) }
 
 // newService returns a service over a fresh store with a fake clock and
 // fast password hashing. cfg may set other fields; Now and PasswordCost are
@@ -231,43 +212,13 @@ func (a *account) want(visible bool, domain string, q chat.UserQuery) chat.User 
 	return u
 }
 
-// wantErr fails the test unless err matches target under errors.Is.
-func wantErr(t *testing.T, what string, err, target error) {
-	t.Helper()
-	if !errors.Is(err, target) {
-		t.Errorf("%s: got error %v, want %v", what, err, target)
-	}
-}
-
-// wantNoErr fails the test at once when err is not nil.
-func wantNoErr(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: unexpected error %v", what, err)
-	}
-}
-
-// wantCodeMsg fails the test unless err is a *chat.Error with the code and
-// message.
-func wantCodeMsg(t *testing.T, what string, err error, code chat.Code, msg string) {
-	t.Helper()
-	var e *chat.Error
-	if !errors.As(err, &e) {
-		t.Errorf("%s: got error %v (%T), want *chat.Error %s %q", what, err, err, code, msg)
-		return
-	}
-	if e.Code != code || e.Msg != msg {
-		t.Errorf("%s: got %s %q, want %s %q", what, e.Code, e.Msg, code, msg)
-	}
-}
-
-// diff fails the test when got and want differ.
-func diff(t *testing.T, what string, got, want any, opts ...cmp.Option) {
-	t.Helper()
-	if d := cmp.Diff(want, got, opts...); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", what, d)
-	}
-}
+// The assertions of package testkit, under the names these tests use.
+var (
+	wantErr     = testkit.Err
+	wantNoErr   = testkit.NoErr
+	wantCodeMsg = testkit.CodeMsg
+	diff        = testkit.Diff
+)
 
 // updateMessage is Service.UpdateMessage for the tests that check only its
 // error.

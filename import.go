@@ -58,24 +58,12 @@ type Importer struct {
 // Errors: BAD_REQUEST for an invalid name or host, or a host already
 // taken; the errors of fn; internal errors of the store or blob store.
 func (s *Service) Import(ctx context.Context, org ImportOrganization, fn func(*Importer) error) (Realm, error) {
-	org.Name = strings.TrimSpace(org.Name)
-	if org.Name == "" {
+	if strings.TrimSpace(org.Name) == "" {
 		org.Name = "Imported organization"
 	}
-	if utf8.RuneCountInString(org.Name) > maxRealmNameLength {
-		return Realm{}, errorf("Organization name is too long (limit: %d characters)", maxRealmNameLength)
+	if err := normaliseOrg(&org.Name, &org.Host, &org.URL); err != nil {
+		return Realm{}, err
 	}
-	if org.Host == "" {
-		org.Host = "localhost"
-	}
-	org.Host = strings.ToLower(org.Host)
-	if !validHost(org.Host) {
-		return Realm{}, errorf("Invalid host: %s", org.Host)
-	}
-	if org.URL == "" {
-		org.URL = "http://" + org.Host
-	}
-	org.URL = strings.TrimRight(org.URL, "/")
 	im := &Importer{s: s, ctx: ctx}
 	err := s.update(ctx, noActor, func(tx storage.Tx) error {
 		im.deleteBlobs() // the files of an attempt that was rolled back

@@ -9,8 +9,8 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
-// queueTypes returns the types of the events waiting in a queue, and the
-// events themselves decoded.
+// queueEvents returns the events waiting in a user's queue, decoded,
+// without waiting for more.
 func queueEvents(t *testing.T, f *fixture, user int64, queue string) []map[string]any {
 	t.Helper()
 	es, err := f.svc.GetEvents(t.Context(), chat.AsUser(user), queue, -1, true)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -104,6 +105,31 @@ type NewOrgResult struct {
 // maxRealmNameLength is the reference server's limit on organization names.
 const maxRealmNameLength = 40
 
+// normaliseOrg trims and checks a new organization's name (which must not
+// be blank), and lowers and checks its host ("localhost" when empty) and
+// URL ("http://" + host when empty).
+func normaliseOrg(name, host, url *string) error {
+	*name = strings.TrimSpace(*name)
+	if *name == "" {
+		return errorf("Organization name cannot be blank")
+	}
+	if utf8.RuneCountInString(*name) > maxRealmNameLength {
+		return errorf("Organization name is too long (limit: %d characters)", maxRealmNameLength)
+	}
+	if *host == "" {
+		*host = "localhost"
+	}
+	*host = strings.ToLower(*host)
+	if !validHost(*host) {
+		return errorf("Invalid host: %s", *host)
+	}
+	if *url == "" {
+		*url = "http://" + *host
+	}
+	*url = strings.TrimRight(*url, "/")
+	return nil
+}
+
 // CreateOrg creates an organization and its first owner. It is a
 // provisioning operation for the server's operator (the chatd admin
 // commands, embedding programs) and checks no actor.
@@ -111,24 +137,9 @@ const maxRealmNameLength = 40
 // Errors: BAD_REQUEST when the name is empty or too long, the host is taken
 // or invalid, or the owner's email, name or password is invalid.
 func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, error) {
-	req.Name = strings.TrimSpace(req.Name)
-	if req.Name == "" {
-		return NewOrgResult{}, errorf("Organization name cannot be blank")
+	if err := normaliseOrg(&req.Name, &req.Host, &req.URL); err != nil {
+		return NewOrgResult{}, err
 	}
-	if n := len([]rune(req.Name)); n > maxRealmNameLength {
-		return NewOrgResult{}, errorf("Organization name is too long (limit: %d characters)", maxRealmNameLength)
-	}
-	if req.Host == "" {
-		req.Host = "localhost"
-	}
-	req.Host = strings.ToLower(req.Host)
-	if !validHost(req.Host) {
-		return NewOrgResult{}, errorf("Invalid host: %s", req.Host)
-	}
-	if req.URL == "" {
-		req.URL = "http://" + req.Host
-	}
-	req.URL = strings.TrimRight(req.URL, "/")
 	owner := NewUser{Email: req.OwnerEmail, FullName: req.OwnerName, Password: req.OwnerPassword, Role: RoleOwner}
 	if err := s.prehash(&owner); err != nil {
 		return NewOrgResult{}, err

@@ -9,18 +9,11 @@ func (t *tx) AddMessageEdits(edits []storage.MessageEditRecord) error {
 	if err := t.Writable(); err != nil {
 		return err
 	}
-	for i := range edits {
-		args, err := sqlcommon.MessageEditArgs(&edits[i])
-		if err != nil {
-			return err
-		}
-		if _, err := t.exec("AddMessageEdits", `INSERT INTO message_edits (message_id, user_id, edited_at, prev_content,
-			prev_rendered_content, prev_topic, topic, prev_channel_id, channel_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sqlcommon.InsertMessageEdits(edits, func(args ...any) error {
+		_, err := t.exec("AddMessageEdits", `INSERT INTO message_edits (message_id, user_id, edited_at, prev_content,
+			prev_rendered_content, prev_topic, topic, prev_channel_id, channel_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+		return err
+	})
 }
 
 func (t *tx) MessageEdits(messageIDs []int64) ([]storage.MessageEditRecord, error) {

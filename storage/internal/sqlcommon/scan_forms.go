@@ -272,9 +272,24 @@ func ScanMessageEdit(f Forms, sc Scanner) (storage.MessageEditRecord, error) {
 	return e, err
 }
 
-// MessageEditArgs returns the column values of e in the order of
+// InsertMessageEdits runs insert, a dialect's INSERT INTO message_edits
+// of the columns of SelectMessageEdits, once per record.
+func InsertMessageEdits(edits []storage.MessageEditRecord, insert func(args ...any) error) error {
+	for i := range edits {
+		args, err := messageEditArgs(&edits[i])
+		if err != nil {
+			return err
+		}
+		if err := insert(args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// messageEditArgs returns the column values of e in the order of
 // SelectMessageEdits.
-func MessageEditArgs(e *storage.MessageEditRecord) ([]any, error) {
+func messageEditArgs(e *storage.MessageEditRecord) ([]any, error) {
 	at, err := ToNanos(e.Time)
 	if err != nil {
 		return nil, err

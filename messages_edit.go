@@ -56,10 +56,11 @@ type MessageUpdate struct {
 
 // UpdateMessage edits a message (PATCH /messages/{id}) in one
 // transaction: its content, replaced by the sender (blank content becomes
-// "(deleted)"); its topic, renamed by any user within a week of sending
-// (moderators and administrators at any time; resolving and unresolving
-// at any time); and its channel, changed by members within a week
-// (moderators and administrators at any time) to a channel they can read
+// "(deleted)"); its topic, renamed by any user within the organization's
+// move_messages_within_stream_limit_seconds of sending (moderators and
+// administrators at any time; resolving and unresolving at any time); and
+// its channel, changed by members within its
+// move_messages_between_streams_limit_seconds (moderators and administrators at any time) to a channel they can read
 // and post in. A move takes the message, the later or all the messages
 // of its topic (edit.PropagateMode); users who cannot read the new
 // channel lose the messages, and the notification bot tells the old topic

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"slices"
-	"time"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -22,11 +21,6 @@ const (
 	PropagateChangeLater = "change_later"
 	PropagateChangeAll   = "change_all"
 )
-
-// moveWithinChannelLimit is the reference's default time limit for moving
-// messages between topics (a week); moderators and administrators have
-// none.
-const moveWithinChannelLimit = 7 * 24 * time.Hour
 
 // MessageEdit is a request to PATCH /messages/{id}: nil fields are left
 // as they are.
@@ -49,13 +43,14 @@ type MessageEdit struct {
 }
 
 // checkTopicMovable applies the rules for moving m to another topic of its
-// channel: any user may, within a week of sending unless moderator or
-// administrator.
+// channel: any user may, within the organization's time limit unless
+// moderator or administrator.
 func (s *Service) checkTopicMovable(cc *channelContext, m *storage.MessageRecord) error {
 	if m.RecipientType != RecipientChannel {
 		return ErrDirectMessageTopic
 	}
-	if !cc.actor.Role.IsModerator() && s.now().Sub(m.DateSent) > moveWithinChannelLimit+editGrace {
+	if limit := cc.realm.MoveMessagesWithinStreamLimitSeconds; limit > 0 && !cc.actor.Role.IsModerator() &&
+		s.now().Sub(m.DateSent) > limit.Duration()+editGrace {
 		return ErrTopicEditTimeLimit
 	}
 	return nil

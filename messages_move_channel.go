@@ -21,11 +21,6 @@ var (
 // user who may move only its more recent messages.
 const CodeMoveMessagesTimeLimitExceeded Code = "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
 
-// moveBetweenChannelsLimit is the reference's default time limit for
-// moving messages to another channel (a week); moderators and
-// administrators have none.
-const moveBetweenChannelsLimit = 7 * 24 * time.Hour
-
 // messageMove is a checked request to move messages: from a topic of one
 // channel to a topic of the same or another channel.
 type messageMove struct {
@@ -134,7 +129,8 @@ func (s *Service) checkChannelMovable(tx storage.Tx, cc *channelContext, m *stor
 	if to.IsArchived || !cc.g.allows(to.CanSendMessageGroup, &cc.actor) {
 		return ErrNoPostPermission
 	}
-	if !cc.actor.Role.IsModerator() && s.now().Sub(m.DateSent) > moveBetweenChannelsLimit+editGrace {
+	if limit := cc.realm.MoveMessagesBetweenStreamsLimitSeconds; limit > 0 && !cc.actor.Role.IsModerator() &&
+		s.now().Sub(m.DateSent) > limit.Duration()+editGrace {
 		return ErrChannelMoveTimeLimit
 	}
 	mv.to = to
@@ -148,9 +144,19 @@ func (s *Service) checkMoveAllLimit(cc *channelContext, mv *messageMove, msgs []
 	if mv.mode != PropagateChangeAll || cc.actor.Role.IsModerator() || mv.resolved || mv.unresolved {
 		return nil
 	}
-	limit := moveBetweenChannelsLimit
-	if mv.topicChanged() {
-		limit = min(limit, moveWithinChannelLimit)
+	// The stricter of the limits that apply; none applying, no limit.
+	var limit time.Duration
+	for _, l := range []struct {
+		applies bool
+		limit   TimeLimit
+	}{{mv.topicChanged(), cc.realm.MoveMessagesWithinStreamLimitSeconds},
+		{mv.channelChanged(), cc.realm.MoveMessagesBetweenStreamsLimitSeconds}} {
+		if l.applies && l.limit > 0 && (limit == 0 || l.limit.Duration() < limit) {
+			limit = l.limit.Duration()
+		}
+	}
+	if limit == 0 {
+		return nil
 	}
 	oldest := s.now().Add(-limit - editGrace)
 	var allowed []int64

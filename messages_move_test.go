@@ -117,6 +117,17 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 		wantNoErr(t, "admin after a week", move(f.admin.ID, other, "late", ""))
 		diff(t, "admin move", topicOf(other), "late")
 
+		// The organization sets the limit: none at all, or a shorter one.
+		_, err = f.svc.UpdateRealm(ctx, chat.AsUser(f.admin.ID), chat.RealmUpdate{MoveMessagesWithinStreamLimitSeconds: &chat.Unlimited})
+		wantNoErr(t, "no limit", err)
+		wantNoErr(t, "member, no limit", move(f.member.ID, other, "later", ""))
+		_, err = f.svc.UpdateRealm(ctx, chat.AsUser(f.admin.ID), chat.RealmUpdate{
+			MoveMessagesWithinStreamLimitSeconds: ptr(chat.Seconds(60))})
+		wantNoErr(t, "a minute", err)
+		fresh := send("fresh")
+		f.clock.Advance(2 * time.Minute)
+		wantErr(t, "member after the organization's minute", move(f.member.ID, fresh, "stale", ""), chat.ErrTopicEditTimeLimit)
+
 		// A refused content edit in the same request moves nothing.
 		content := "new"
 		err = updateMessage(f.svc, ctx, chat.AsUser(f.admin.ID), a1, chat.MessageEdit{Content: &content, Topic: ptr("z")})

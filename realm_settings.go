@@ -24,6 +24,9 @@ func DefaultRealmSettings() RealmSettings {
 		VideoChatProvider:                VideoChatJitsiMeet,
 		InviteRequired:                   true,
 		SendChannelEventsMessages:        true,
+		// A week, as the reference's defaults.
+		MoveMessagesWithinStreamLimitSeconds:   7 * 24 * 3600,
+		MoveMessagesBetweenStreamsLimitSeconds: 7 * 24 * 3600,
 	}
 }
 
@@ -117,6 +120,10 @@ type RealmUpdate struct {
 	WaitingPeriodThreshold           *int64
 	InviteRequired                   *bool
 	SendChannelEventsMessages        *bool
+	// MoveMessagesWithinStreamLimitSeconds and
+	// MoveMessagesBetweenStreamsLimitSeconds are the time limits of moves.
+	MoveMessagesWithinStreamLimitSeconds   *TimeLimitValue
+	MoveMessagesBetweenStreamsLimitSeconds *TimeLimitValue
 	// Channels are the announcement and moderation request channels; an
 	// ID of -1 (or 0) clears one.
 	Channels RealmChannels
@@ -223,6 +230,12 @@ var realmSettings = []realmSetting{
 		func(r *Realm) *bool { return &r.InviteRequired }, same[bool]),
 	setting("send_channel_events_messages", false, func(u *RealmUpdate) **bool { return &u.SendChannelEventsMessages },
 		func(r *Realm) *bool { return &r.SendChannelEventsMessages }, same[bool]),
+	setting("move_messages_within_stream_limit_seconds", false,
+		func(u *RealmUpdate) **TimeLimitValue { return &u.MoveMessagesWithinStreamLimitSeconds },
+		func(r *Realm) *TimeLimit { return &r.MoveMessagesWithinStreamLimitSeconds }, checkTimeLimit),
+	setting("move_messages_between_streams_limit_seconds", false,
+		func(u *RealmUpdate) **TimeLimitValue { return &u.MoveMessagesBetweenStreamsLimitSeconds },
+		func(r *Realm) *TimeLimit { return &r.MoveMessagesBetweenStreamsLimitSeconds }, checkTimeLimit),
 }
 
 func checkRealmName(_ *Service, name, v string) (string, error) {

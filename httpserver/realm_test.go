@@ -232,10 +232,12 @@ func TestUpdateRealm(t *testing.T) {
 	e.expect(e.call(http.MethodPatch, "/realm", &e.admin, form(
 		"name", "Renamed", "description", "New **description**", "allow_message_editing", "true",
 		"message_content_edit_limit_seconds", `"unlimited"`, "message_content_delete_limit_seconds", "3600",
+		"move_messages_within_stream_limit_seconds", `"unlimited"`, "move_messages_between_streams_limit_seconds", "86400",
 		"topics_policy", `"disable_empty_topic"`, "default_language", "de", "video_chat_provider", "0",
 		"enable_spectator_access", "true", "send_channel_events_messages", "false", "bogus", "1")),
 		http.StatusOK, success("name", "Renamed", "description", "New **description**",
 			"message_content_edit_limit_seconds", nil, "message_content_delete_limit_seconds", float64(3600),
+			"move_messages_within_stream_limit_seconds", nil, "move_messages_between_streams_limit_seconds", float64(86400),
 			"topics_policy", "disable_empty_topic", "default_language", "de", "video_chat_provider", float64(0),
 			"enable_spectator_access", true, "send_channel_events_messages", false,
 			"ignored_parameters_unsupported", []any{"bogus"}))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 )
 
 // RealmSettings are the organization settings that administrators change
@@ -38,6 +39,12 @@ type RealmSettings struct {
 	// SendChannelEventsMessages makes the service post notices about
 	// channel changes.
 	SendChannelEventsMessages bool
+	// MoveMessagesWithinStreamLimitSeconds and
+	// MoveMessagesBetweenStreamsLimitSeconds bound how long after sending
+	// a message users below moderator may move it to another topic or
+	// channel; zero means no limit.
+	MoveMessagesWithinStreamLimitSeconds   TimeLimit
+	MoveMessagesBetweenStreamsLimitSeconds TimeLimit
 }
 
 // Default setting values, as the reference server gives new organizations.
@@ -55,6 +62,9 @@ const (
 // TimeLimit is a time limit in whole seconds; zero means no limit. Its JSON
 // form is the number, or null for no limit.
 type TimeLimit int64
+
+// Duration is the limit as a duration; zero for no limit.
+func (t TimeLimit) Duration() time.Duration { return time.Duration(t) * time.Second }
 
 // MarshalJSON writes null for no limit and the number of seconds otherwise.
 func (t TimeLimit) MarshalJSON() ([]byte, error) {

@@ -140,8 +140,9 @@ var queries = [numQueries]string{
 		emails_restricted_to_domains, disallow_disposable_email_addresses,
 		allow_message_editing, message_content_edit_limit_seconds, message_content_delete_limit_seconds,
 		topics_policy, default_language, video_chat_provider, enable_spectator_access,
-		waiting_period_threshold, invite_required, send_channel_events_messages)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		waiting_period_threshold, invite_required, send_channel_events_messages,
+		move_messages_within_stream_limit_seconds, move_messages_between_streams_limit_seconds)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRealm: `UPDATE realms SET name = ?, description = ?, host = ?, url = ?, deactivated = ?,
 		date_created = ?, default_email_visibility = ?, new_stream_announcements_stream_id = ?,
 		signup_announcements_stream_id = ?, zulip_update_announcements_stream_id = ?,
@@ -149,7 +150,8 @@ var queries = [numQueries]string{
 		disallow_disposable_email_addresses = ?, allow_message_editing = ?,
 		message_content_edit_limit_seconds = ?, message_content_delete_limit_seconds = ?,
 		topics_policy = ?, default_language = ?, video_chat_provider = ?, enable_spectator_access = ?,
-		waiting_period_threshold = ?, invite_required = ?, send_channel_events_messages = ?
+		waiting_period_threshold = ?, invite_required = ?, send_channel_events_messages = ?,
+		move_messages_within_stream_limit_seconds = ?, move_messages_between_streams_limit_seconds = ?
 		WHERE id = ?`,
 	qCreateUser: `INSERT INTO users (realm_id, email, email_key, full_name, role, is_active, bot_type,
 		bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source, avatar_version,

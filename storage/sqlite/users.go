@@ -26,7 +26,8 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		b2i(r.DisallowDisposableEmailAddresses), b2i(r.AllowMessageEditing),
 		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
 		string(r.TopicsPolicy), r.DefaultLanguage, r.VideoChatProvider, b2i(r.EnableSpectatorAccess),
-		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages)}, nil
+		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages),
+		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds)}, nil
 }
 
 // userTimes returns the user's times as stored, in nanoseconds.

@@ -39,6 +39,7 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 		r                      storage.Realm
 		created, visibility    int64
 		editLimit, deleteLimit int64
+		withinLimit, moveLimit int64
 		topicsPolicy           string
 	)
 	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, f.Bool(&r.Deactivated), &created, &visibility,
@@ -46,7 +47,10 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 		&r.ModerationRequestChannelID, f.Bool(&r.EmailsRestrictedToDomains),
 		f.Bool(&r.DisallowDisposableEmailAddresses), f.Bool(&r.AllowMessageEditing), &editLimit, &deleteLimit,
 		&topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, f.Bool(&r.EnableSpectatorAccess),
-		&r.WaitingPeriodThreshold, f.Bool(&r.InviteRequired), f.Bool(&r.SendChannelEventsMessages))
+		&r.WaitingPeriodThreshold, f.Bool(&r.InviteRequired), f.Bool(&r.SendChannelEventsMessages),
+		&withinLimit, &moveLimit)
+	r.MoveMessagesWithinStreamLimitSeconds = storage.TimeLimit(withinLimit)
+	r.MoveMessagesBetweenStreamsLimitSeconds = storage.TimeLimit(moveLimit)
 	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
 	r.MessageContentDeleteLimitSeconds = storage.TimeLimit(deleteLimit)
 	r.TopicsPolicy = storage.TopicsPolicy(topicsPolicy)

@@ -34,8 +34,8 @@ func TestRegisterClientState(t *testing.T) {
 		}
 		diff(t, "realm_emoji", st["realm_emoji"], map[string]chat.RealmEmojiView{itoa(emojiID): {ID: itoa(emojiID),
 			Name: "party", AuthorID: &f.owner.ID}})
-		for k, want := range map[string]any{"realm_message_retention_days": -1, "realm_allow_edit_history": false,
-			"realm_message_edit_history_visibility_policy": "none"} {
+		for k, want := range map[string]any{"realm_message_retention_days": -1, "realm_allow_edit_history": true,
+			"realm_message_edit_history_visibility_policy": chat.EditHistoryAll} {
 			if st[k] != want {
 				t.Errorf("%s = %#v, want %#v", k, st[k], want)
 			}

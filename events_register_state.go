@@ -48,11 +48,11 @@ func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterReque
 			"realm_zulip_update_announcements_stream_id":       wireChannelID(r.ZulipUpdateAnnouncementsStreamID),
 			"realm_moderation_request_channel_id":              wireChannelID(r.ModerationRequestChannelID),
 			"realm_mandatory_topics":                           r.TopicsPolicy == TopicsDisableEmpty,
-			// This server keeps messages for good and no edit history:
-			// the reference's "unlimited" and "none".
-			"realm_message_retention_days":                 -1,
-			"realm_allow_edit_history":                     false,
-			"realm_message_edit_history_visibility_policy": "none",
+			// This server keeps messages for good: the reference's
+			// "unlimited".
+			"realm_message_retention_days": -1,
+			// The boolean that the policy replaced, for older clients.
+			"realm_allow_edit_history": r.MessageEditHistoryVisibilityPolicy != EditHistoryNone,
 		} {
 			state[k] = val
 		}

@@ -23,17 +23,28 @@ type MessageHistoryEntry struct {
 	Stream              *int64  `json:"stream,omitempty"`
 }
 
+// ErrEditHistoryDisabled answers requests for edit history in an
+// organization whose policy shows none.
+var ErrEditHistoryDisabled = errorf("Message edit history is disabled in this organization")
+
 // MessageHistory returns the edit history of a message the actor can read,
 // oldest state first; a message never edited has one state. Any user may
-// ask.
+// ask, as the organization's message_edit_history_visibility_policy
+// allows: every change ("all"), only moves ("moves", without the previous
+// contents), or none.
 //
-// Errors: ErrInvalidMessage, and those of the actor check.
+// Errors: ErrEditHistoryDisabled, ErrInvalidMessage, and those of the
+// actor check.
 func (s *Service) MessageHistory(ctx context.Context, actor Actor, id int64) ([]MessageHistoryEntry, error) {
 	var out []MessageHistoryEntry
 	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContextFor(tx, actor, OpMessageHistory)
 		if err != nil {
 			return err
+		}
+		policy := cc.realm.MessageEditHistoryVisibilityPolicy
+		if policy == EditHistoryNone {
+			return ErrEditHistoryDisabled
 		}
 		m, _, err := readableMessage(tx, cc, id)
 		if err != nil {
@@ -44,6 +55,9 @@ func (s *Service) MessageHistory(ctx context.Context, actor Actor, id int64) ([]
 			return err
 		}
 		out = messageHistory(&m, edits)
+		if policy == EditHistoryMoves {
+			out = movesOnly(out)
+		}
 		return nil
 	})
 	return out, err
@@ -75,5 +89,19 @@ func messageHistory(m *storage.MessageRecord, edits []storage.MessageEditRecord)
 	}
 	state.Timestamp, state.UserID = m.DateSent.Unix(), m.SenderID
 	out[0] = state
+	return out
+}
+
+// movesOnly keeps the first state and the moves of a history, without the
+// contents that the moves' states replaced.
+func movesOnly(states []MessageHistoryEntry) []MessageHistoryEntry {
+	out := states[:1]
+	for _, st := range states[1:] {
+		if st.PrevTopic == nil && st.PrevStream == nil {
+			continue
+		}
+		st.PrevContent, st.PrevRenderedContent = nil, nil
+		out = append(out, st)
+	}
 	return out
 }

@@ -227,6 +227,41 @@ func TestMessageHistory(t *testing.T) {
 		}
 		_, err = f.svc.MessageHistory(ctx, chat.AsUser(f.member.ID), 9999)
 		wantErr(t, "history of an unknown message", err, chat.ErrInvalidMessage)
+
+		// The organization shows only moves, without what they replaced,
+		// or no history at all; the timestamps stay.
+		f.clock.Advance(time.Minute)
+		wantNoErr(t, "edit", updateMessage(f.svc, ctx, chat.AsUser(f.member.ID), id, chat.MessageEdit{Content: ptr("last")}))
+		last := f.clock.Now().Unix()
+		policy := func(p chat.EditHistoryPolicy) {
+			t.Helper()
+			_, err := f.svc.UpdateRealm(ctx, chat.AsUser(f.admin.ID), chat.RealmUpdate{MessageEditHistoryVisibilityPolicy: &p})
+			wantNoErr(t, "UpdateRealm", err)
+		}
+		policy(chat.EditHistoryMoves)
+		h, err = f.svc.MessageHistory(ctx, chat.AsUser(f.member.ID), id)
+		wantNoErr(t, "MessageHistory, moves", err)
+		diff(t, "history, moves", h, []chat.MessageHistoryEntry{
+			{Topic: "a", Content: "first *draft*", RenderedContent: "<p>first <em>draft</em></p>", Timestamp: sent, UserID: f.member.ID},
+			{Topic: "b", Content: "final", RenderedContent: "<p>final</p>", Timestamp: edited, UserID: f.member.ID, PrevTopic: ptr("a")},
+			{Topic: "b", Content: "final", RenderedContent: "<p>final</p>", Timestamp: moved, UserID: f.admin.ID,
+				PrevStream: &one, Stream: &two},
+		})
+		v, _, err = f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{})
+		wantNoErr(t, "GetMessage", err)
+		diff(t, "edit_history, moves", v.EditHistory, []chat.EditHistoryEntry{
+			{UserID: f.admin.ID, Timestamp: moved, PrevStream: &one, Stream: &two},
+			{UserID: f.member.ID, Timestamp: edited, PrevTopic: ptr("a"), Topic: ptr("b")},
+		})
+		policy(chat.EditHistoryNone)
+		_, err = f.svc.MessageHistory(ctx, chat.AsUser(f.member.ID), id)
+		wantErr(t, "history, none", err, chat.ErrEditHistoryDisabled)
+		v, _, err = f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{})
+		wantNoErr(t, "GetMessage", err)
+		if v.EditHistory != nil || v.LastEditTimestamp == nil || *v.LastEditTimestamp != last || *v.LastMovedTimestamp != moved {
+			t.Errorf("policy none: edit_history %v, last_edit_timestamp %v, last_moved_timestamp %v; want none, %d, %d",
+				v.EditHistory, v.LastEditTimestamp, v.LastMovedTimestamp, last, moved)
+		}
 	})
 }
 

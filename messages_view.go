@@ -109,6 +109,7 @@ type messageData struct {
 	topicLinks      []TopicLink
 	reactions       []ReactionView
 	edits           []storage.MessageEditRecord
+	historyPolicy   EditHistoryPolicy
 }
 
 // messageLoader reads, once per request, the users and channels that
@@ -212,7 +213,7 @@ func (l *messageLoader) edits(ms []storage.MessageRecord) (map[int64][]storage.M
 // data builds one message's data from loaded users and channels.
 func (l *messageLoader) data(m storage.MessageRecord) *messageData {
 	d := &messageData{m: m, realmStr: realmStr(l.realm), reactions: []ReactionView{},
-		topicLinks: []TopicLink{}}
+		topicLinks: []TopicLink{}, historyPolicy: l.realm.MessageEditHistoryVisibilityPolicy}
 	if sender := l.users[m.SenderID]; sender != nil {
 		d.senderName = sender.FullName
 		d.senderEmail = apiEmail(sender, l.emailDomain)
@@ -241,24 +242,31 @@ func (l *messageLoader) data(m storage.MessageRecord) *messageData {
 	return d
 }
 
-// editHistory is a message object's edit_history, newest first, and the
-// times of its last content edit and last move (nil when none).
-func editHistory(edits []storage.MessageEditRecord) (out []EditHistoryEntry, lastEdit, lastMove *int64) {
-	out = make([]EditHistoryEntry, 0, len(edits))
+// editHistory is a message object's edit_history, newest first, as the
+// organization's policy shows it (nil when it shows nothing), and the times
+// of its last content edit and last move (nil when none), which every
+// policy shows.
+func editHistory(edits []storage.MessageEditRecord, policy EditHistoryPolicy) (out []EditHistoryEntry, lastEdit, lastMove *int64) {
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := &edits[i]
 		ts := e.Time.Unix()
-		entry := EditHistoryEntry{UserID: e.UserID, Timestamp: ts, PrevContent: e.PrevContent,
-			PrevRenderedContent: e.PrevRenderedContent, PrevTopic: e.PrevTopic, Topic: e.Topic}
-		if e.PrevChannelID != 0 {
-			prev, now := e.PrevChannelID, e.ChannelID
-			entry.PrevStream, entry.Stream = &prev, &now
-		}
+		moved := e.PrevTopic != nil || e.PrevChannelID != 0
 		if e.PrevContent != nil && lastEdit == nil {
 			lastEdit = &ts
 		}
-		if (e.PrevTopic != nil || e.PrevChannelID != 0) && lastMove == nil {
+		if moved && lastMove == nil {
 			lastMove = &ts
+		}
+		if policy == EditHistoryNone || (policy == EditHistoryMoves && !moved) {
+			continue
+		}
+		entry := EditHistoryEntry{UserID: e.UserID, Timestamp: ts, PrevTopic: e.PrevTopic, Topic: e.Topic}
+		if policy != EditHistoryMoves {
+			entry.PrevContent, entry.PrevRenderedContent = e.PrevContent, e.PrevRenderedContent
+		}
+		if e.PrevChannelID != 0 {
+			prev, now := e.PrevChannelID, e.ChannelID
+			entry.PrevStream, entry.Stream = &prev, &now
 		}
 		out = append(out, entry)
 	}
@@ -328,7 +336,7 @@ func (d *messageData) view(reader int64, f MessageFormat) MessageView {
 		v.AvatarURL = &url
 	}
 	if len(d.edits) > 0 {
-		v.EditHistory, v.LastEditTimestamp, v.LastMovedTimestamp = editHistory(d.edits)
+		v.EditHistory, v.LastEditTimestamp, v.LastMovedTimestamp = editHistory(d.edits, d.historyPolicy)
 	} else if !m.EditedAt.IsZero() {
 		// Edited before edit history was kept.
 		ts := m.EditedAt.Unix()

@@ -27,6 +27,7 @@ func DefaultRealmSettings() RealmSettings {
 		// A week, as the reference's defaults.
 		MoveMessagesWithinStreamLimitSeconds:   7 * 24 * 3600,
 		MoveMessagesBetweenStreamsLimitSeconds: 7 * 24 * 3600,
+		MessageEditHistoryVisibilityPolicy:     EditHistoryAll,
 	}
 }
 
@@ -124,6 +125,8 @@ type RealmUpdate struct {
 	// MoveMessagesBetweenStreamsLimitSeconds are the time limits of moves.
 	MoveMessagesWithinStreamLimitSeconds   *TimeLimitValue
 	MoveMessagesBetweenStreamsLimitSeconds *TimeLimitValue
+	// MessageEditHistoryVisibilityPolicy is which edit history users see.
+	MessageEditHistoryVisibilityPolicy *EditHistoryPolicy
 	// Channels are the announcement and moderation request channels; an
 	// ID of -1 (or 0) clears one.
 	Channels RealmChannels
@@ -236,6 +239,9 @@ var realmSettings = []realmSetting{
 	setting("move_messages_between_streams_limit_seconds", false,
 		func(u *RealmUpdate) **TimeLimitValue { return &u.MoveMessagesBetweenStreamsLimitSeconds },
 		func(r *Realm) *TimeLimit { return &r.MoveMessagesBetweenStreamsLimitSeconds }, checkTimeLimit),
+	setting("message_edit_history_visibility_policy", false,
+		func(u *RealmUpdate) **EditHistoryPolicy { return &u.MessageEditHistoryVisibilityPolicy },
+		func(r *Realm) *EditHistoryPolicy { return &r.MessageEditHistoryVisibilityPolicy }, same[EditHistoryPolicy]),
 }
 
 func checkRealmName(_ *Service, name, v string) (string, error) {

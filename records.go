@@ -43,6 +43,9 @@ type TimeLimit = storage.TimeLimit
 // TopicsPolicy says whether a channel's messages may use the empty topic.
 type TopicsPolicy = storage.TopicsPolicy
 
+// EditHistoryPolicy says which part of messages' edit history users see.
+type EditHistoryPolicy = storage.EditHistoryPolicy
+
 // Attachment is an uploaded file as stored.
 type Attachment = storage.Attachment
 
@@ -79,6 +82,9 @@ const (
 	TopicsAllowEmpty        = storage.TopicsAllowEmpty
 	TopicsDisableEmpty      = storage.TopicsDisableEmpty
 	TopicsEmptyTopicOnly    = storage.TopicsEmptyTopicOnly
+	EditHistoryAll          = storage.EditHistoryAll
+	EditHistoryMoves        = storage.EditHistoryMoves
+	EditHistoryNone         = storage.EditHistoryNone
 	RoleOwner               = storage.RoleOwner
 	RoleAdmin               = storage.RoleAdmin
 	RoleModerator           = storage.RoleModerator

@@ -45,6 +45,33 @@ type RealmSettings struct {
 	// channel; zero means no limit.
 	MoveMessagesWithinStreamLimitSeconds   TimeLimit
 	MoveMessagesBetweenStreamsLimitSeconds TimeLimit
+	// MessageEditHistoryVisibilityPolicy says which edit history users
+	// see.
+	MessageEditHistoryVisibilityPolicy EditHistoryPolicy
+}
+
+// EditHistoryPolicy says which part of messages' edit history users see.
+type EditHistoryPolicy string
+
+// The edit history policies.
+const (
+	EditHistoryAll   EditHistoryPolicy = "all"
+	EditHistoryMoves EditHistoryPolicy = "moves"
+	EditHistoryNone  EditHistoryPolicy = "none"
+)
+
+// UnmarshalJSON accepts the JSON string of a policy.
+func (p *EditHistoryPolicy) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	switch v := EditHistoryPolicy(s); v {
+	case EditHistoryAll, EditHistoryMoves, EditHistoryNone:
+		*p = v
+		return nil
+	}
+	return errInvalidEnum
 }
 
 // Default setting values, as the reference server gives new organizations.

@@ -27,7 +27,8 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
 		string(r.TopicsPolicy), r.DefaultLanguage, int64(r.VideoChatProvider), r.EnableSpectatorAccess,
 		int64(r.WaitingPeriodThreshold), r.InviteRequired, r.SendChannelEventsMessages,
-		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds)}, nil
+		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds),
+		string(r.MessageEditHistoryVisibilityPolicy)}, nil
 }
 
 // userArgs returns the column values of u from email on, in the order of
@@ -60,9 +61,9 @@ func (t *tx) CreateRealm(r *storage.Realm) error {
 		message_content_edit_limit_seconds, message_content_delete_limit_seconds, topics_policy,
 		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
 		invite_required, send_channel_events_messages, move_messages_within_stream_limit_seconds,
-		move_messages_between_streams_limit_seconds)
+		move_messages_between_streams_limit_seconds, message_edit_history_visibility_policy)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25)
+		$21, $22, $23, $24, $25, $26)
 		ON CONFLICT DO NOTHING RETURNING id`, args...)
 	if err != nil {
 		return err
@@ -102,8 +103,9 @@ func (t *tx) UpdateRealm(r storage.Realm) error {
 			message_content_delete_limit_seconds = $16, topics_policy = $17, default_language = $18,
 			video_chat_provider = $19, enable_spectator_access = $20, waiting_period_threshold = $21,
 			invite_required = $22, send_channel_events_messages = $23,
-			move_messages_within_stream_limit_seconds = $24, move_messages_between_streams_limit_seconds = $25
-			WHERE id = $26`, append(args, r.ID)...)
+			move_messages_within_stream_limit_seconds = $24, move_messages_between_streams_limit_seconds = $25,
+			message_edit_history_visibility_policy = $26
+			WHERE id = $27`, append(args, r.ID)...)
 	})
 }
 

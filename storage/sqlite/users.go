@@ -27,7 +27,8 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		int64(r.MessageContentEditLimitSeconds), int64(r.MessageContentDeleteLimitSeconds),
 		string(r.TopicsPolicy), r.DefaultLanguage, r.VideoChatProvider, b2i(r.EnableSpectatorAccess),
 		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages),
-		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds)}, nil
+		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds),
+		string(r.MessageEditHistoryVisibilityPolicy)}, nil
 }
 
 // userTimes returns the user's times as stored, in nanoseconds.

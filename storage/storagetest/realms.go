@@ -22,6 +22,7 @@ func (s *suite) testRealmSettings(t *testing.T) {
 		TopicsPolicy: storage.TopicsDisableEmpty, DefaultLanguage: "pt_BR", VideoChatProvider: 3,
 		EnableSpectatorAccess: true, WaitingPeriodThreshold: 9, InviteRequired: true, SendChannelEventsMessages: true,
 		MoveMessagesWithinStreamLimitSeconds: 60, MoveMessagesBetweenStreamsLimitSeconds: 7200,
+		MessageEditHistoryVisibilityPolicy: storage.EditHistoryMoves,
 	}
 	update(t, st, func(tx storage.Tx) { r = createRealm(t, tx, r) })
 	view(t, st, func(tx storage.Tx) { checkRealm(t, "created", mustRealm(t, tx, r.ID), r) })

@@ -40,7 +40,7 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 		created, visibility    int64
 		editLimit, deleteLimit int64
 		withinLimit, moveLimit int64
-		topicsPolicy           string
+		topicsPolicy, history  string
 	)
 	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, f.Bool(&r.Deactivated), &created, &visibility,
 		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
@@ -48,7 +48,8 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 		f.Bool(&r.DisallowDisposableEmailAddresses), f.Bool(&r.AllowMessageEditing), &editLimit, &deleteLimit,
 		&topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, f.Bool(&r.EnableSpectatorAccess),
 		&r.WaitingPeriodThreshold, f.Bool(&r.InviteRequired), f.Bool(&r.SendChannelEventsMessages),
-		&withinLimit, &moveLimit)
+		&withinLimit, &moveLimit, &history)
+	r.MessageEditHistoryVisibilityPolicy = storage.EditHistoryPolicy(history)
 	r.MoveMessagesWithinStreamLimitSeconds = storage.TimeLimit(withinLimit)
 	r.MoveMessagesBetweenStreamsLimitSeconds = storage.TimeLimit(moveLimit)
 	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)

@@ -12,7 +12,7 @@ import (
 // realmState is the "realm" block: the organization's settings and the
 // server's limits.
 func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(_ storage.Tx, v *viewer) error {
+	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		r := v.realm
 		// The settings first: the block's own keys below replace them
 		// where the wire differs from the stored value (the description
@@ -56,7 +56,7 @@ func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterReque
 		} {
 			state[k] = val
 		}
-		return nil
+		return realmGroupState(tx, &r, state)
 	})
 }
 

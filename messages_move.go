@@ -43,11 +43,15 @@ type MessageEdit struct {
 }
 
 // checkTopicMovable applies the rules for moving m to another topic of its
-// channel: any user may, within the organization's time limit unless
-// moderator or administrator.
+// channel: administrators may, and the organization's
+// can_move_messages_between_topics_group (everyone by default), within its
+// time limit unless moderator.
 func (s *Service) checkTopicMovable(cc *channelContext, m *storage.MessageRecord) error {
 	if m.RecipientType != RecipientChannel {
 		return ErrDirectMessageTopic
+	}
+	if !cc.actor.Role.IsAdmin() && !cc.realmAllows("can_move_messages_between_topics_group") {
+		return ErrNoEditPermission
 	}
 	if limit := cc.realm.MoveMessagesWithinStreamLimitSeconds; limit > 0 && !cc.actor.Role.IsModerator() &&
 		s.now().Sub(m.DateSent) > limit.Duration()+editGrace {

@@ -115,11 +115,11 @@ func (s *Service) planMove(tx storage.Tx, cc *channelContext, m *storage.Message
 }
 
 // checkChannelMovable applies the rules for moving m to the channel
-// toID: members and above may (the reference's default group), within a
-// week unless moderator or administrator, to a channel they can read and
-// post in.
+// toID: administrators may, and the organization's
+// can_move_messages_between_channels_group (members by default), within its
+// time limit unless moderator, to a channel they can read and post in.
 func (s *Service) checkChannelMovable(tx storage.Tx, cc *channelContext, m *storage.MessageRecord, mv *messageMove, toID int64) error {
-	if cc.actor.Role == RoleGuest {
+	if !cc.actor.Role.IsAdmin() && !cc.realmAllows("can_move_messages_between_channels_group") {
 		return ErrNoMovePermission
 	}
 	to, err := cc.channel(tx, toID, true)

@@ -294,3 +294,79 @@ func TestNotificationBotIsNamed(t *testing.T) {
 		}
 	})
 }
+
+// TestMoveGroupSettings: the organization's can_move_messages_between_*_group
+// settings decide who may move, administrators always may; their "old"
+// value is checked; each change is a realm/update_dict event, and register
+// shows the values (the defaults by ID).
+func TestMoveGroupSettings(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "a"}, {Name: "b"}},
+			Principals: &chat.Principals{IDs: []int64{f.admin.ID, f.moderator.ID, f.member.ID, f.guest.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		a, b := channelIDOf(t, f, "a"), channelIDOf(t, f, "b")
+		groups, err := f.svc.UserGroups(ctx, chat.AsUser(f.admin.ID), false)
+		wantNoErr(t, "UserGroups", err)
+		group := map[string]int64{}
+		for _, g := range groups {
+			group[g.Name] = g.ID
+		}
+		st, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{FetchEventTypes: []string{"realm"}, EventTypes: []string{"realm"}})
+		wantNoErr(t, "Register", err)
+		for name, want := range map[string]int64{"realm_can_move_messages_between_topics_group": group["role:everyone"],
+			"realm_can_move_messages_between_channels_group": group["role:members"]} {
+			if got, ok := st[name].(chat.GroupSetting); !ok || got.GroupID != want {
+				t.Errorf("%s = %#v, want group %d", name, st[name], want)
+			}
+		}
+		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), a, "t", "text")
+		wantNoErr(t, "send", err)
+		topic := func(as int64, name string) error {
+			return updateMessage(f.svc, ctx, chat.AsUser(as), id, chat.MessageEdit{Topic: &name})
+		}
+		channel := func(as, to int64) error {
+			return updateMessage(f.svc, ctx, chat.AsUser(as), id, chat.MessageEdit{StreamID: &to})
+		}
+		// The defaults: everyone between topics, members between channels.
+		wantNoErr(t, "a guest renames", topic(f.guest.ID, "by guest"))
+		wantErr(t, "a guest moves to another channel", channel(f.guest.ID, b), chat.ErrNoMovePermission)
+		wantNoErr(t, "a member moves to another channel", channel(f.member.ID, b))
+
+		admins := chat.GroupSettingOf(group["role:administrators"])
+		_, err = f.svc.UpdateRealm(ctx, chat.AsUser(f.admin.ID), chat.RealmUpdate{
+			CanMoveMessagesBetweenTopicsGroup: &chat.GroupSettingUpdate{New: admins, Old: ptr(chat.GroupSettingOf(group["role:members"]))}})
+		wantErr(t, "a stale old value", err, chat.ErrGroupSettingOldMismatch)
+		_, err = f.svc.UpdateRealm(ctx, chat.AsUser(f.admin.ID), chat.RealmUpdate{
+			CanMoveMessagesBetweenChannelsGroup: &chat.GroupSettingUpdate{New: chat.GroupSettingOf(group["role:everyone"])}})
+		wantCodeMsg(t, "everyone between channels", err, chat.CodeBadRequest,
+			"'can_move_messages_between_channels_group' setting cannot be set to 'role:everyone' group.")
+		changes, err := f.svc.UpdateRealm(ctx, chat.AsUser(f.admin.ID), chat.RealmUpdate{
+			CanMoveMessagesBetweenTopicsGroup: &chat.GroupSettingUpdate{New: admins, Old: ptr(chat.GroupSettingOf(group["role:everyone"]))},
+			CanMoveMessagesBetweenChannelsGroup: &chat.GroupSettingUpdate{
+				New: chat.GroupSetting{Members: []int64{f.member.ID}, Subgroups: []int64{group["role:administrators"]}}}})
+		wantNoErr(t, "UpdateRealm", err)
+		anon := chat.GroupSetting{Members: []int64{f.member.ID}, Subgroups: []int64{group["role:administrators"]}}
+		diff(t, "changes", changes, []chat.RealmSettingChange{
+			{Name: "can_move_messages_between_channels_group", Value: anon},
+			{Name: "can_move_messages_between_topics_group", Value: admins}})
+		events := queueEvents(t, f, f.member.ID, st["queue_id"].(string))
+		for _, e := range events {
+			delete(e, "id")
+		}
+		diff(t, "events", events, []map[string]any{
+			{"type": "realm", "op": "update_dict", "property": "default",
+				"data": map[string]any{"can_move_messages_between_channels_group": map[string]any{
+					"direct_members": []any{float64(f.member.ID)}, "direct_subgroups": []any{float64(group["role:administrators"])}}}},
+			{"type": "realm", "op": "update_dict", "property": "default",
+				"data": map[string]any{"can_move_messages_between_topics_group": float64(admins.GroupID)}}})
+
+		wantErr(t, "a moderator renames", topic(f.moderator.ID, "by moderator"), chat.ErrNoEditPermission)
+		wantErr(t, "the sender renames", topic(f.member.ID, "by sender"), chat.ErrNoEditPermission)
+		wantNoErr(t, "an administrator renames", topic(f.admin.ID, "by admin"))
+		wantNoErr(t, "a direct member moves back", channel(f.member.ID, a))
+		wantErr(t, "a moderator moves", channel(f.moderator.ID, b), chat.ErrNoMovePermission)
+		wantNoErr(t, "an administrator moves", channel(f.admin.ID, b))
+	})
+}

@@ -127,6 +127,10 @@ type RealmUpdate struct {
 	MoveMessagesBetweenStreamsLimitSeconds *TimeLimitValue
 	// MessageEditHistoryVisibilityPolicy is which edit history users see.
 	MessageEditHistoryVisibilityPolicy *EditHistoryPolicy
+	// CanMoveMessagesBetweenChannelsGroup and
+	// CanMoveMessagesBetweenTopicsGroup change who may move messages.
+	CanMoveMessagesBetweenChannelsGroup *GroupSettingUpdate
+	CanMoveMessagesBetweenTopicsGroup   *GroupSettingUpdate
 	// Channels are the announcement and moderation request channels; an
 	// ID of -1 (or 0) clears one.
 	Channels RealmChannels
@@ -144,9 +148,12 @@ type RealmUpdateParam struct {
 // Params lists the fields of u by wire name, in the order the settings are
 // read, so that a decoder can fill u from request parameters.
 func (u *RealmUpdate) Params() []RealmUpdateParam {
-	out := make([]RealmUpdateParam, len(realmSettings), len(realmSettings)+4)
+	out := make([]RealmUpdateParam, len(realmSettings), len(realmSettings)+len(realmGroupSettings)+4)
 	for i, st := range realmSettings {
 		out[i] = RealmUpdateParam{Name: st.name, Dest: st.dest(u)}
+	}
+	for _, st := range realmGroupSettings {
+		out = append(out, RealmUpdateParam{Name: st.name, Dest: st.update(u)})
 	}
 	return append(out,
 		RealmUpdateParam{"new_stream_announcements_stream_id", &u.Channels.NewStreamAnnouncementsStreamID},
@@ -315,7 +322,11 @@ type RealmSettingChange struct {
 // for a time limit that is neither positive nor "unlimited", "Invalid
 // topics_policy", "Invalid language '{code}'", "Invalid video_chat_provider
 // {id}", "waiting_period_threshold is too small"; then for the channel
-// settings ErrInvalidChannelID and ErrModerationChannelPublic.
+// settings ErrInvalidChannelID and ErrModerationChannelPublic; then for the
+// group settings (can_move_messages_between_channels_group,
+// can_move_messages_between_topics_group) ErrGroupSettingOldMismatch,
+// "Invalid user group ID: {id}", "Invalid user ID: {id}" and "'{name}'
+// setting cannot be set to 'role:…' group.".
 func (s *Service) UpdateRealm(ctx context.Context, actor Actor, req RealmUpdate) ([]RealmSettingChange, error) {
 	var changes []RealmSettingChange
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
@@ -346,6 +357,11 @@ func (s *Service) UpdateRealm(ctx context.Context, actor Actor, req RealmUpdate)
 			return err
 		}
 		changes = append(changes, channelChanges...)
+		groupChanges, err := applyRealmGroups(tx, &req, &realm)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, groupChanges...)
 		if len(changes) == 0 {
 			return nil
 		}
@@ -358,9 +374,16 @@ func (s *Service) UpdateRealm(ctx context.Context, actor Actor, req RealmUpdate)
 }
 
 // emitRealmUpdates emits one realm/update event per changed setting to the
-// realm's active users.
+// realm's active users; a group setting's is realm/update_dict, as the
+// reference sends it.
 func emitRealmUpdates(_ storage.Tx, emit func(Event), realmID int64, changes []RealmSettingChange) error {
 	for _, c := range changes {
+		if _, ok := c.Value.(GroupSetting); ok {
+			emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
+				"type": "realm", "op": "update_dict", "property": "default", "data": map[string]any{c.Name: c.Value},
+			}})
+			continue
+		}
 		emit(Event{RealmID: realmID, AllUsers: true, Payload: map[string]any{
 			"type": "realm", "op": "update", "property": c.Name, "value": c.Value,
 		}})

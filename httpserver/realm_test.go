@@ -1,6 +1,7 @@
 package httpserver_test
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"testing"
@@ -224,6 +225,8 @@ func TestUpdateRealm(t *testing.T) {
 		{"video_chat_provider", "1", chat.CodeBadRequest, "Invalid video_chat_provider 1"}, // no provider configured
 		{"video_chat_provider", `"1"`, chat.CodeBadRequest, "video_chat_provider is not an integer"},
 		{"waiting_period_threshold", "-1", chat.CodeBadRequest, "waiting_period_threshold is too small"},
+		{"can_move_messages_between_topics_group", `{"old": 1}`, chat.CodeBadRequest, "Invalid can_move_messages_between_topics_group"},
+		{"can_move_messages_between_topics_group", `{"new": 999999}`, chat.CodeBadRequest, "Invalid user group ID: 999999"},
 	} {
 		e.expectError(e.call(http.MethodPatch, "/realm", &e.owner, form(c.key, c.value)), http.StatusBadRequest, c.code, c.msg)
 	}
@@ -244,6 +247,10 @@ func TestUpdateRealm(t *testing.T) {
 			"ignored_parameters_unsupported", []any{"bogus"}))
 	e.expect(e.call(http.MethodPatch, "/realm", &e.owner, form("name", "Renamed", "waiting_period_threshold", "0", "invite_required", "false")),
 		http.StatusOK, success("invite_required", false))
+	e.expect(e.call(http.MethodPatch, "/realm", &e.admin, form("can_move_messages_between_channels_group",
+		fmt.Sprintf(`{"new": {"direct_members": [%d], "direct_subgroups": []}}`, e.member.id))),
+		http.StatusOK, success("can_move_messages_between_channels_group",
+			map[string]any{"direct_members": []any{float64(e.member.id)}, "direct_subgroups": []any{}}))
 	res := e.call(http.MethodGet, "/server_settings", nil, nil)
 	if res.body["realm_name"] != "Renamed" || res.body["realm_description"] != "<p>New **description**</p>" ||
 		res.body["realm_web_public_access_enabled"] != false {

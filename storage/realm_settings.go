@@ -48,6 +48,20 @@ type RealmSettings struct {
 	// MessageEditHistoryVisibilityPolicy says which edit history users
 	// see.
 	MessageEditHistoryVisibilityPolicy EditHistoryPolicy
+	// CanMoveMessagesBetweenTopicsGroup and
+	// CanMoveMessagesBetweenChannelsGroup are who may move messages to
+	// another topic and to another channel. The zero value stands for the
+	// reference's defaults (role:everyone and role:members), which the
+	// service resolves: the groups do not exist before the organization.
+	CanMoveMessagesBetweenTopicsGroup   GroupSetting
+	CanMoveMessagesBetweenChannelsGroup GroupSetting
+}
+
+// Clone returns s with its own group-setting lists.
+func (s RealmSettings) Clone() RealmSettings {
+	s.CanMoveMessagesBetweenTopicsGroup = s.CanMoveMessagesBetweenTopicsGroup.Clone()
+	s.CanMoveMessagesBetweenChannelsGroup = s.CanMoveMessagesBetweenChannelsGroup.Clone()
+	return s
 }
 
 // EditHistoryPolicy says which part of messages' edit history users see.

@@ -232,6 +232,7 @@ func (t *tx) putRealm(old, r *storage.Realm) {
 		}
 	}
 	r2 := *r
+	r2.RealmSettings = r.RealmSettings.Clone()
 	set(old, &r2)
 	t.onUndo(func() { set(&r2, old) })
 }

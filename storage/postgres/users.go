@@ -28,7 +28,8 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		string(r.TopicsPolicy), r.DefaultLanguage, int64(r.VideoChatProvider), r.EnableSpectatorAccess,
 		int64(r.WaitingPeriodThreshold), r.InviteRequired, r.SendChannelEventsMessages,
 		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds),
-		string(r.MessageEditHistoryVisibilityPolicy)}, nil
+		string(r.MessageEditHistoryVisibilityPolicy), sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenTopicsGroup),
+		sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenChannelsGroup)}, nil
 }
 
 // userArgs returns the column values of u from email on, in the order of
@@ -61,9 +62,10 @@ func (t *tx) CreateRealm(r *storage.Realm) error {
 		message_content_edit_limit_seconds, message_content_delete_limit_seconds, topics_policy,
 		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
 		invite_required, send_channel_events_messages, move_messages_within_stream_limit_seconds,
-		move_messages_between_streams_limit_seconds, message_edit_history_visibility_policy)
+		move_messages_between_streams_limit_seconds, message_edit_history_visibility_policy,
+		can_move_messages_between_topics_group, can_move_messages_between_channels_group)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26)
+		$21, $22, $23, $24, $25, $26, $27, $28)
 		ON CONFLICT DO NOTHING RETURNING id`, args...)
 	if err != nil {
 		return err
@@ -104,8 +106,9 @@ func (t *tx) UpdateRealm(r storage.Realm) error {
 			video_chat_provider = $19, enable_spectator_access = $20, waiting_period_threshold = $21,
 			invite_required = $22, send_channel_events_messages = $23,
 			move_messages_within_stream_limit_seconds = $24, move_messages_between_streams_limit_seconds = $25,
-			message_edit_history_visibility_policy = $26
-			WHERE id = $27`, append(args, r.ID)...)
+			message_edit_history_visibility_policy = $26, can_move_messages_between_topics_group = $27,
+			can_move_messages_between_channels_group = $28
+			WHERE id = $29`, append(args, r.ID)...)
 	})
 }
 

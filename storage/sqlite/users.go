@@ -28,7 +28,8 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		string(r.TopicsPolicy), r.DefaultLanguage, r.VideoChatProvider, b2i(r.EnableSpectatorAccess),
 		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages),
 		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds),
-		string(r.MessageEditHistoryVisibilityPolicy)}, nil
+		string(r.MessageEditHistoryVisibilityPolicy), sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenTopicsGroup),
+		sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenChannelsGroup)}, nil
 }
 
 // userTimes returns the user's times as stored, in nanoseconds.

@@ -22,7 +22,9 @@ func (s *suite) testRealmSettings(t *testing.T) {
 		TopicsPolicy: storage.TopicsDisableEmpty, DefaultLanguage: "pt_BR", VideoChatProvider: 3,
 		EnableSpectatorAccess: true, WaitingPeriodThreshold: 9, InviteRequired: true, SendChannelEventsMessages: true,
 		MoveMessagesWithinStreamLimitSeconds: 60, MoveMessagesBetweenStreamsLimitSeconds: 7200,
-		MessageEditHistoryVisibilityPolicy: storage.EditHistoryMoves,
+		MessageEditHistoryVisibilityPolicy:  storage.EditHistoryMoves,
+		CanMoveMessagesBetweenTopicsGroup:   storage.GroupSetting{GroupID: 7},
+		CanMoveMessagesBetweenChannelsGroup: storage.GroupSetting{Members: []int64{3, 4}, Subgroups: []int64{5}},
 	}
 	update(t, st, func(tx storage.Tx) { r = createRealm(t, tx, r) })
 	view(t, st, func(tx storage.Tx) { checkRealm(t, "created", mustRealm(t, tx, r.ID), r) })
@@ -138,7 +140,7 @@ func (s *suite) testRealmRoundTrip(t *testing.T) {
 			t.Fatalf("CreateRealm: %v", err)
 		}
 		want.ID = r.ID
-		if r != want {
+		if !gocmp.Equal(r, want) {
 			t.Errorf("CreateRealm changed fields other than ID: got %#v, want %#v", r, want)
 		}
 		other = createRealm(t, tx, other)

@@ -41,6 +41,7 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 		editLimit, deleteLimit int64
 		withinLimit, moveLimit int64
 		topicsPolicy, history  string
+		topicsGroup, chGroup   string
 	)
 	err := sc.Scan(&r.ID, &r.Name, &r.Description, &r.Host, &r.URL, f.Bool(&r.Deactivated), &created, &visibility,
 		&r.NewStreamAnnouncementsStreamID, &r.SignupAnnouncementsStreamID, &r.ZulipUpdateAnnouncementsStreamID,
@@ -48,8 +49,17 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 		f.Bool(&r.DisallowDisposableEmailAddresses), f.Bool(&r.AllowMessageEditing), &editLimit, &deleteLimit,
 		&topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, f.Bool(&r.EnableSpectatorAccess),
 		&r.WaitingPeriodThreshold, f.Bool(&r.InviteRequired), f.Bool(&r.SendChannelEventsMessages),
-		&withinLimit, &moveLimit, &history)
+		&withinLimit, &moveLimit, &history, &topicsGroup, &chGroup)
+	if err != nil {
+		return r, err
+	}
 	r.MessageEditHistoryVisibilityPolicy = storage.EditHistoryPolicy(history)
+	if r.CanMoveMessagesBetweenTopicsGroup, err = parseRealmGroup(topicsGroup); err != nil {
+		return r, err
+	}
+	if r.CanMoveMessagesBetweenChannelsGroup, err = parseRealmGroup(chGroup); err != nil {
+		return r, err
+	}
 	r.MoveMessagesWithinStreamLimitSeconds = storage.TimeLimit(withinLimit)
 	r.MoveMessagesBetweenStreamsLimitSeconds = storage.TimeLimit(moveLimit)
 	r.MessageContentEditLimitSeconds = storage.TimeLimit(editLimit)
@@ -301,4 +311,14 @@ func messageEditArgs(e *storage.MessageEditRecord) ([]any, error) {
 	}
 	return []any{e.MessageID, e.UserID, at, e.PrevContent, e.PrevRenderedContent, e.PrevTopic, e.Topic,
 		e.PrevChannelID, e.ChannelID}, nil
+}
+
+// parseRealmGroup reads a realm's group-setting column; the empty anonymous
+// group, which stands for the setting's default, is the zero value.
+func parseRealmGroup(text string) (storage.GroupSetting, error) {
+	v, err := storage.ParseGroupSetting("value", []byte(text))
+	if err != nil || v.IsGroup() || len(v.Members)+len(v.Subgroups) > 0 {
+		return v, err
+	}
+	return storage.GroupSetting{}, nil
 }

@@ -82,26 +82,33 @@ func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelConte
 	}
 	ids := make([]int64, len(msgs))
 	now := s.now()
-	flags := map[int64]storage.MessageFlags{}
-	readers := map[int64]bool{}
 	for i, msg := range msgs {
 		ids[i] = msg.ID
 		msg.ChannelID, msg.Topic, msg.EditedAt = mv.to.ID, mv.topic, now
 		if err := tx.UpdateMessage(msg); err != nil {
 			return nil, err
 		}
-		rows, err := tx.MessageRecipients(msg.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			readers[r.UserID] = true
-			if msg.ID == m.ID && r.Flags != 0 {
-				flags[r.UserID] = r.Flags
-			}
+	}
+	// The readers of all the messages in one query; the flags of the
+	// message the event names.
+	to, err := storage.MessageReaders(tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	readers := make(map[int64]bool, len(to))
+	for _, u := range to {
+		readers[u] = true
+	}
+	rows, err := tx.MessageRecipients(m.ID)
+	if err != nil {
+		return nil, err
+	}
+	flags := map[int64]storage.MessageFlags{}
+	for _, r := range rows {
+		if r.Flags != 0 {
+			flags[r.UserID] = r.Flags
 		}
 	}
-	to := sortedKeys(readers)
 	if mv.channelChanged() {
 		var gained []int64
 		if to, gained, err = s.moveAccess(tx, emit, cc, mv, ids, to); err != nil {

@@ -54,6 +54,37 @@ type UserMessageTx interface {
 	UserMessage(userID, messageID int64) (UserMessage, error)
 }
 
+// MessageReadersTx finds who has rows of many messages at once.
+type MessageReadersTx interface {
+	// MessageReaders returns the IDs of the users who have a row for at
+	// least one of the messages, in increasing order.
+	MessageReaders(messageIDs []int64) ([]int64, error)
+}
+
+// MessageReaders answers MessageReadersTx's query in tx: with tx's own
+// method when it has one, else from MessageRecipients of each message.
+func MessageReaders(tx Tx, messageIDs []int64) ([]int64, error) {
+	if o, ok := tx.(MessageReadersTx); ok {
+		return o.MessageReaders(messageIDs)
+	}
+	seen := map[int64]bool{}
+	out := []int64{}
+	for _, id := range messageIDs {
+		rows, err := tx.MessageRecipients(id)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if !seen[r.UserID] {
+				seen[r.UserID] = true
+				out = append(out, r.UserID)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // UsersByRole answers UsersByRoleTx's query in tx: with tx's own method
 // when it has one, else from Users.
 func UsersByRole(tx Tx, realmID int64, role Role) ([]UserRecord, error) {

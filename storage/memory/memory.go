@@ -32,6 +32,7 @@ var (
 	_ storage.SubscriptionColorsTx = (*tx)(nil)
 	_ storage.RealmDomainByNameTx  = (*tx)(nil)
 	_ storage.UserMessageTx        = (*tx)(nil)
+	_ storage.MessageReadersTx     = (*tx)(nil)
 )
 
 // Store is an in-memory storage.Store. The zero value is not usable; call New.

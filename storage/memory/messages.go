@@ -226,6 +226,21 @@ func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	return storage.UserMessage{UserID: userID, MessageID: messageID, Flags: f}, nil
 }
 
+func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
+	seen := map[int64]bool{}
+	out := []int64{}
+	for _, id := range messageIDs {
+		for _, u := range t.s.msgs.recipients[id] {
+			if !seen[u] {
+				seen[u] = true
+				out = append(out, u)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	ms := &t.s.msgs
 	out := []storage.UserMessage{}

@@ -152,6 +152,22 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	return nil
 }
 
+func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
+	if len(messageIDs) == 0 {
+		return []int64{}, nil
+	}
+	out, err := list(t, "MessageReaders", `SELECT DISTINCT user_id FROM user_messages WHERE message_id = ANY($1)
+		ORDER BY user_id`, func(row sqlcommon.Scanner) (int64, error) {
+		var id int64
+		err := row.Scan(&id)
+		return id, err
+	}, messageIDs)
+	if out == nil {
+		out = []int64{}
+	}
+	return out, err
+}
+
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	return one(t, "UserMessage", `SELECT flags FROM user_messages WHERE user_id = $1 AND message_id = $2`,
 		func(row sqlcommon.Scanner) (storage.UserMessage, error) {

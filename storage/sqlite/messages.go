@@ -200,6 +200,21 @@ func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
 	return err
 }
 
+func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
+	out := []int64{}
+	if len(messageIDs) == 0 {
+		return out, nil
+	}
+	err := t.query("MessageReaders", `SELECT DISTINCT user_id FROM user_messages
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY user_id`, func(sc scanner) error {
+		var id int64
+		err := sc.Scan(&id)
+		out = append(out, id)
+		return err
+	}, jsonIDs(messageIDs))
+	return out, err
+}
+
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
 		i, found := slices.BinarySearchFunc(rows, userID, func(r storage.UserMessage, id int64) int { return cmp.Compare(r.UserID, id) })

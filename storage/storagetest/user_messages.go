@@ -60,6 +60,21 @@ func (s *suite) testUserMessages(t *testing.T) {
 		if rows := mustRecipients(t, tx, ms[1].ID+100); len(rows) != 0 {
 			t.Errorf("MessageRecipients(unknown) = %v, want none", rows)
 		}
+		for _, c := range []struct {
+			ids  []int64
+			want []int64
+		}{
+			{[]int64{ms[1].ID, ms[0].ID, ms[1].ID + 100}, []int64{f.a.ID, f.b.ID, f.c.ID}},
+			{[]int64{ms[1].ID}, []int64{f.b.ID}},
+			{[]int64{ms[1].ID + 100}, []int64{}},
+			{nil, []int64{}},
+		} {
+			got, err := storage.MessageReaders(tx, c.ids)
+			if err != nil {
+				t.Fatalf("MessageReaders(%v): %v", c.ids, err)
+			}
+			checkDiff(t, fmt.Sprintf("MessageReaders(%v)", c.ids), c.want, got)
+		}
 	})
 	// A batch with a row that exists stores none of its rows.
 	for _, batch := range [][]storage.UserMessage{

@@ -260,6 +260,7 @@ type Tx interface {
 	storage.SubscriptionColorsTx
 	storage.RealmDomainByNameTx
 	storage.UserMessageTx
+	storage.MessageReadersTx
 }
 
 // OrEmpty returns s, or an empty slice for nil: array columns are NOT

@@ -131,6 +131,8 @@ const (
 	OpDeleteAttachment             Operation = "DeleteAttachment"
 	OpSetBotStorage                Operation = "SetBotStorage"
 	OpDeleteBotStorage             Operation = "DeleteBotStorage"
+	OpUpdateChannel                Operation = "UpdateChannel"
+	OpArchiveChannel               Operation = "ArchiveChannel"
 
 	OpSubscribe Operation = "Subscribe"
 
@@ -186,6 +188,7 @@ var policy = map[Operation]Access{
 	OpUploadFile: AnyUser, OpOpenAttachment: AnyUser, OpTemporaryUploadURL: AnyUser,
 	OpResumableUpload: AnyUser, OpAttachments: AnyUser, OpDeleteAttachment: AnyUser,
 	OpBotStorage: AnyUser, OpSetBotStorage: AnyUser, OpDeleteBotStorage: AnyUser,
+	OpUpdateChannel: AnyUser, OpArchiveChannel: AnyUser,
 
 	// Guests may not create channels or subscribe others.
 	OpSubscribe: NonGuests,

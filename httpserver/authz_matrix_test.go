@@ -146,6 +146,12 @@ var matrix = map[string]matrixRow{
 		}},
 	"POST /api/v1/streams/{stream_id}/delete_topic": {roles: roles(ok, ok, needAdmin), form: params("topic_name", "lunch"),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) + "/delete_topic" }},
+	// The channel's creator (the owner) administers it, as the
+	// organization's administrators do.
+	"PATCH /api/v1/streams/{stream_id}": {roles: roles(ok, ok, channelAdmin), form: params("description", "New"),
+		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
+	"DELETE /api/v1/streams/{stream_id}": {roles: roles(ok, ok, channelAdmin),
+		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
 	"GET /api/v1/channel_folders":         {path: fixed("/channel_folders"), roles: roles(ok)},
 	"POST /api/v1/channel_folders/create": {path: fixed("/channel_folders/create"), roles: roles(ok, ok, needAdmin), form: params("name", "Another", "description", "")},
 	"PATCH /api/v1/channel_folders/{channel_folder_id}": {roles: roles(ok, ok, needAdmin), form: params("name", "Renamed"),

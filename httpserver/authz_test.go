@@ -65,6 +65,7 @@ var (
 	noBots       = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "This endpoint does not accept bot requests."}
 	cannotDelete = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to delete this message"}
 	cannotEdit   = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to edit this message"}
+	channelAdmin = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You do not have permission to administer this channel."}
 	served       = outcome{status: http.StatusOK, bare: true}
 	created      = outcome{status: http.StatusCreated, bare: true}
 	patched      = outcome{status: http.StatusNoContent, bare: true}

@@ -30,7 +30,9 @@ func (s *Server) channelRoutes() {
 		http.MethodGet: {chat.OpChannels, s.getStreams},
 	})
 	s.handle("/streams/{stream_id}", map[string]endpoint{
-		http.MethodGet: {chat.OpChannelByID, s.getStream},
+		http.MethodGet:    {chat.OpChannelByID, s.getStream},
+		http.MethodPatch:  {chat.OpUpdateChannel, s.updateStream},
+		http.MethodDelete: {chat.OpArchiveChannel, s.archiveStream},
 	})
 	s.handle("/get_stream_id", map[string]endpoint{
 		http.MethodGet: {chat.OpChannelIDByName, s.getStreamID},
@@ -253,6 +255,67 @@ func (s *Server) getStream(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"stream", stream}}, nil
+}
+
+// PATCH /streams/{stream_id}
+func (s *Server) updateStream(c *call) (fields, error) {
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	p := c.p
+	req := chat.ChannelUpdate{NewName: p.OptString("new_name"), Description: p.OptString("description"),
+		IsPrivate: p.OptBool("is_private"), HistoryPublicToSubscribers: p.OptBool("history_public_to_subscribers"),
+		IsWebPublic: p.OptBool("is_web_public"), IsDefaultStream: p.OptBool("is_default_stream"),
+		IsArchived: p.OptBool("is_archived")}
+	p.Decode("message_retention_days", func(b []byte) error {
+		req.MessageRetentionDays = new(chat.RetentionDays)
+		return req.MessageRetentionDays.UnmarshalJSON(b)
+	})
+	p.Decode("topics_policy", func(b []byte) error {
+		req.TopicsPolicy = new(chat.TopicsPolicy)
+		if req.TopicsPolicy.UnmarshalJSON(b) != nil {
+			return errorf("Invalid topics_policy")
+		}
+		return nil
+	})
+	p.Decode("folder_id", func(b []byte) error {
+		var id *int64
+		if json.Unmarshal(b, &id) != nil {
+			return errorf("folder_id is not an integer")
+		}
+		req.FolderID = new(int64)
+		if id != nil {
+			*req.FolderID = *id
+		}
+		return nil
+	})
+	for _, name := range chat.ChannelGroupSettingNames() {
+		p.Decode(name, func(b []byte) error {
+			var u chat.GroupSettingUpdate
+			if err := u.UnmarshalJSON(b); err != nil {
+				return errorf("Invalid %s", name)
+			}
+			if req.Groups == nil {
+				req.Groups = map[string]chat.GroupSettingUpdate{}
+			}
+			req.Groups[name] = u
+			return nil
+		})
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.UpdateChannel(c.ctx, c.actor, id, req)
+}
+
+// DELETE /streams/{stream_id}
+func (s *Server) archiveStream(c *call) (fields, error) {
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.svc.ArchiveChannel(c.ctx, c.actor, id)
 }
 
 // GET /get_stream_id

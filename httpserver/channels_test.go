@@ -1,7 +1,9 @@
 package httpserver_test
 
 import (
+	"fmt"
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -373,5 +375,50 @@ func TestListOfDictsTexts(t *testing.T) {
 		{"/users/me/subscriptions/properties", "subscription_data", `[[]]`, "subscription_data[0] is not a dict"},
 	} {
 		e.expectError(e.call(http.MethodPost, tc.path, &e.member, form(tc.name, tc.value)), 400, chat.CodeBadRequest, tc.msg)
+	}
+}
+
+// TestUpdateStream: PATCH /streams/{stream_id} reads each parameter in the
+// reference's form, and DELETE archives.
+func TestUpdateStream(t *testing.T) {
+	e := newEnv(t)
+	e.subscribeAs(&e.admin, "patchme")
+	res := e.call(http.MethodGet, "/get_stream_id", &e.admin, form("stream", "patchme"))
+	id := int64(res.body["stream_id"].(float64))
+	path := "/streams/" + itoa(id)
+	for _, c := range []struct {
+		key, value string
+		msg        string
+	}{
+		{"is_private", "yes", "is_private is not valid JSON"},
+		{"can_send_message_group", `{"old": 1}`, "Invalid can_send_message_group"},
+		{"can_send_message_group", `{"new": 999999}`, "Invalid user group ID: 999999"},
+		{"folder_id", `"x"`, "folder_id is not an integer"},
+		{"folder_id", "999999", "Invalid channel folder ID"},
+		{"topics_policy", `"never"`, "Invalid topics_policy"},
+		{"description", stringsRepeat("d", 1025), "description is too long (limit: 1024 characters)"},
+	} {
+		e.expectError(e.call(http.MethodPatch, path, &e.admin, form(c.key, c.value)), http.StatusBadRequest, chat.CodeBadRequest, c.msg)
+	}
+	e.expectError(e.call(http.MethodPatch, path, &e.member, form("new_name", "x")),
+		http.StatusBadRequest, chat.CodeBadRequest, "You do not have permission to administer this channel.")
+	e.expect(e.call(http.MethodPatch, path, &e.admin, form("new_name", "patched", "description", "Now **bold**",
+		"is_private", "true", "history_public_to_subscribers", "true", "topics_policy", `"disable_empty_topic"`, "folder_id", "null",
+		"can_send_message_group", fmt.Sprintf(`{"new": {"direct_members": [%d], "direct_subgroups": []}}`, e.admin.id))),
+		http.StatusOK, success())
+	res = e.call(http.MethodGet, path, &e.admin, nil)
+	stream := res.body["stream"].(map[string]any)
+	for k, want := range map[string]any{"name": "patched", "description": "Now **bold**", "rendered_description": "<p>Now <strong>bold</strong></p>",
+		"invite_only": true, "history_public_to_subscribers": true, "topics_policy": "disable_empty_topic", "is_archived": false,
+		"can_send_message_group": map[string]any{"direct_members": []any{float64(e.admin.id)}, "direct_subgroups": []any{}}} {
+		if !reflect.DeepEqual(stream[k], want) {
+			t.Errorf("%s = %#v, want %#v", k, stream[k], want)
+		}
+	}
+	e.expect(e.call(http.MethodDelete, path, &e.admin, nil), http.StatusOK, success())
+	e.expectError(e.call(http.MethodDelete, path, &e.admin, nil), http.StatusBadRequest, chat.CodeBadRequest, "Channel is archived.")
+	res = e.call(http.MethodGet, path, &e.admin, nil)
+	if res.body["stream"].(map[string]any)["is_archived"] != true {
+		t.Errorf("after DELETE: %s", res.raw)
 	}
 }

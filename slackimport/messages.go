@@ -31,6 +31,16 @@ type slackMessageJSON struct {
 		Users []string `json:"users"`
 	} `json:"reactions"`
 	Files []slackFileJSON `json:"files"`
+	// File is the one file of a share in exports before 2019.
+	File *slackFileJSON `json:"file"`
+}
+
+// files lists the files a message shares, in both layouts.
+func (sm *slackMessageJSON) files() []slackFileJSON {
+	if sm.File == nil || sm.File.ID == "" || slices.ContainsFunc(sm.Files, func(f slackFileJSON) bool { return f.ID == sm.File.ID }) {
+		return sm.Files
+	}
+	return append(slices.Clone(sm.Files), *sm.File)
 }
 
 // slackFileJSON is a file that a message shares.
@@ -90,7 +100,11 @@ func (d *dayReader) open() error {
 		return malformed(d.f.Name, "%v", err)
 	}
 	d.rc, d.dec = rc, json.NewDecoder(rc)
-	if tok, err := d.dec.Token(); err != nil || tok != json.Delim('[') {
+	tok, err := d.dec.Token()
+	if err == nil && tok == nil {
+		return nil // null: a day without messages
+	}
+	if err != nil || tok != json.Delim('[') {
 		return malformed(d.f.Name, "not a JSON array")
 	}
 	return d.next()
@@ -266,7 +280,7 @@ func (im *slackImport) message(conv *slackConv, sm *slackMessageJSON, at int64) 
 	if sm.Subtype == "me_message" {
 		content = "/me " + content
 	}
-	for _, f := range sm.Files {
+	for _, f := range sm.files() {
 		link, err := im.file(sender.id, f)
 		if err != nil {
 			return nil, err
@@ -283,8 +297,8 @@ func (im *slackImport) message(conv *slackConv, sm *slackMessageJSON, at int64) 
 	}
 	if conv.channelID != 0 {
 		m.ChannelID = conv.channelID
-		if sm.ThreadTS != "" {
-			key := threadKey{conv.folder, string(sm.ThreadTS)}
+		if threadAt, ok := parseSlackTS(string(sm.ThreadTS)); ok {
+			key := threadKey{conv.folder, threadAt}
 			topic, ok := im.threads[key]
 			if !ok {
 				topic = im.threadTopic(sm, at)
@@ -308,8 +322,8 @@ func (im *slackImport) message(conv *slackConv, sm *slackMessageJSON, at int64) 
 // its time.
 func (im *slackImport) threadTopic(sm *slackMessageJSON, at int64) string {
 	text := im.conv.plain(sm.Text)
-	if text == "" && len(sm.Files) > 0 {
-		text = sm.Files[0].Name
+	if files := sm.files(); text == "" && len(files) > 0 {
+		text = files[0].Name
 	}
 	if topic, ok := im.imp.Topic(text); ok && topic != "" {
 		return topic

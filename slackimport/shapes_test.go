@@ -11,13 +11,19 @@ import (
 )
 
 // realWorldShape rewrites an export the way real exports differ from the
-// sample: channels' "created" as strings, message timestamps as JSON
-// numbers, and every file inside one top-level folder.
+// sample: channels' "created" as strings, message timestamps and thread
+// timestamps as JSON numbers, the carried file in slackdump's
+// attachments folder, a canvas and an empty day (null) in conversation
+// folders, and every file inside one top-level folder.
 func realWorldShape(t *testing.T, files map[string]any) map[string]any {
 	t.Helper()
 	created := regexp.MustCompile(`"created":(\d+)`)
-	ts := regexp.MustCompile(`"ts":"(\d+\.\d+)"`)
+	ts := regexp.MustCompile(`"(ts|thread_ts)":"(\d+\.\d+)"`)
 	out := map[string]any{}
+	files["general/attachments/F1-report.txt"] = files["__uploads/F1/report.txt"]
+	delete(files, "__uploads/F1/report.txt")
+	files["general/canvas_in_the_conversation.json"] = `{"title": "not messages"}`
+	files["random/2024-01-03.json"] = "null"
 	for name, v := range files {
 		var data []byte
 		switch v := v.(type) {
@@ -32,7 +38,7 @@ func realWorldShape(t *testing.T, files map[string]any) map[string]any {
 			}
 		}
 		data = created.ReplaceAll(data, []byte(`"created":"$1"`))
-		data = ts.ReplaceAll(data, []byte(`"ts":$1`))
+		data = ts.ReplaceAll(data, []byte(`"$1":$2`))
 		out["slack-export/"+name] = data
 	}
 	return out

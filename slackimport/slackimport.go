@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -77,6 +78,15 @@ const importClient = "Slack import"
 // files write them.
 const uploadsDir = "__uploads/"
 
+// attachmentsDir is the folder, inside a conversation's folder, where
+// slackdump's standard layout keeps the files shared there, named
+// "{file ID}-{name}".
+const attachmentsDir = "attachments"
+
+// dayFile matches the name of a day file of a conversation folder; other
+// JSON files there (canvases, for example) hold no messages.
+var dayFile = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
+
 // Import creates an organization of svc from a Slack workspace export, the
 // zip archive r of size bytes: its users (as imported stubs, until their
 // first login), bots, public and private channels with their members,
@@ -139,6 +149,9 @@ type slackImport struct {
 	files   map[string]*zip.File
 	days    map[string][]*zip.File
 	uploads map[string]*zip.File
+	// other are the JSON files of conversation folders that are not day
+	// files.
+	other []*zip.File
 
 	users map[string]*slackUser
 	// channels are the conversations by Slack ID; byFolder by the folder
@@ -168,7 +181,12 @@ type slackConv struct {
 	direct    []int64
 }
 
-type threadKey struct{ folder, ts string }
+// threadKey names a thread: its folder and the time of its first message
+// in microseconds (thread_ts may be written as a string or as a number).
+type threadKey struct {
+	folder string
+	ts     int64
+}
 
 // reset starts an attempt of the import over.
 func (im *slackImport) reset(imp *chat.Importer) {
@@ -206,16 +224,28 @@ func (im *slackImport) index(zr *zip.Reader) error {
 			continue
 		}
 		dir, file := path.Split(name)
+		if folder, ok := strings.CutSuffix(dir, "/"+attachmentsDir+"/"); ok && !strings.Contains(folder, "/") {
+			// slackdump's standard layout: FOLDER/attachments/F0123-name.png.
+			if id, _, ok := strings.Cut(file, "-"); ok && id != "" && im.uploads[id] == nil {
+				im.uploads[id] = f
+			}
+			continue
+		}
 		switch {
 		case dir == "" && strings.HasSuffix(file, ".json"):
 			im.files[file] = f
 		case dir != "" && strings.Count(dir, "/") == 1 && strings.HasSuffix(file, ".json"):
 			folder := strings.TrimSuffix(dir, "/")
-			im.days[folder] = append(im.days[folder], f)
+			if dayFile.MatchString(file) {
+				im.days[folder] = append(im.days[folder], f)
+			} else {
+				im.other = append(im.other, f)
+			}
 		}
 	}
-	if im.files["users.json"] == nil || im.files["channels.json"] == nil {
-		return badRequest("Not a Slack export: users.json and channels.json are required")
+	if im.files["users.json"] == nil || (im.files["channels.json"] == nil && im.files["groups.json"] == nil &&
+		im.files["dms.json"] == nil && im.files["mpims.json"] == nil) {
+		return badRequest("Not a Slack export: users.json and channels.json (or groups.json, dms.json, mpims.json) are required")
 	}
 	for _, list := range im.days {
 		slices.SortFunc(list, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
@@ -281,7 +311,11 @@ func eachElement[T any](ctx context.Context, f *zip.File, fn func(*T) error) err
 	}
 	defer rc.Close()
 	dec := json.NewDecoder(rc)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+	tok, err := dec.Token()
+	if err == nil && tok == nil {
+		return nil // null: an absent list
+	}
+	if err != nil || tok != json.Delim('[') {
 		return malformed(f.Name, "not a JSON array")
 	}
 	for dec.More() {

@@ -331,7 +331,7 @@ func TestImportSlackMalformed(t *testing.T) {
 		wantCodeMsg(t, "bad timestamp", err, chat.CodeBadRequest, `secret/2024-01-01.json: invalid timestamp "yesterday"`)
 
 		_, err = importSample(t, svc, map[string]any{"users.json": "[]"}, slackimport.Options{})
-		wantCodeMsg(t, "not an export", err, chat.CodeBadRequest, "Not a Slack export: users.json and channels.json are required")
+		wantCodeMsg(t, "not an export", err, chat.CodeBadRequest, "Not a Slack export: users.json and channels.json (or groups.json, dms.json, mpims.json) are required")
 
 		res, err := importSample(t, svc, sampleExport(), slackimport.Options{Host: "acme.example.com"})
 		wantNoErr(t, "import after failures", err)

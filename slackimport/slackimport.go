@@ -25,6 +25,11 @@ type Options struct {
 	Host string
 	// URL is the canonical URL; "http://" + Host when empty.
 	URL string
+	// Owner, when not empty, is the email address of the user of
+	// users.json who becomes the organization's owner, whatever the
+	// export's roles. An export without an active owner or administrator
+	// needs it.
+	Owner string
 	// BatchSize is the number of messages written per batch; zero means
 	// 1000.
 	BatchSize int
@@ -356,11 +361,12 @@ type slackUserJSON struct {
 }
 
 // importUsers creates the accounts of users.json and returns the ID of an
-// owner: the export's primary owner, else its first owner or
-// administrator, who becomes an owner.
+// owner: the user that opts.Owner names, else the export's primary owner,
+// else its first owner or administrator, who becomes an owner.
 func (im *slackImport) importUsers() (int64, error) {
 	const file = "users.json"
-	var owner, firstAdmin int64
+	var owner, firstAdmin, named int64
+	wanted := strings.ToLower(strings.TrimSpace(im.opts.Owner))
 	err := eachElement(im.ctx, im.files[file], func(su *slackUserJSON) error {
 		if su.ID == "" {
 			return malformed(file, "a user has no id")
@@ -395,6 +401,9 @@ func (im *slackImport) importUsers() (int64, error) {
 		if su.IsBot {
 			im.res.Bots++
 		}
+		if !su.Deleted && !su.IsBot && wanted != "" && strings.ToLower(strings.TrimSpace(su.Profile.Email)) == wanted {
+			named = id
+		}
 		if !su.Deleted && !su.IsBot {
 			switch {
 			case su.IsPrimaryOwner || (owner == 0 && su.IsOwner):
@@ -408,14 +417,20 @@ func (im *slackImport) importUsers() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if owner == 0 && firstAdmin != 0 {
+	switch {
+	case wanted != "" && named == 0:
+		return 0, badRequest("No active user of users.json has the address %s to become owner", im.opts.Owner)
+	case named != 0:
+		owner, firstAdmin = 0, named
+	case owner == 0 && firstAdmin == 0:
+		return 0, malformed(file, "no active owner or administrator; name the user who becomes owner by "+
+			"their email address with --owner EMAIL (Options.Owner)")
+	}
+	if owner == 0 {
 		if err := im.imp.SetRole(firstAdmin, chat.RoleOwner); err != nil {
 			return 0, err
 		}
 		owner = firstAdmin
-	}
-	if owner == 0 {
-		return 0, malformed(file, "no active owner or administrator")
 	}
 	return owner, nil
 }

@@ -26,6 +26,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	name := fs.String("name", "", `organization name (default "Imported from Slack")`)
 	host := fs.String("host", "localhost:9991", "host name (and port) through which clients reach the organization")
 	orgURL := fs.String("url", "", "canonical URL of the organization (default http://HOST)")
+	owner := fs.String("owner", "", "email address of the user of the export who becomes owner (required when the export has no active owner or administrator)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	svc := chat.New(store, chat.Config{Blobs: blobs})
 	p := newProgress(stderr)
 	res, err := slackimport.Import(ctx, svc, f, info.Size(), slackimport.Options{
-		Name: *name, Host: *host, URL: *orgURL, Progress: p.update,
+		Name: *name, Host: *host, URL: *orgURL, Owner: *owner, Progress: p.update,
 	})
 	p.finish()
 	if err = errors.Join(err, svc.Close()); err != nil {

@@ -77,3 +77,33 @@ func TestImportSlack(t *testing.T) {
 		t.Errorf("second import: %v", err)
 	}
 }
+
+// An export without an owner or administrator is imported with --owner;
+// without it, the error names the flag.
+func TestImportSlackOwnerFlag(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join(dir, "export.zip")
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range map[string]string{
+		"users.json":    `[{"id": "U1", "name": "alice", "profile": {"real_name": "Alice Archer", "email": "alice@example.com"}}]`,
+		"channels.json": `[{"id": "C1", "name": "general", "created": "1451606400", "members": ["U1"]}]`,
+	} {
+		w, _ := zw.Create("export/" + name)
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	if err := os.WriteFile(export, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"import", "slack", "--data", data, "--export", export}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "with --owner EMAIL") {
+		t.Fatalf("import without an owner: %v", err)
+	}
+	err = run(context.Background(), []string{"import", "slack", "--data", data, "--export", export, "--owner", "alice@example.com"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("import with --owner: %v\n%s", err, stderr.String())
+	}
+}

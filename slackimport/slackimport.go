@@ -63,16 +63,17 @@ type Result struct {
 	Messages            int `json:"messages"`
 	Reactions           int `json:"reactions"`
 	CustomEmoji         int `json:"custom_emoji"`
-	// Files counts the files stored from the export; MissingFiles those
-	// that messages reference but the export does not carry (their links
-	// are kept).
-	Files        int `json:"files"`
-	MissingFiles int `json:"missing_files"`
-	// SkippedMessages counts channel events (joins, topic changes, ...)
-	// and messages without a known sender or content.
-	SkippedMessages int `json:"skipped_messages"`
-	// DroppedReactions counts reactions whose emoji or user is unknown.
-	DroppedReactions int `json:"dropped_reactions"`
+	// Files counts the files stored from the export.
+	Files int `json:"files"`
+	// Skipped counts what was not imported, by kind ("channel_event",
+	// "reaction_unknown_emoji", ...), each with its reason; Altered what
+	// was imported otherwise than the export has it ("missing_file",
+	// "placeholder_user", ...). Kinds that did not occur are absent.
+	Skipped map[string]KindCount `json:"skipped"`
+	Altered map[string]KindCount `json:"altered"`
+	// Report lists every skipped or altered item, in the order met; its
+	// counts by kind are Skipped and Altered.
+	Report []ReportItem `json:"-"`
 }
 
 // importClient is the client name of imported messages.
@@ -169,6 +170,15 @@ type slackImport struct {
 	// emoji maps custom emoji aliases to the names they stand for.
 	emoji map[string]string
 	conv  slackConverter
+	// bots are the users of integrations' posts, by bot ID (or
+	// "username:" and the name for posts without one); topics the thread
+	// topics taken in each channel, lowercased.
+	bots   map[string]*slackUser
+	topics map[int64]map[string]bool
+	// owner is the user who creates channels the export gives no creator.
+	owner int64
+	// at is the message being converted, for the report.
+	at ReportItem
 }
 
 // slackUser is an imported user.
@@ -195,7 +205,8 @@ type threadKey struct {
 
 // reset starts an attempt of the import over.
 func (im *slackImport) reset(imp *chat.Importer) {
-	im.imp, im.res = imp, Result{}
+	im.imp, im.res = imp, Result{Skipped: map[string]KindCount{}, Altered: map[string]KindCount{}}
+	im.bots, im.topics = map[string]*slackUser{}, map[int64]map[string]bool{}
 	im.users, im.channels, im.byFolder = map[string]*slackUser{}, map[string]*slackConv{}, map[string]*slackConv{}
 	im.threads, im.emoji = map[threadKey]string{}, map[string]string{}
 }
@@ -211,6 +222,49 @@ func (im *slackImport) channelName(id string) (string, bool) {
 		return "", false
 	}
 	return c.name, true
+}
+
+func (im *slackImport) unresolved(ref string) {
+	item := im.at
+	item.Detail = ref
+	im.alter("unknown_mention", item)
+}
+
+// person returns the user of a Slack user ID, creating a deactivated
+// placeholder for an ID that users.json does not list (named after the
+// profile that messages carry, when there is one). where says where the
+// ID was met, for the report.
+func (im *slackImport) person(slackID string, profile *slackProfileJSON, where ReportItem) (*slackUser, error) {
+	if u, ok := im.users[slackID]; ok {
+		return u, nil
+	}
+	names := []string{}
+	if profile != nil {
+		names = append(names, profile.RealName, profile.DisplayName, profile.Name)
+	}
+	names = append(names, "Slack user "+slackID)
+	id, name, err := im.imp.CreateUser(chat.ImportUser{FullNames: names, LocalPart: "slack-" + slackID, Role: chat.RoleMember})
+	if errors.Is(err, chat.ErrImportEmailTaken) {
+		id, name, err = im.imp.CreateUser(chat.ImportUser{FullNames: names, LocalPart: "slack-placeholder-" + slackID,
+			Role: chat.RoleMember})
+	}
+	if err != nil {
+		return nil, err
+	}
+	u := &slackUser{id: id, name: name}
+	im.users[slackID] = u
+	im.res.Users++
+	where.User = slackID
+	where.Detail = name
+	im.alter("placeholder_user", where)
+	return u, nil
+}
+
+// slackProfileJSON is the sender's profile that messages carry.
+type slackProfileJSON struct {
+	RealName    string `json:"real_name"`
+	DisplayName string `json:"display_name"`
+	Name        string `json:"name"`
 }
 
 // index lists the archive's files.
@@ -281,6 +335,10 @@ func (im *slackImport) run() error {
 	if err != nil {
 		return err
 	}
+	im.owner = owner
+	for _, f := range im.other {
+		im.skip("unread_file", ReportItem{Channel: path.Base(path.Dir(f.Name)), Detail: path.Base(f.Name)})
+	}
 	im.progress("users")
 	if err := im.importEmoji(); err != nil {
 		return err
@@ -289,6 +347,9 @@ func (im *slackImport) run() error {
 		return err
 	}
 	if err := im.importDirect(); err != nil {
+		return err
+	}
+	if err := im.importFolders(); err != nil {
 		return err
 	}
 	im.progress("channels")
@@ -357,6 +418,8 @@ type slackUserJSON struct {
 	Profile           struct {
 		RealName string `json:"real_name"`
 		Email    string `json:"email"`
+		// BotID is the ID that the bot's posts carry as bot_id.
+		BotID string `json:"bot_id"`
 	} `json:"profile"`
 }
 
@@ -400,6 +463,9 @@ func (im *slackImport) importUsers() (int64, error) {
 		im.res.Users++
 		if su.IsBot {
 			im.res.Bots++
+			if su.Profile.BotID != "" {
+				im.bots[su.Profile.BotID] = im.users[su.ID]
+			}
 		}
 		if !su.Deleted && !su.IsBot && wanted != "" && strings.ToLower(strings.TrimSpace(su.Profile.Email)) == wanted {
 			named = id
@@ -468,6 +534,7 @@ func (im *slackImport) importEmoji() error {
 			continue
 		}
 		if _, err := im.imp.CreateEmoji(name); errors.Is(err, chat.ErrInvalidEmojiName) {
+			im.skip("invalid_custom_emoji", ReportItem{Detail: name})
 			continue
 		} else if err != nil {
 			return err
@@ -524,9 +591,11 @@ func (im *slackImport) importChannels(owner int64) error {
 			}
 			c.Description = im.conv.plain(c.Description)
 			for _, m := range sc.Members {
-				if u, ok := im.users[m]; ok {
-					c.Members = append(c.Members, u.id)
+				u, err := im.person(m, nil, ReportItem{Channel: sc.Name})
+				if err != nil {
+					return err
 				}
+				c.Members = append(c.Members, u.id)
 			}
 			id, name, err := im.imp.CreateChannel(c)
 			if err != nil {
@@ -572,9 +641,11 @@ func (im *slackImport) importDirect() error {
 			}
 			var ids []int64
 			for _, m := range d.Members {
-				if u, ok := im.users[m]; ok {
-					ids = append(ids, u.id)
+				u, err := im.person(m, nil, ReportItem{Channel: folder})
+				if err != nil {
+					return err
 				}
+				ids = append(ids, u.id)
 			}
 			slices.Sort(ids)
 			ids = slices.Compact(ids)
@@ -587,6 +658,55 @@ func (im *slackImport) importDirect() error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// importFolders creates a private channel for each conversation folder
+// that no list names (its conversation's entry was left out of the
+// export's lists), with the users who wrote in it as members: a folder
+// may hold a private conversation, so its messages stay among those who
+// saw them. A folder named by a listed channel's ID is that channel.
+func (im *slackImport) importFolders() error {
+	var folders []string
+	for folder := range im.days {
+		if im.byFolder[folder] != nil {
+			continue
+		}
+		if c := im.channels[folder]; c != nil {
+			im.byFolder[folder] = c
+			continue
+		}
+		folders = append(folders, folder)
+	}
+	slices.Sort(folders)
+	for _, folder := range folders {
+		c := chat.ImportChannel{Name: folder, CreatorID: im.owner, Private: true}
+		seen := map[string]bool{}
+		for _, f := range im.days[folder] {
+			err := eachElement(im.ctx, f, func(sm *slackMessageJSON) error {
+				if sm.User == "" || seen[sm.User] {
+					return nil
+				}
+				seen[sm.User] = true
+				u, err := im.person(sm.User, sm.UserProfile, ReportItem{Channel: folder, TS: string(sm.TS)})
+				if err != nil {
+					return err
+				}
+				c.Members = append(c.Members, u.id)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		id, name, err := im.imp.CreateChannel(c)
+		if err != nil {
+			return err
+		}
+		im.byFolder[folder] = &slackConv{folder: folder, channelID: id, name: name}
+		im.res.Channels++
+		im.alter("unlisted_folder", ReportItem{Channel: folder, Detail: name})
 	}
 	return nil
 }

@@ -14,6 +14,9 @@ type slackRefs interface {
 	user(slackID string) (*slackUser, bool)
 	// channelName returns our name of the channel with the Slack ID.
 	channelName(slackID string) (string, bool)
+	// unresolved is told of a mention ("@U1", "#C1") that neither
+	// resolves, in Markdown conversions.
+	unresolved(ref string)
 }
 
 // slackConverter turns Slack's message format ("mrkdwn") into our
@@ -161,6 +164,9 @@ func (c *slackConverter) reference(ref string, plain bool) string {
 			}
 			return "@**" + u.name + "|" + strconv.FormatInt(u.id, 10) + "**"
 		}
+		if !plain {
+			c.refs.unresolved(target)
+		}
 		if label != "" {
 			return "@" + strings.TrimPrefix(label, "@")
 		}
@@ -172,6 +178,10 @@ func (c *slackConverter) reference(ref string, plain bool) string {
 			return "#**" + name + "**"
 		case ok:
 			return "#" + name
+		case !plain:
+			c.refs.unresolved(target)
+		}
+		switch {
 		case label != "":
 			// A channel the export does not have: its name stays
 			// visible, as text.

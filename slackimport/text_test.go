@@ -18,6 +18,8 @@ func (testRefs) channelName(id string) (string, bool) {
 	return "", false
 }
 
+func (testRefs) unresolved(string) {}
+
 func TestSlackMarkdown(t *testing.T) {
 	c := slackConverter{refs: testRefs{}}
 	for _, tc := range []struct{ in, md, plain string }{

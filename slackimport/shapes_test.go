@@ -23,10 +23,12 @@ func realWorldShape(t *testing.T, files map[string]any) map[string]any {
 	created := regexp.MustCompile(`"created":(\d+)`)
 	ts := regexp.MustCompile(`"(ts|thread_ts)":"(\d+\.\d+)"`)
 	out := map[string]any{}
-	files["general/attachments/F1-report.txt"] = files["__uploads/F1/report.txt"]
-	delete(files, "__uploads/F1/report.txt")
+	if f, ok := files["__uploads/F1/report.txt"]; ok {
+		files["general/attachments/F1-report.txt"] = f
+		delete(files, "__uploads/F1/report.txt")
+	}
 	files["general/canvas_in_the_conversation.json"] = `{"title": "not messages"}`
-	files["random/2024-01-03.json"] = "null"
+	files["general/2024-01-03.json"] = "null"
 	for name, v := range files {
 		var data []byte
 		switch v := v.(type) {

@@ -597,6 +597,11 @@ func (im *slackImport) importChannels(owner int64) error {
 				}
 				c.Members = append(c.Members, u.id)
 			}
+			if len(c.Members) == 0 {
+				// Without members (a list left out), nobody could read
+				// a private channel: its creator is subscribed.
+				c.Members = []int64{c.CreatorID}
+			}
 			id, name, err := im.imp.CreateChannel(c)
 			if err != nil {
 				return err

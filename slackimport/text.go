@@ -58,8 +58,10 @@ func (c *slackConverter) markdown(text string) string {
 			// Slack shows everything between the fences as code, the
 			// text on the fences' lines included; Markdown wants each
 			// fence on a line of its own.
-			cur = strings.TrimRight(cur, " \t")
-			endLine()
+			if cur = strings.TrimRight(cur, " \t"); cur != "" {
+				endLine()
+			}
+			cur, open = "", false // a line the block starts is not a line
 			inner := strings.TrimPrefix(code[3:len(code)-3], "\n")
 			inner = strings.TrimSuffix(inner, "\n")
 			lines = append(lines, mdLine{text: "```", code: true})

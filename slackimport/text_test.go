@@ -37,6 +37,7 @@ func TestSlackMarkdown(t *testing.T) {
 		{"```Traceback (most recent call last):\n  File x\nError```", "```\nTraceback (most recent call last):\n  File x\nError\n```",
 			"```Traceback (most recent call last): File x Error```"},
 		{"```python\nprint(1)\n```\nafter", "```\npython\nprint(1)\n```\nafter", "```python print(1) ``` after"},
+		{"a\n```x```\n\n```y```", "a\n```\nx\n```\n\n```\ny\n```", "a ```x``` ```y```"},
 		{"see ```x = 1``` done", "see\n```\nx = 1\n```\ndone", "see ```x = 1``` done"},
 		{"&gt; quoted\nnot quoted\n&gt; again", "> quoted\n\nnot quoted\n> again", "> quoted not quoted > again"},
 		{"&gt;&gt;&gt; all\n\nquoted ```code```", "> all\n>\n> quoted\n> ```\n> code\n> ```", ">>> all quoted ```code```"},

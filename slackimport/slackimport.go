@@ -53,7 +53,8 @@ type Progress struct {
 type Result struct {
 	RealmID  int64  `json:"realm_id"`
 	RealmURL string `json:"realm_url"`
-	// Users counts the accounts created, bots included.
+	// Users counts the accounts created: those of users.json, the bots of
+	// integrations and the placeholders of users missing from users.json.
 	Users int `json:"users"`
 	Bots  int `json:"bots"`
 	// Channels counts public and private channels; DirectConversations
@@ -98,16 +99,21 @@ var dayFile = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
 // first login), bots, public and private channels with their members,
 // direct conversations, messages with threads as topics, edits,
 // reactions, custom emoji (from emoji.json when present), mentions, links
-// and the files the archive carries. It is a provisioning operation for
-// the server's operator, over chat.Service.Import.
+// and the files the archive carries. Integrations' posts get bot users,
+// and users missing from users.json deactivated placeholders. What is not
+// imported, or imported otherwise than the export has it, is counted by
+// kind in the result and listed in Result.Report. It is a provisioning
+// operation for the server's operator, over chat.Service.Import.
 //
 // The archive is read one JSON element at a time and messages are written
 // in batches of opts.BatchSize, all in one transaction, so a failed import
 // leaves nothing behind (files already stored are deleted).
 //
 // Errors: BAD_REQUEST naming the file and the reason for an archive that
-// is not a Slack export or has a malformed file, an invalid name or host,
-// or a host already taken; internal errors of the store or blob store.
+// is not a Slack export or has a malformed file, for an export without an
+// active owner or administrator when opts.Owner is empty, for an
+// opts.Owner that no active user has, an invalid name or host, or a host
+// already taken; internal errors of the store or blob store.
 func Import(ctx context.Context, svc *chat.Service, r io.ReaderAt, size int64, opts Options) (Result, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {

@@ -391,14 +391,14 @@ func (im *slackImport) skipMessage(kind, detail string) {
 // sender returns the sender of a message: the commenter of a
 // file_comment, else its user (a placeholder when users.json does not
 // list them), else the bot user of its integration, else the owner of
-// its file. It returns nil for a message without any (recorded as
+// its shared file (not of a commented one). It returns nil for a message without any (recorded as
 // skipped).
 func (im *slackImport) sender(sm *slackMessageJSON) (*slackUser, error) {
 	id := sm.User
 	if sm.Subtype == "file_comment" && sm.Comment != nil && sm.Comment.User != "" {
 		id = sm.Comment.User
 	}
-	if id == "" && sm.BotID == "" && sm.Username == "" && sm.File != nil {
+	if id == "" && sm.BotID == "" && sm.Username == "" && sm.File != nil && sm.Subtype != "file_comment" {
 		id = sm.File.User
 	}
 	if id != "" {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +25,11 @@ type Options struct {
 	Host string
 	// URL is the canonical URL; "http://" + Host when empty.
 	URL string
+	// Owner, when not empty, is the email address of the user of
+	// users.json who becomes the organization's owner, whatever the
+	// export's roles. An export without an active owner or administrator
+	// needs it.
+	Owner string
 	// BatchSize is the number of messages written per batch; zero means
 	// 1000.
 	BatchSize int
@@ -47,7 +53,8 @@ type Progress struct {
 type Result struct {
 	RealmID  int64  `json:"realm_id"`
 	RealmURL string `json:"realm_url"`
-	// Users counts the accounts created, bots included.
+	// Users counts the accounts created: those of users.json, the bots of
+	// integrations and the placeholders of users missing from users.json.
 	Users int `json:"users"`
 	Bots  int `json:"bots"`
 	// Channels counts public and private channels; DirectConversations
@@ -57,16 +64,17 @@ type Result struct {
 	Messages            int `json:"messages"`
 	Reactions           int `json:"reactions"`
 	CustomEmoji         int `json:"custom_emoji"`
-	// Files counts the files stored from the export; MissingFiles those
-	// that messages reference but the export does not carry (their links
-	// are kept).
-	Files        int `json:"files"`
-	MissingFiles int `json:"missing_files"`
-	// SkippedMessages counts channel events (joins, topic changes, ...)
-	// and messages without a known sender or content.
-	SkippedMessages int `json:"skipped_messages"`
-	// DroppedReactions counts reactions whose emoji or user is unknown.
-	DroppedReactions int `json:"dropped_reactions"`
+	// Files counts the files stored from the export.
+	Files int `json:"files"`
+	// Skipped counts what was not imported, by kind ("channel_event",
+	// "reaction_unknown_emoji", ...), each with its reason; Altered what
+	// was imported otherwise than the export has it ("missing_file",
+	// "placeholder_user", ...). Kinds that did not occur are absent.
+	Skipped map[string]KindCount `json:"skipped"`
+	Altered map[string]KindCount `json:"altered"`
+	// Report lists every skipped or altered item, in the order met; its
+	// counts by kind are Skipped and Altered.
+	Report []ReportItem `json:"-"`
 }
 
 // importClient is the client name of imported messages.
@@ -77,21 +85,35 @@ const importClient = "Slack import"
 // files write them.
 const uploadsDir = "__uploads/"
 
+// attachmentsDir is the folder, inside a conversation's folder, where
+// slackdump's standard layout keeps the files shared there, named
+// "{file ID}-{name}".
+const attachmentsDir = "attachments"
+
+// dayFile matches the name of a day file of a conversation folder; other
+// JSON files there (canvases, for example) hold no messages.
+var dayFile = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
+
 // Import creates an organization of svc from a Slack workspace export, the
 // zip archive r of size bytes: its users (as imported stubs, until their
 // first login), bots, public and private channels with their members,
 // direct conversations, messages with threads as topics, edits,
 // reactions, custom emoji (from emoji.json when present), mentions, links
-// and the files the archive carries. It is a provisioning operation for
-// the server's operator, over chat.Service.Import.
+// and the files the archive carries. Integrations' posts get bot users,
+// and users missing from users.json deactivated placeholders. What is not
+// imported, or imported otherwise than the export has it, is counted by
+// kind in the result and listed in Result.Report. It is a provisioning
+// operation for the server's operator, over chat.Service.Import.
 //
 // The archive is read one JSON element at a time and messages are written
 // in batches of opts.BatchSize, all in one transaction, so a failed import
 // leaves nothing behind (files already stored are deleted).
 //
 // Errors: BAD_REQUEST naming the file and the reason for an archive that
-// is not a Slack export or has a malformed file, an invalid name or host,
-// or a host already taken; internal errors of the store or blob store.
+// is not a Slack export or has a malformed file, for an export without an
+// active owner or administrator when opts.Owner is empty, for an
+// opts.Owner that no active user has, an invalid name or host, or a host
+// already taken; internal errors of the store or blob store.
 func Import(ctx context.Context, svc *chat.Service, r io.ReaderAt, size int64, opts Options) (Result, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -139,6 +161,9 @@ type slackImport struct {
 	files   map[string]*zip.File
 	days    map[string][]*zip.File
 	uploads map[string]*zip.File
+	// other are the JSON files of conversation folders that are not day
+	// files.
+	other []*zip.File
 
 	users map[string]*slackUser
 	// channels are the conversations by Slack ID; byFolder by the folder
@@ -151,6 +176,15 @@ type slackImport struct {
 	// emoji maps custom emoji aliases to the names they stand for.
 	emoji map[string]string
 	conv  slackConverter
+	// bots are the users of integrations' posts, by bot ID (or
+	// "username:" and the name for posts without one); topics the thread
+	// topics taken in each channel, lowercased.
+	bots   map[string]*slackUser
+	topics map[int64]map[string]bool
+	// owner is the user who creates channels the export gives no creator.
+	owner int64
+	// at is the message being converted, for the report.
+	at ReportItem
 }
 
 // slackUser is an imported user.
@@ -168,11 +202,17 @@ type slackConv struct {
 	direct    []int64
 }
 
-type threadKey struct{ folder, ts string }
+// threadKey names a thread: its folder and the time of its first message
+// in microseconds (thread_ts may be written as a string or as a number).
+type threadKey struct {
+	folder string
+	ts     int64
+}
 
 // reset starts an attempt of the import over.
 func (im *slackImport) reset(imp *chat.Importer) {
-	im.imp, im.res = imp, Result{}
+	im.imp, im.res = imp, Result{Skipped: map[string]KindCount{}, Altered: map[string]KindCount{}}
+	im.bots, im.topics = map[string]*slackUser{}, map[int64]map[string]bool{}
 	im.users, im.channels, im.byFolder = map[string]*slackUser{}, map[string]*slackConv{}, map[string]*slackConv{}
 	im.threads, im.emoji = map[threadKey]string{}, map[string]string{}
 }
@@ -188,6 +228,49 @@ func (im *slackImport) channelName(id string) (string, bool) {
 		return "", false
 	}
 	return c.name, true
+}
+
+func (im *slackImport) unresolved(ref string) {
+	item := im.at
+	item.Detail = ref
+	im.alter("unknown_mention", item)
+}
+
+// person returns the user of a Slack user ID, creating a deactivated
+// placeholder for an ID that users.json does not list (named after the
+// profile that messages carry, when there is one). where says where the
+// ID was met, for the report.
+func (im *slackImport) person(slackID string, profile *slackProfileJSON, where ReportItem) (*slackUser, error) {
+	if u, ok := im.users[slackID]; ok {
+		return u, nil
+	}
+	names := []string{}
+	if profile != nil {
+		names = append(names, profile.RealName, profile.DisplayName, profile.Name)
+	}
+	names = append(names, "Slack user "+slackID)
+	id, name, err := im.imp.CreateUser(chat.ImportUser{FullNames: names, LocalPart: "slack-" + slackID, Role: chat.RoleMember})
+	if errors.Is(err, chat.ErrImportEmailTaken) {
+		id, name, err = im.imp.CreateUser(chat.ImportUser{FullNames: names, LocalPart: "slack-placeholder-" + slackID,
+			Role: chat.RoleMember})
+	}
+	if err != nil {
+		return nil, err
+	}
+	u := &slackUser{id: id, name: name}
+	im.users[slackID] = u
+	im.res.Users++
+	where.User = slackID
+	where.Detail = name
+	im.alter("placeholder_user", where)
+	return u, nil
+}
+
+// slackProfileJSON is the sender's profile that messages carry.
+type slackProfileJSON struct {
+	RealName    string `json:"real_name"`
+	DisplayName string `json:"display_name"`
+	Name        string `json:"name"`
 }
 
 // index lists the archive's files.
@@ -206,16 +289,28 @@ func (im *slackImport) index(zr *zip.Reader) error {
 			continue
 		}
 		dir, file := path.Split(name)
+		if folder, ok := strings.CutSuffix(dir, "/"+attachmentsDir+"/"); ok && !strings.Contains(folder, "/") {
+			// slackdump's standard layout: FOLDER/attachments/F0123-name.png.
+			if id, _, ok := strings.Cut(file, "-"); ok && id != "" && im.uploads[id] == nil {
+				im.uploads[id] = f
+			}
+			continue
+		}
 		switch {
 		case dir == "" && strings.HasSuffix(file, ".json"):
 			im.files[file] = f
 		case dir != "" && strings.Count(dir, "/") == 1 && strings.HasSuffix(file, ".json"):
 			folder := strings.TrimSuffix(dir, "/")
-			im.days[folder] = append(im.days[folder], f)
+			if dayFile.MatchString(file) {
+				im.days[folder] = append(im.days[folder], f)
+			} else {
+				im.other = append(im.other, f)
+			}
 		}
 	}
-	if im.files["users.json"] == nil || im.files["channels.json"] == nil {
-		return badRequest("Not a Slack export: users.json and channels.json are required")
+	if im.files["users.json"] == nil || (im.files["channels.json"] == nil && im.files["groups.json"] == nil &&
+		im.files["dms.json"] == nil && im.files["mpims.json"] == nil) {
+		return badRequest("Not a Slack export: users.json and channels.json (or groups.json, dms.json, mpims.json) are required")
 	}
 	for _, list := range im.days {
 		slices.SortFunc(list, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
@@ -246,6 +341,10 @@ func (im *slackImport) run() error {
 	if err != nil {
 		return err
 	}
+	im.owner = owner
+	for _, f := range im.other {
+		im.skip("unread_file", ReportItem{Channel: path.Base(path.Dir(f.Name)), Detail: path.Base(f.Name)})
+	}
 	im.progress("users")
 	if err := im.importEmoji(); err != nil {
 		return err
@@ -254,6 +353,9 @@ func (im *slackImport) run() error {
 		return err
 	}
 	if err := im.importDirect(); err != nil {
+		return err
+	}
+	if err := im.importFolders(); err != nil {
 		return err
 	}
 	im.progress("channels")
@@ -281,7 +383,11 @@ func eachElement[T any](ctx context.Context, f *zip.File, fn func(*T) error) err
 	}
 	defer rc.Close()
 	dec := json.NewDecoder(rc)
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+	tok, err := dec.Token()
+	if err == nil && tok == nil {
+		return nil // null: an absent list
+	}
+	if err != nil || tok != json.Delim('[') {
 		return malformed(f.Name, "not a JSON array")
 	}
 	for dec.More() {
@@ -318,15 +424,18 @@ type slackUserJSON struct {
 	Profile           struct {
 		RealName string `json:"real_name"`
 		Email    string `json:"email"`
+		// BotID is the ID that the bot's posts carry as bot_id.
+		BotID string `json:"bot_id"`
 	} `json:"profile"`
 }
 
 // importUsers creates the accounts of users.json and returns the ID of an
-// owner: the export's primary owner, else its first owner or
-// administrator, who becomes an owner.
+// owner: the user that opts.Owner names, else the export's primary owner,
+// else its first owner or administrator, who becomes an owner.
 func (im *slackImport) importUsers() (int64, error) {
 	const file = "users.json"
-	var owner, firstAdmin int64
+	var owner, firstAdmin, named int64
+	wanted := strings.ToLower(strings.TrimSpace(im.opts.Owner))
 	err := eachElement(im.ctx, im.files[file], func(su *slackUserJSON) error {
 		if su.ID == "" {
 			return malformed(file, "a user has no id")
@@ -360,6 +469,12 @@ func (im *slackImport) importUsers() (int64, error) {
 		im.res.Users++
 		if su.IsBot {
 			im.res.Bots++
+			if su.Profile.BotID != "" {
+				im.bots[su.Profile.BotID] = im.users[su.ID]
+			}
+		}
+		if !su.Deleted && !su.IsBot && wanted != "" && strings.ToLower(strings.TrimSpace(su.Profile.Email)) == wanted {
+			named = id
 		}
 		if !su.Deleted && !su.IsBot {
 			switch {
@@ -374,14 +489,20 @@ func (im *slackImport) importUsers() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if owner == 0 && firstAdmin != 0 {
+	switch {
+	case wanted != "" && named == 0:
+		return 0, badRequest("No active user of users.json has the address %s to become owner", im.opts.Owner)
+	case named != 0:
+		owner, firstAdmin = 0, named
+	case owner == 0 && firstAdmin == 0:
+		return 0, malformed(file, "no active owner or administrator; name the user who becomes owner by "+
+			"their email address with --owner EMAIL (Options.Owner)")
+	}
+	if owner == 0 {
 		if err := im.imp.SetRole(firstAdmin, chat.RoleOwner); err != nil {
 			return 0, err
 		}
 		owner = firstAdmin
-	}
-	if owner == 0 {
-		return 0, malformed(file, "no active owner or administrator")
 	}
 	return owner, nil
 }
@@ -419,6 +540,7 @@ func (im *slackImport) importEmoji() error {
 			continue
 		}
 		if _, err := im.imp.CreateEmoji(name); errors.Is(err, chat.ErrInvalidEmojiName) {
+			im.skip("invalid_custom_emoji", ReportItem{Detail: name})
 			continue
 		} else if err != nil {
 			return err
@@ -475,9 +597,16 @@ func (im *slackImport) importChannels(owner int64) error {
 			}
 			c.Description = im.conv.plain(c.Description)
 			for _, m := range sc.Members {
-				if u, ok := im.users[m]; ok {
-					c.Members = append(c.Members, u.id)
+				u, err := im.person(m, nil, ReportItem{Channel: sc.Name})
+				if err != nil {
+					return err
 				}
+				c.Members = append(c.Members, u.id)
+			}
+			if len(c.Members) == 0 {
+				// Without members (a list left out), nobody could read
+				// a private channel: its creator is subscribed.
+				c.Members = []int64{c.CreatorID}
 			}
 			id, name, err := im.imp.CreateChannel(c)
 			if err != nil {
@@ -523,9 +652,11 @@ func (im *slackImport) importDirect() error {
 			}
 			var ids []int64
 			for _, m := range d.Members {
-				if u, ok := im.users[m]; ok {
-					ids = append(ids, u.id)
+				u, err := im.person(m, nil, ReportItem{Channel: folder})
+				if err != nil {
+					return err
 				}
+				ids = append(ids, u.id)
 			}
 			slices.Sort(ids)
 			ids = slices.Compact(ids)
@@ -538,6 +669,55 @@ func (im *slackImport) importDirect() error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// importFolders creates a private channel for each conversation folder
+// that no list names (its conversation's entry was left out of the
+// export's lists), with the users who wrote in it as members: a folder
+// may hold a private conversation, so its messages stay among those who
+// saw them. A folder named by a listed channel's ID is that channel.
+func (im *slackImport) importFolders() error {
+	var folders []string
+	for folder := range im.days {
+		if im.byFolder[folder] != nil {
+			continue
+		}
+		if c := im.channels[folder]; c != nil {
+			im.byFolder[folder] = c
+			continue
+		}
+		folders = append(folders, folder)
+	}
+	slices.Sort(folders)
+	for _, folder := range folders {
+		c := chat.ImportChannel{Name: folder, CreatorID: im.owner, Private: true}
+		seen := map[string]bool{}
+		for _, f := range im.days[folder] {
+			err := eachElement(im.ctx, f, func(sm *slackMessageJSON) error {
+				if sm.User == "" || seen[sm.User] {
+					return nil
+				}
+				seen[sm.User] = true
+				u, err := im.person(sm.User, sm.UserProfile, ReportItem{Channel: folder, TS: string(sm.TS)})
+				if err != nil {
+					return err
+				}
+				c.Members = append(c.Members, u.id)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		id, name, err := im.imp.CreateChannel(c)
+		if err != nil {
+			return err
+		}
+		im.byFolder[folder] = &slackConv{folder: folder, channelID: id, name: name}
+		im.res.Channels++
+		im.alter("unlisted_folder", ReportItem{Channel: folder, Detail: name})
 	}
 	return nil
 }

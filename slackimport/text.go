@@ -14,6 +14,9 @@ type slackRefs interface {
 	user(slackID string) (*slackUser, bool)
 	// channelName returns our name of the channel with the Slack ID.
 	channelName(slackID string) (string, bool)
+	// unresolved is told of a mention ("@U1", "#C1") that neither
+	// resolves, in Markdown conversions.
+	unresolved(ref string)
 }
 
 // slackConverter turns Slack's message format ("mrkdwn") into our
@@ -35,19 +38,105 @@ var (
 
 // markdown converts Slack text to our Markdown.
 func (c *slackConverter) markdown(text string) string {
-	var b strings.Builder
+	var lines []mdLine
+	cur, open := "", false // the line being built, and whether it has begun
+	endLine := func() {
+		if open {
+			lines = append(lines, mdLine{text: cur})
+		}
+		cur, open = "", false
+	}
+	afterBlock := false
 	for _, seg := range splitCode(text) {
 		if seg.code {
 			// Code keeps its characters; Slack escapes &, < and > there too.
-			b.WriteString(html.UnescapeString(seg.text))
+			code := html.UnescapeString(seg.text)
+			if !strings.HasPrefix(code, "```") {
+				cur, open, afterBlock = cur+code, true, false
+				continue
+			}
+			// Slack shows everything between the fences as code, the
+			// text on the fences' lines included; Markdown wants each
+			// fence on a line of its own.
+			if cur = strings.TrimRight(cur, " \t"); cur != "" {
+				endLine()
+			}
+			cur, open = "", false // a line the block starts is not a line
+			inner := strings.TrimPrefix(code[3:len(code)-3], "\n")
+			inner = strings.TrimSuffix(inner, "\n")
+			lines = append(lines, mdLine{text: "```", code: true})
+			if inner != "" {
+				for _, l := range strings.Split(inner, "\n") {
+					lines = append(lines, mdLine{text: l, code: true})
+				}
+			}
+			lines = append(lines, mdLine{text: "```", code: true})
+			afterBlock = true
 			continue
 		}
 		s := slackRef.ReplaceAllStringFunc(seg.text, func(m string) string { return c.reference(m[1:len(m)-1], false) })
 		s = slackBold.ReplaceAllString(s, "$1**$2**$3")
 		s = slackStrike.ReplaceAllString(s, "$1~~$2~~$3")
-		b.WriteString(unescapeSlack(s))
+		s = unescapeSlack(s)
+		if afterBlock {
+			// The block ended the line.
+			s = strings.TrimPrefix(strings.TrimLeft(s, " \t"), "\n")
+		}
+		afterBlock = false
+		parts := strings.Split(s, "\n")
+		for i, p := range parts {
+			if i > 0 {
+				open = true
+				endLine()
+			}
+			if p != "" || i > 0 {
+				cur, open = cur+p, true
+			}
+		}
 	}
-	return b.String()
+	endLine()
+	return joinMarkdown(lines)
+}
+
+// mdLine is a line of converted text; code lines belong to a code block.
+type mdLine struct {
+	text string
+	code bool
+}
+
+// slackBullet matches a bullet that Slack's editor writes at the start of
+// a list item.
+var slackBullet = regexp.MustCompile(`^(\s*)[•◦▪▫‣⁃]\s+`)
+
+// joinMarkdown applies Slack's line-level markup to the converted lines:
+// "> " quotes one line (a blank line then ends the quote, which Markdown
+// would otherwise continue), ">>> " quotes the rest of the message, and
+// bullets become list items.
+func joinMarkdown(lines []mdLine) string {
+	var out []string
+	quoteRest := false
+	for i, l := range lines {
+		text := l.text
+		if !l.code && !quoteRest {
+			if rest, ok := strings.CutPrefix(text, ">>>"); ok {
+				quoteRest, text = true, strings.TrimLeft(rest, " ")
+			} else if m := slackBullet.FindStringSubmatch(text); m != nil {
+				text = m[1] + "- " + text[len(m[0]):]
+			}
+		}
+		if quoteRest {
+			out = append(out, strings.TrimRight("> "+text, " "))
+			continue
+		}
+		out = append(out, text)
+		if !l.code && strings.HasPrefix(text, ">") && i+1 < len(lines) {
+			next := lines[i+1]
+			if next.code || (next.text != "" && !strings.HasPrefix(next.text, ">")) {
+				out = append(out, "")
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // plain converts Slack text to one line of plain text, for topic names:
@@ -77,22 +166,30 @@ func (c *slackConverter) reference(ref string, plain bool) string {
 			}
 			return "@**" + u.name + "|" + strconv.FormatInt(u.id, 10) + "**"
 		}
+		if !plain {
+			c.refs.unresolved(target)
+		}
 		if label != "" {
 			return "@" + strings.TrimPrefix(label, "@")
 		}
 		return "@" + target[1:]
 	case strings.HasPrefix(target, "#"):
 		name, ok := c.refs.channelName(target[1:])
-		if !ok {
-			name = label
-		}
-		if name == "" {
-			return "#" + target[1:]
-		}
-		if plain {
+		switch {
+		case ok && !plain:
+			return "#**" + name + "**"
+		case ok:
 			return "#" + name
+		case !plain:
+			c.refs.unresolved(target)
 		}
-		return "#**" + name + "**"
+		switch {
+		case label != "":
+			// A channel the export does not have: its name stays
+			// visible, as text.
+			return "#" + strings.TrimPrefix(label, "#")
+		}
+		return "#" + target[1:]
 	case strings.HasPrefix(target, "!"):
 		cmd, _, _ := strings.Cut(target[1:], "^")
 		switch cmd {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +28,8 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	name := fs.String("name", "", `organization name (default "Imported from Slack")`)
 	host := fs.String("host", "localhost:9991", "host name (and port) through which clients reach the organization")
 	orgURL := fs.String("url", "", "canonical URL of the organization (default http://HOST)")
+	report := fs.String("report", "", "file to write every skipped or altered item to, as JSON lines")
+	owner := fs.String("owner", "", "email address of the user of the export who becomes owner (required when the export has no active owner or administrator)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -41,6 +45,15 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	var reportFile *os.File
+	if *report != "" {
+		// Created first, so that a path that cannot be written fails
+		// before the import.
+		if reportFile, err = os.Create(*report); err != nil {
+			return err
+		}
+		defer reportFile.Close()
+	}
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
@@ -53,13 +66,37 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	svc := chat.New(store, chat.Config{Blobs: blobs})
 	p := newProgress(stderr)
 	res, err := slackimport.Import(ctx, svc, f, info.Size(), slackimport.Options{
-		Name: *name, Host: *host, URL: *orgURL, Progress: p.update,
+		Name: *name, Host: *host, URL: *orgURL, Owner: *owner, Progress: p.update,
 	})
 	p.finish()
 	if err = errors.Join(err, svc.Close()); err != nil {
+		if reportFile != nil {
+			os.Remove(*report)
+		}
 		return err
 	}
+	if reportFile != nil {
+		if err := writeReport(reportFile, res.Report); err != nil {
+			return fmt.Errorf("the import succeeded, but its report was not written: %w", err)
+		}
+	}
 	return printJSON(stdout, res)
+}
+
+// writeReport writes the items of an import's report to f, one JSON
+// object a line.
+func writeReport(f *os.File, items []slackimport.ReportItem) error {
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, item := range items {
+		if err := enc.Encode(item); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // progress shows an import's counts and rate on w: rewritten in place on

@@ -24,6 +24,59 @@ type UserGroup struct {
 	// Members and Subgroups are the direct members and subgroups, sorted.
 	Members   []int64
 	Subgroups []int64
+	// Settings are who may manage, join, leave, mention the group and
+	// change its members.
+	Settings UserGroupSettings
+}
+
+// UserGroupSettings are a user group's permission settings. A zero value
+// stands for the setting's default, which the service resolves. The JSON
+// form is how the SQL backends store them.
+type UserGroupSettings struct {
+	CanAddMembersGroup    GroupSetting `json:"can_add_members_group"`
+	CanJoinGroup          GroupSetting `json:"can_join_group"`
+	CanLeaveGroup         GroupSetting `json:"can_leave_group"`
+	CanManageGroup        GroupSetting `json:"can_manage_group"`
+	CanMentionGroup       GroupSetting `json:"can_mention_group"`
+	CanRemoveMembersGroup GroupSetting `json:"can_remove_members_group"`
+}
+
+// Fields returns pointers to the settings, in the order of their names.
+func (s *UserGroupSettings) Fields() []*GroupSetting {
+	return []*GroupSetting{&s.CanAddMembersGroup, &s.CanJoinGroup, &s.CanLeaveGroup, &s.CanManageGroup,
+		&s.CanMentionGroup, &s.CanRemoveMembersGroup}
+}
+
+// Clone returns s with its own lists.
+func (s UserGroupSettings) Clone() UserGroupSettings {
+	for _, f := range s.Fields() {
+		*f = f.Clone()
+	}
+	return s
+}
+
+// normalise makes every empty anonymous setting the zero value, so that
+// settings read back equal those stored.
+func (s *UserGroupSettings) normalise() {
+	for _, f := range s.Fields() {
+		if !f.IsGroup() && len(f.Members)+len(f.Subgroups) == 0 {
+			*f = GroupSetting{}
+		}
+	}
+}
+
+// ParseUserGroupSettings reads the JSON form of UserGroupSettings; empty
+// text is the zero value.
+func ParseUserGroupSettings(text string) (UserGroupSettings, error) {
+	var s UserGroupSettings
+	if text == "" {
+		return s, nil
+	}
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		return s, err
+	}
+	s.normalise()
+	return s, nil
 }
 
 // GroupTx stores user groups.
@@ -34,6 +87,10 @@ type GroupTx interface {
 	CreateUserGroups(gs []*UserGroup) error
 	// UserGroups returns the realm's groups ordered by ID.
 	UserGroups(realmID int64) ([]UserGroup, error)
+	// UpdateUserGroup replaces the stored group with g.ID (all but its
+	// realm, IsSystem, creator and creation time), or returns ErrNotFound.
+	// ErrExists as for CreateUserGroups.
+	UpdateUserGroup(g UserGroup) error
 }
 
 // GroupSetting is a group-setting value: either a user group (GroupID not

@@ -53,6 +53,7 @@ func newChannelState() channelState {
 func cloneGroup(g storage.UserGroup) storage.UserGroup {
 	g.Members = slices.Clone(g.Members)
 	g.Subgroups = slices.Clone(g.Subgroups)
+	g.Settings = g.Settings.Clone()
 	return g
 }
 
@@ -80,6 +81,25 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 		g.ID = nextID(t, &c.lastGroupID)
 		setKey(t, c.groups, g.ID, cloneGroup(*g))
 	}
+	return nil
+}
+
+func (t *tx) UpdateUserGroup(g storage.UserGroup) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	c := &t.s.c
+	old, ok := c.groups[g.ID]
+	if !ok {
+		return storage.ErrNotFound
+	}
+	for _, other := range c.groups {
+		if other.ID != g.ID && other.RealmID == old.RealmID && other.Name == g.Name {
+			return storage.ErrExists
+		}
+	}
+	g.RealmID, g.IsSystem, g.CreatorID, g.DateCreated = old.RealmID, old.IsSystem, old.CreatorID, old.DateCreated
+	setKey(t, c.groups, g.ID, cloneGroup(g))
 	return nil
 }
 

@@ -55,11 +55,19 @@ func (t *tx) CreateUserGroups(gs []*storage.UserGroup) error {
 			return err
 		}
 		args[i] = []any{g.RealmID, g.Name, g.Description, g.IsSystem, g.CreatorID, created, g.Deactivated,
-			sqlcommon.OrEmpty(g.Members), sqlcommon.OrEmpty(g.Subgroups)}
+			sqlcommon.OrEmpty(g.Members), sqlcommon.OrEmpty(g.Subgroups), sqlcommon.UserGroupSettingsText(g.Settings)}
 	}
 	return t.insertIDs("CreateUserGroups", `INSERT INTO user_groups (realm_id, name, description, is_system,
-		creator_id, date_created, deactivated, members, subgroups) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		creator_id, date_created, deactivated, members, subgroups, settings) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		RETURNING id`, args, func(i int, id int64) { gs[i].ID = id })
+}
+
+func (t *tx) UpdateUserGroup(g storage.UserGroup) error {
+	return t.guarded("UpdateUserGroup", func() error {
+		return t.execOne("UpdateUserGroup", `UPDATE user_groups SET name = $1, description = $2, deactivated = $3,
+			members = $4, subgroups = $5, settings = $6 WHERE id = $7`, g.Name, g.Description, g.Deactivated,
+			sqlcommon.OrEmpty(g.Members), sqlcommon.OrEmpty(g.Subgroups), sqlcommon.UserGroupSettingsText(g.Settings), g.ID)
+	})
 }
 
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {

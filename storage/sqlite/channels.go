@@ -84,7 +84,8 @@ func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 			return err
 		}
 		res, err := t.execQ("CreateUserGroups", qCreateUserGroup, g.RealmID, g.Name, g.Description,
-			b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated), jsonIDs(g.Members), jsonIDs(g.Subgroups))
+			b2i(g.IsSystem), g.CreatorID, created, b2i(g.Deactivated), jsonIDs(g.Members), jsonIDs(g.Subgroups),
+			sqlcommon.UserGroupSettingsText(g.Settings))
 		if err != nil {
 			return err
 		}
@@ -93,6 +94,19 @@ func (t *tx) createUserGroups(gs []*storage.UserGroup) error {
 		}
 	}
 	return nil
+}
+
+func (t *tx) UpdateUserGroup(g storage.UserGroup) error {
+	if err := t.Writable(); err != nil {
+		return err
+	}
+	res, err := t.exec("UpdateUserGroup", `UPDATE user_groups SET name = ?, description = ?, deactivated = ?,
+		members = ?, subgroups = ?, settings = ? WHERE id = ?`, g.Name, g.Description, b2i(g.Deactivated),
+		jsonIDs(g.Members), jsonIDs(g.Subgroups), sqlcommon.UserGroupSettingsText(g.Settings), g.ID)
+	if err != nil {
+		return err
+	}
+	return t.affected("UpdateUserGroup", res)
 }
 
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {

@@ -211,7 +211,7 @@ var queries = [numQueries]string{
 	qUserTopics:           sqlcommon.SelectUserTopic + `WHERE user_id = ? ORDER BY channel_id, topic_key`,
 	qTopicUserTopics:      sqlcommon.SelectUserTopic + `WHERE channel_id = ? AND topic_key = ? ORDER BY user_id`,
 	qCreateUserGroup: `INSERT INTO user_groups (realm_id, name, description, is_system, creator_id, date_created,
-		deactivated, members, subgroups) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		deactivated, members, subgroups, settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qCreateChannel: `INSERT INTO channels (realm_id, name, name_key, description, rendered_description,
 		date_created, creator_id, invite_only, is_web_public, history_public, is_default, retention_days,
 		topics_policy, folder_id, first_message_id, is_archived, can_add_subscribers, can_remove_subscribers,

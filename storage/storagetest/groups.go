@@ -58,4 +58,32 @@ func (s *suite) testUserGroups(t *testing.T) {
 		got, _ := tx.UserGroups(f.r1.ID)
 		checkEqual(t, "UserGroups after changing a result", got, want)
 	})
+
+	// UpdateUserGroup replaces all but the realm, kind, creator and
+	// creation time; settings round-trip.
+	changed := want[1]
+	changed.Name, changed.Description, changed.Deactivated = "Artists", "Draw", false
+	changed.Members, changed.Subgroups = []int64{f.users[1].ID}, []int64{a.ID}
+	changed.Settings = storage.UserGroupSettings{CanManageGroup: storage.GroupSetting{Members: []int64{f.users[1].ID}, Subgroups: []int64{a.ID}},
+		CanJoinGroup: storage.GroupSetting{GroupID: a.ID}}
+	attempt := changed
+	attempt.RealmID, attempt.IsSystem, attempt.CreatorID, attempt.DateCreated = f.r2.ID, true, 0, t0.Add(5*time.Hour)
+	update(t, st, func(tx storage.Tx) {
+		if err := tx.UpdateUserGroup(attempt); err != nil {
+			t.Fatalf("UpdateUserGroup: %v", err)
+		}
+		clash := changed
+		clash.ID, clash.Name = a.ID, "Artists"
+		checkErr(t, "UpdateUserGroup to a taken name", tx.UpdateUserGroup(clash), storage.ErrExists)
+		unknown := changed
+		unknown.ID = 99999
+		checkErr(t, "UpdateUserGroup(unknown)", tx.UpdateUserGroup(unknown), storage.ErrNotFound)
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, err := tx.UserGroups(f.r1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "UserGroups after UpdateUserGroup", got, []storage.UserGroup{*a, changed})
+	})
 }

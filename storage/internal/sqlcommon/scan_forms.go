@@ -7,7 +7,7 @@ const (
 	SubscriptionColumns = `user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email, wildcard`
 	SelectSubscription  = `SELECT ` + SubscriptionColumns + ` FROM subscriptions `
 	SelectUserGroup     = `SELECT id, realm_id, name, description, is_system, creator_id, date_created,
-		deactivated, members, subgroups FROM user_groups `
+		deactivated, members, subgroups, settings FROM user_groups `
 	SelectFolder = `SELECT id, realm_id, name, description, rendered_description, creator_id, date_created,
 		is_archived, ord FROM channel_folders `
 	SelectUserTopic = `SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics `
@@ -144,12 +144,17 @@ func ScanSubscription(f Forms, sc Scanner) (storage.Subscription, error) {
 // ScanUserGroup reads the columns of SelectUserGroup.
 func ScanUserGroup(f Forms, sc Scanner) (storage.UserGroup, error) {
 	var (
-		g       storage.UserGroup
-		created int64
+		g        storage.UserGroup
+		created  int64
+		settings string
 	)
 	err := sc.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description, f.Bool(&g.IsSystem), &g.CreatorID, &created,
-		f.Bool(&g.Deactivated), f.IDs(&g.Members), f.IDs(&g.Subgroups))
+		f.Bool(&g.Deactivated), f.IDs(&g.Members), f.IDs(&g.Subgroups), &settings)
+	if err != nil {
+		return g, err
+	}
 	g.DateCreated = FromNanos(created)
+	g.Settings, err = storage.ParseUserGroupSettings(settings)
 	return g, err
 }
 

@@ -9,6 +9,7 @@
 package sqlcommon
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -64,5 +65,11 @@ func FromNanos(n int64) time.Time {
 // GroupSettingText is the column value of a group setting: its JSON form.
 func GroupSettingText(v storage.GroupSetting) string {
 	b, _ := v.MarshalJSON()
+	return string(b)
+}
+
+// UserGroupSettingsText is the stored JSON of a group's settings.
+func UserGroupSettingsText(s storage.UserGroupSettings) string {
+	b, _ := json.Marshal(s)
 	return string(b)
 }

@@ -133,6 +133,8 @@ const (
 	OpDeleteBotStorage             Operation = "DeleteBotStorage"
 	OpUpdateChannel                Operation = "UpdateChannel"
 	OpArchiveChannel               Operation = "ArchiveChannel"
+	OpUpdateUserGroup              Operation = "UpdateUserGroup"
+	OpCreateUserGroup              Operation = "CreateUserGroup"
 
 	OpSubscribe Operation = "Subscribe"
 
@@ -188,10 +190,10 @@ var policy = map[Operation]Access{
 	OpUploadFile: AnyUser, OpOpenAttachment: AnyUser, OpTemporaryUploadURL: AnyUser,
 	OpResumableUpload: AnyUser, OpAttachments: AnyUser, OpDeleteAttachment: AnyUser,
 	OpBotStorage: AnyUser, OpSetBotStorage: AnyUser, OpDeleteBotStorage: AnyUser,
-	OpUpdateChannel: AnyUser, OpArchiveChannel: AnyUser,
+	OpUpdateChannel: AnyUser, OpArchiveChannel: AnyUser, OpUpdateUserGroup: AnyUser,
 
-	// Guests may not create channels or subscribe others.
-	OpSubscribe: NonGuests,
+	// Guests may not create channels or groups, or subscribe others.
+	OpSubscribe: NonGuests, OpCreateUserGroup: NonGuests,
 
 	// A person's own status, settings, profile and phones.
 	OpUpdateStatus: Humans, OpUpdateSettings: Humans, OpUpdateProfileData: Humans,

@@ -17,6 +17,10 @@ var gatedCalls = map[chat.Operation]func(ctx context.Context, svc *chat.Service,
 		_, err := svc.Subscribe(ctx, a, chat.SubscribeRequest{})
 		return err
 	},
+	chat.OpCreateUserGroup: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
+		_, err := svc.CreateUserGroup(ctx, a, chat.NewUserGroup{})
+		return err
+	},
 	chat.OpUpdateStatus: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
 		return svc.UpdateStatus(ctx, a, chat.StatusUpdate{})
 	},
@@ -88,7 +92,7 @@ var gatedCalls = map[chat.Operation]func(ctx context.Context, svc *chat.Service,
 var wantAccess = map[chat.Operation]chat.Access{
 	chat.OpServerSettings: chat.Anyone, chat.OpAPIDescription: chat.Anyone, chat.OpFetchAPIKey: chat.Anyone,
 	chat.OpFetchAPIKeyJWT: chat.Anyone, chat.OpOpenTemporaryUpload: chat.Anyone,
-	chat.OpSubscribe:    chat.NonGuests,
+	chat.OpSubscribe: chat.NonGuests, chat.OpCreateUserGroup: chat.NonGuests,
 	chat.OpUpdateStatus: chat.Humans, chat.OpUpdateSettings: chat.Humans, chat.OpUpdateProfileData: chat.Humans,
 	chat.OpRegisterIOSDeviceToken: chat.Humans, chat.OpRegisterPushDevice: chat.Humans,
 	chat.OpSendTestNotification: chat.Humans,

@@ -233,40 +233,51 @@ func (s *Service) UserGroups(ctx context.Context, actor Actor, includeDeactivate
 		if err != nil {
 			return err
 		}
-		nobody := GroupSettingOf(g.id(GroupNobody))
 		out = make([]UserGroupView, 0, len(g.list))
 		for i := range g.list {
 			grp := &g.list[i]
 			if grp.Deactivated && !includeDeactivated {
 				continue
 			}
-			v := UserGroupView{ID: grp.ID, Name: grp.Name, Description: grp.Description,
-				Members: slices.Clone(grp.Members), DirectSubgroupIDs: slices.Clone(grp.Subgroups),
-				IsSystemGroup: grp.IsSystem, Deactivated: grp.Deactivated,
-				CanAddMembersGroup: nobody, CanJoinGroup: nobody, CanLeaveGroup: nobody,
-				CanManageGroup: nobody, CanMentionGroup: nobody, CanRemoveMembersGroup: nobody}
-			if grp.IsSystem {
-				v.Members = []int64{}
-				for _, u := range users {
-					if u.IsActive && roleMember(grp.Name, u.Role) {
-						v.Members = append(v.Members, u.ID)
-					}
-				}
-			} else {
-				v.CreatorID = ptrTo(grp.CreatorID)
-			}
-			v.DateCreated = ptrTo(grp.DateCreated.Unix())
-			if v.Members == nil {
-				v.Members = []int64{}
-			}
-			if v.DirectSubgroupIDs == nil {
-				v.DirectSubgroupIDs = []int64{}
-			}
-			out = append(out, v)
+			out = append(out, viewUserGroup(g, grp, users))
 		}
 		return nil
 	})
 	return out, err
+}
+
+// viewUserGroup makes the view of grp: a system group's direct members
+// follow from the users' roles, and settings not set are their defaults.
+func viewUserGroup(g *groups, grp *storage.UserGroup, users []storage.UserRecord) UserGroupView {
+	v := UserGroupView{ID: grp.ID, Name: grp.Name, Description: grp.Description,
+		Members: slices.Clone(grp.Members), DirectSubgroupIDs: slices.Clone(grp.Subgroups),
+		IsSystemGroup: grp.IsSystem, Deactivated: grp.Deactivated}
+	for _, f := range []struct {
+		dst  *GroupSetting
+		name string
+	}{{&v.CanAddMembersGroup, "can_add_members_group"}, {&v.CanJoinGroup, "can_join_group"},
+		{&v.CanLeaveGroup, "can_leave_group"}, {&v.CanManageGroup, "can_manage_group"},
+		{&v.CanMentionGroup, "can_mention_group"}, {&v.CanRemoveMembersGroup, "can_remove_members_group"}} {
+		*f.dst = groupSettingValue(g, grp, f.name)
+	}
+	if grp.IsSystem {
+		v.Members = []int64{}
+		for _, u := range users {
+			if u.IsActive && roleMember(grp.Name, u.Role) {
+				v.Members = append(v.Members, u.ID)
+			}
+		}
+	} else {
+		v.CreatorID = ptrTo(grp.CreatorID)
+	}
+	v.DateCreated = ptrTo(grp.DateCreated.Unix())
+	if v.Members == nil {
+		v.Members = []int64{}
+	}
+	if v.DirectSubgroupIDs == nil {
+		v.DirectSubgroupIDs = []int64{}
+	}
+	return v
 }
 
 func ptrTo[T any](v T) *T { return &v }

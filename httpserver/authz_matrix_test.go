@@ -157,6 +157,27 @@ var matrix = map[string]matrixRow{
 	"PATCH /api/v1/channel_folders/{channel_folder_id}": {roles: roles(ok, ok, needAdmin), form: params("name", "Renamed"),
 		path: func(f *matrixFixture) string { return "/channel_folders/" + itoa(f.folder) }},
 	"GET /api/v1/user_groups": {path: fixed("/user_groups"), roles: roles(ok)},
+	// The owner created the group and manages it, as administrators do.
+	"POST /api/v1/user_groups/create": {path: fixed("/user_groups/create"), roles: each(ok, ok, ok, ok, noGuests, ok),
+		form: params("name", "Another", "description", "", "members", "[]")},
+	"PATCH /api/v1/user_groups/{user_group_id}": {roles: roles(ok, ok, insufficient), form: params("name", "Renamed"),
+		path: func(f *matrixFixture) string { return "/user_groups/" + itoa(f.group) }},
+	"POST /api/v1/user_groups/{user_group_id}/deactivate": {roles: roles(ok, ok, insufficient),
+		path: func(f *matrixFixture) string { return "/user_groups/" + itoa(f.group) + "/deactivate" }},
+	"GET /api/v1/user_groups/{user_group_id}/members": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/user_groups/" + itoa(f.group) + "/members" }},
+	"POST /api/v1/user_groups/{user_group_id}/members": {roles: roles(ok, ok, insufficient),
+		path: func(f *matrixFixture) string { return "/user_groups/" + itoa(f.group) + "/members" },
+		form: func(f *matrixFixture, _ *account) url.Values { return form("add", "["+itoa(f.target.id)+"]") }},
+	"GET /api/v1/user_groups/{user_group_id}/members/{user_id}": {roles: roles(ok),
+		path: func(f *matrixFixture) string {
+			return "/user_groups/" + itoa(f.group) + "/members/" + itoa(f.target.id)
+		}},
+	"GET /api/v1/user_groups/{user_group_id}/subgroups": {roles: roles(ok),
+		path: func(f *matrixFixture) string { return "/user_groups/" + itoa(f.group) + "/subgroups" }},
+	"POST /api/v1/user_groups/{user_group_id}/subgroups": {roles: roles(ok, ok, insufficient),
+		path: func(f *matrixFixture) string { return "/user_groups/" + itoa(f.group) + "/subgroups" },
+		form: func(f *matrixFixture, _ *account) url.Values { return form("add", "["+itoa(f.subgroup)+"]") }},
 
 	"PATCH /api/v1/realm":          {path: fixed("/realm"), roles: roles(ok, ok, needAdmin), form: params("name", "Renamed Org")},
 	"GET /api/v1/realm/linkifiers": {path: fixed("/realm/linkifiers"), roles: roles(ok)},

@@ -110,8 +110,10 @@ type matrixFixture struct {
 	*env
 	deactivated, otherOrg, target     account
 	channel, folder, linkifier, field int64
-	domain                            string
-	queues                            map[int64]string
+	// group is a user group the owner created; subgroup another.
+	group, subgroup int64
+	domain          string
+	queues          map[int64]string
 	// message is the member's message in the channel; temporary is a
 	// download URL of the member's upload that needs no credentials.
 	message   int64
@@ -210,6 +212,10 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	f.linkifier, err = e.svc.AddLinkifier(ctx, chat.AsUser(e.owner.id), chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://example.org/{id}"})
 	must(err)
 	f.field, err = e.svc.CreateProfileField(ctx, chat.AsUser(e.owner.id), chat.NewProfileField{Name: "Phone", Type: chat.FieldShortText, EditableByUser: true})
+	must(err)
+	f.group, err = e.svc.CreateUserGroup(ctx, chat.AsUser(e.owner.id), chat.NewUserGroup{Name: "Group"})
+	must(err)
+	f.subgroup, err = e.svc.CreateUserGroup(ctx, chat.AsUser(e.owner.id), chat.NewUserGroup{Name: "Subgroup"})
 	must(err)
 	d, err := e.svc.AddRealmDomain(ctx, chat.AsUser(e.owner.id), "example.net", false)
 	must(err)

@@ -56,6 +56,7 @@ func (s *Server) channelRoutes() {
 	s.handle("/user_groups", map[string]endpoint{
 		http.MethodGet: {chat.OpUserGroups, s.getUserGroups},
 	})
+	s.userGroupRoutes()
 }
 
 // groupSetting reads a group-setting parameter into *dst when present.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/teamchat/chat/storage"
@@ -102,6 +103,12 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 		m, _, err := readableMessage(tx, cc, id)
 		if err != nil {
 			return err
+		}
+		// Clients such as the terminal client send the content unchanged
+		// with a move: that is no content edit, and needs no sender.
+		if edit.Content != nil && (edit.Topic != nil || edit.StreamID != nil) &&
+			strings.TrimRight(*edit.Content, " \t\r\n") == strings.TrimRight(m.Content, " \t\r\n") {
+			edit.Content = nil
 		}
 		mv, err := s.planMove(tx, cc, &m, edit, mode)
 		if err != nil {

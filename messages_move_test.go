@@ -133,5 +133,17 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 		err = updateMessage(f.svc, ctx, chat.AsUser(f.admin.ID), a1, chat.MessageEdit{Content: &content, Topic: ptr("z")})
 		wantErr(t, "content by another", err, chat.ErrNoEditPermission)
 		diff(t, "nothing half-written", topicOf(a1), "✔ all")
+
+		// The unchanged content sent with a move, as the terminal client
+		// sends it, is no content edit: another user may move, and the
+		// history records only the move.
+		wantNoErr(t, "move with the same content", updateMessage(f.svc, ctx, chat.AsUser(f.admin.ID), a1,
+			chat.MessageEdit{Content: ptr("text \n"), Topic: ptr("z")}))
+		diff(t, "moved", topicOf(a1), "z")
+		h, err := f.svc.MessageHistory(ctx, chat.AsUser(f.admin.ID), a1)
+		wantNoErr(t, "MessageHistory", err)
+		if last := h[len(h)-1]; last.PrevContent != nil || last.PrevTopic == nil || *last.PrevTopic != "✔ all" {
+			t.Errorf("last history entry %+v, want a move from ✔ all without content", last)
+		}
 	})
 }

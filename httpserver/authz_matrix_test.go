@@ -150,6 +150,8 @@ var matrix = map[string]matrixRow{
 	// organization's administrators do.
 	"PATCH /api/v1/streams/{stream_id}": {roles: roles(ok, ok, channelAdmin), form: params("description", "New"),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
+	"GET /api/v1/streams/{stream_id}/email_address": {roles: roles(noEmailGateway),
+		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) + "/email_address" }},
 	"DELETE /api/v1/streams/{stream_id}": {roles: roles(ok, ok, channelAdmin),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
 	"GET /api/v1/channel_folders":         {path: fixed("/channel_folders"), roles: roles(ok)},

@@ -34,6 +34,9 @@ func (s *Server) channelRoutes() {
 		http.MethodPatch:  {chat.OpUpdateChannel, s.updateStream},
 		http.MethodDelete: {chat.OpArchiveChannel, s.archiveStream},
 	})
+	s.handle("/streams/{stream_id}/email_address", map[string]endpoint{
+		http.MethodGet: {chat.OpChannelByID, s.getStreamEmailAddress},
+	})
 	s.handle("/get_stream_id", map[string]endpoint{
 		http.MethodGet: {chat.OpChannelIDByName, s.getStreamID},
 	})
@@ -317,6 +320,19 @@ func (s *Server) archiveStream(c *call) (fields, error) {
 		return nil, err
 	}
 	return nil, s.svc.ArchiveChannel(c.ctx, c.actor, id)
+}
+
+// GET /streams/{stream_id}/email_address
+func (s *Server) getStreamEmailAddress(c *call) (fields, error) {
+	id, err := pathID(c.r, "stream_id", chat.ErrInvalidChannelID)
+	if err != nil {
+		return nil, err
+	}
+	email, err := s.svc.ChannelEmailAddress(c.ctx, c.actor, id)
+	if err != nil {
+		return nil, err
+	}
+	return fields{{"email", email}}, nil
 }
 
 // GET /get_stream_id

@@ -135,6 +135,9 @@ const (
 	OpArchiveChannel               Operation = "ArchiveChannel"
 	OpUpdateUserGroup              Operation = "UpdateUserGroup"
 	OpCreateUserGroup              Operation = "CreateUserGroup"
+	OpCreateBot                    Operation = "CreateBot"
+	OpBots                         Operation = "Bots"
+	OpUpdateBot                    Operation = "UpdateBot"
 
 	OpSubscribe Operation = "Subscribe"
 
@@ -194,6 +197,7 @@ var policy = map[Operation]Access{
 
 	// Guests may not create channels or groups, or subscribe others.
 	OpSubscribe: NonGuests, OpCreateUserGroup: NonGuests,
+	OpCreateBot: NonGuests, OpBots: NonGuests, OpUpdateBot: NonGuests,
 
 	// A person's own status, settings, profile and phones.
 	OpUpdateStatus: Humans, OpUpdateSettings: Humans, OpUpdateProfileData: Humans,

@@ -21,6 +21,18 @@ var gatedCalls = map[chat.Operation]func(ctx context.Context, svc *chat.Service,
 		_, err := svc.CreateUserGroup(ctx, a, chat.NewUserGroup{})
 		return err
 	},
+	chat.OpCreateBot: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
+		_, err := svc.CreateBot(ctx, a, chat.NewBot{})
+		return err
+	},
+	chat.OpBots: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
+		_, err := svc.Bots(ctx, a)
+		return err
+	},
+	chat.OpUpdateBot: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
+		_, err := svc.UpdateBot(ctx, a, 0, chat.BotUpdate{})
+		return err
+	},
 	chat.OpUpdateStatus: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
 		return svc.UpdateStatus(ctx, a, chat.StatusUpdate{})
 	},
@@ -93,6 +105,7 @@ var wantAccess = map[chat.Operation]chat.Access{
 	chat.OpServerSettings: chat.Anyone, chat.OpAPIDescription: chat.Anyone, chat.OpFetchAPIKey: chat.Anyone,
 	chat.OpFetchAPIKeyJWT: chat.Anyone, chat.OpOpenTemporaryUpload: chat.Anyone,
 	chat.OpSubscribe: chat.NonGuests, chat.OpCreateUserGroup: chat.NonGuests,
+	chat.OpCreateBot: chat.NonGuests, chat.OpBots: chat.NonGuests, chat.OpUpdateBot: chat.NonGuests,
 	chat.OpUpdateStatus: chat.Humans, chat.OpUpdateSettings: chat.Humans, chat.OpUpdateProfileData: chat.Humans,
 	chat.OpRegisterIOSDeviceToken: chat.Humans, chat.OpRegisterPushDevice: chat.Humans,
 	chat.OpSendTestNotification: chat.Humans,

@@ -159,6 +159,16 @@ var matrix = map[string]matrixRow{
 	"PATCH /api/v1/channel_folders/{channel_folder_id}": {roles: roles(ok, ok, needAdmin), form: params("name", "Renamed"),
 		path: func(f *matrixFixture) string { return "/channel_folders/" + itoa(f.folder) }},
 	"GET /api/v1/user_groups": {path: fixed("/user_groups"), roles: roles(ok)},
+	"GET /api/v1/bots":        {path: fixed("/bots"), roles: each(ok, ok, ok, ok, noGuests, ok)},
+	"POST /api/v1/bots": {path: fixed("/bots"), roles: each(ok, ok, ok, ok, noGuests, ok),
+		form: params("full_name", "Matrix Bot", "short_name", "matrix")},
+	// The owner owns the bot; administrators may change any.
+	"PATCH /api/v1/bots/{bot_id}": {roles: each(ok, ok, insufficient, insufficient, noGuests, insufficient),
+		form: params("full_name", "Renamed Bot"), path: func(f *matrixFixture) string { return "/bots/" + itoa(f.ownBot) }},
+	"DELETE /api/v1/bots/{bot_id}": {roles: each(ok, ok, insufficient, insufficient, noGuests, insufficient),
+		path: func(f *matrixFixture) string { return "/bots/" + itoa(f.ownBot) }},
+	"POST /api/v1/bots/{bot_id}/api_key/regenerate": {roles: each(ok, ok, insufficient, insufficient, noGuests, insufficient),
+		path: func(f *matrixFixture) string { return "/bots/" + itoa(f.ownBot) + "/api_key/regenerate" }},
 	// The owner created the group and manages it, as administrators do.
 	"POST /api/v1/user_groups/create": {path: fixed("/user_groups/create"), roles: each(ok, ok, ok, ok, noGuests, ok),
 		form: params("name", "Another", "description", "", "members", "[]")},

@@ -113,8 +113,10 @@ type matrixFixture struct {
 	channel, folder, linkifier, field int64
 	// group is a user group the owner created; subgroup another.
 	group, subgroup int64
-	domain          string
-	queues          map[int64]string
+	// ownBot is a bot of the owner's.
+	ownBot int64
+	domain string
+	queues map[int64]string
 	// message is the member's message in the channel; temporary is a
 	// download URL of the member's upload that needs no credentials.
 	message   int64
@@ -218,6 +220,9 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	must(err)
 	f.subgroup, err = e.svc.CreateUserGroup(ctx, chat.AsUser(e.owner.id), chat.NewUserGroup{Name: "Subgroup"})
 	must(err)
+	ownBot, err := e.svc.CreateBot(ctx, chat.AsUser(e.owner.id), chat.NewBot{FullName: "Owned", ShortName: "owned"})
+	must(err)
+	f.ownBot = ownBot.UserID
 	d, err := e.svc.AddRealmDomain(ctx, chat.AsUser(e.owner.id), "example.net", false)
 	must(err)
 	f.domain = d.Domain

@@ -326,6 +326,7 @@ func (s *Server) routes() {
 	s.eventRoutes()
 	s.channelRoutes()
 	s.realmRoutes()
+	s.botRoutes()
 	s.uploadRoutes()
 	s.pushRoutes()
 	s.messageRoutes()

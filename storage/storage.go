@@ -63,6 +63,7 @@ type Tx interface {
 	PushTx
 	BotStorageTx
 	PresenceTx
+	UserListTx
 }
 
 // RealmTx stores organizations.

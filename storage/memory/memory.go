@@ -14,6 +14,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -73,6 +74,11 @@ type state struct {
 	// UpdateID given.
 	presence       map[int64]storage.Presence
 	lastPresenceID int64
+	// alertWords holds each user's alert words with the user's realm;
+	// muted each user's muted users. Values are replaced, never changed
+	// in place.
+	alertWords map[int64]alertWords
+	muted      map[int64]map[int64]time.Time
 }
 
 // New returns an empty store.
@@ -92,6 +98,8 @@ func New() *Store {
 		push:        newPushState(),
 		botStorage:  map[int64]map[string]string{},
 		presence:    map[int64]storage.Presence{},
+		alertWords:  map[int64]alertWords{},
+		muted:       map[int64]map[int64]time.Time{},
 	}}
 }
 

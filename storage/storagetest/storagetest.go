@@ -113,6 +113,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/Rollback", s.testMessagesRollback},
 		{"Messages/NoAliasing", s.testMessagesNoAliasing},
 		{"BotStorage", s.testBotStorage},
+		{"UserLists", s.testUserLists},
 		{"Presence", s.testPresence},
 	}
 	for _, c := range cases {

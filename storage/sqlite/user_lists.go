@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
+)
+
+func (t *tx) RealmAlertWords(realmID int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	err := t.query("RealmAlertWords", `SELECT user_id, word FROM alert_words WHERE realm_id = ? ORDER BY user_id, pos`,
+		func(sc sqlcommon.Scanner) error {
+			var id int64
+			var w string
+			if err := sc.Scan(&id, &w); err != nil {
+				return err
+			}
+			out[id] = append(out[id], w)
+			return nil
+		}, realmID)
+	return out, err
+}
+
+func (t *tx) SetAlertWords(realmID, userID int64, words []string) error {
+	var realm int64
+	err := t.query("SetAlertWords", `SELECT realm_id FROM users WHERE id = ?`,
+		func(sc sqlcommon.Scanner) error { return sc.Scan(&realm) }, userID)
+	if err != nil {
+		return err
+	}
+	if realm != realmID || realm == 0 {
+		return storage.ErrNotFound
+	}
+	if _, err := t.exec("SetAlertWords", `DELETE FROM alert_words WHERE user_id = ?`, userID); err != nil {
+		return err
+	}
+	for i, w := range words {
+		if _, err := t.exec("SetAlertWords", `INSERT INTO alert_words (realm_id, user_id, pos, word) VALUES (?, ?, ?, ?)`,
+			realmID, userID, i, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) MutedUsers(userID int64) ([]storage.MutedUser, error) {
+	out := []storage.MutedUser{}
+	err := t.query("MutedUsers", `SELECT muted_user_id, date_muted FROM muted_users WHERE user_id = ? ORDER BY muted_user_id`,
+		func(sc sqlcommon.Scanner) error {
+			m := storage.MutedUser{UserID: userID}
+			var at int64
+			if err := sc.Scan(&m.MutedUserID, &at); err != nil {
+				return err
+			}
+			m.DateMuted = sqlcommon.FromNanos(at)
+			out = append(out, m)
+			return nil
+		}, userID)
+	return out, err
+}
+
+func (t *tx) UsersMuting(mutedUserID int64) ([]int64, error) {
+	out := []int64{}
+	err := t.query("UsersMuting", `SELECT user_id FROM muted_users WHERE muted_user_id = ? ORDER BY user_id`,
+		func(sc sqlcommon.Scanner) error {
+			var id int64
+			err := sc.Scan(&id)
+			out = append(out, id)
+			return err
+		}, mutedUserID)
+	return out, err
+}
+
+func (t *tx) MuteUser(m storage.MutedUser) error {
+	at, err := sqlcommon.ToNanos(m.DateMuted)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec("MuteUser", `INSERT INTO muted_users (user_id, muted_user_id, date_muted) VALUES (?, ?, ?)`,
+		m.UserID, m.MutedUserID, at)
+	return err
+}
+
+func (t *tx) UnmuteUser(userID, mutedUserID int64) error {
+	res, err := t.exec("UnmuteUser", `DELETE FROM muted_users WHERE user_id = ? AND muted_user_id = ?`, userID, mutedUserID)
+	if err != nil {
+		return err
+	}
+	return t.affected("UnmuteUser", res)
+}

@@ -136,6 +136,8 @@ const (
 	OpUpdateUserGroup              Operation = "UpdateUserGroup"
 	OpCreateUserGroup              Operation = "CreateUserGroup"
 	OpCreateBot                    Operation = "CreateBot"
+	OpAlertWords                   Operation = "AlertWords"
+	OpMuteUser                     Operation = "MuteUser"
 	OpBots                         Operation = "Bots"
 	OpUpdateBot                    Operation = "UpdateBot"
 
@@ -194,6 +196,7 @@ var policy = map[Operation]Access{
 	OpResumableUpload: AnyUser, OpAttachments: AnyUser, OpDeleteAttachment: AnyUser,
 	OpBotStorage: AnyUser, OpSetBotStorage: AnyUser, OpDeleteBotStorage: AnyUser,
 	OpUpdateChannel: AnyUser, OpArchiveChannel: AnyUser, OpUpdateUserGroup: AnyUser,
+	OpAlertWords: AnyUser, OpMuteUser: AnyUser,
 
 	// Guests may not create channels or groups, or subscribe others.
 	OpSubscribe: NonGuests, OpCreateUserGroup: NonGuests,

@@ -93,6 +93,8 @@ var stateBlocks = map[string]stateBlock{
 	"user_settings":                userSettingsState,
 	"realm_emoji":                  realmEmojiState,
 	"presence":                     presenceRegisterState,
+	"alert_words":                  alertWordsState,
+	"muted_users":                  mutedUsersState,
 }
 
 // Register creates an event queue for the actor and returns it with the

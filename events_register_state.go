@@ -369,3 +369,17 @@ func (us listedUsers) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the list as a JSON array.
 func (us listedUsers) MarshalJSON() ([]byte, error) { return us.AppendJSON(nil), nil }
+
+// alertWordsState is the "alert_words" block.
+func alertWordsState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
+	words, err := s.AlertWords(ctx, actor)
+	state["alert_words"] = words
+	return err
+}
+
+// mutedUsersState is the "muted_users" block.
+func mutedUsersState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
+	muted, err := s.MutedUsers(ctx, actor)
+	state["muted_users"] = muted
+	return err
+}

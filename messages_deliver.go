@@ -100,6 +100,32 @@ type recipients struct {
 	channelIDs  []int64
 	subscribers map[int64][]int64
 	active      map[int64]bool
+	lists       flagSources
+}
+
+// flagSources are what the recipients' own lists add to a new message's
+// flags: their alert words, and whether they muted its sender.
+type flagSources struct {
+	alertWords alertWordsMatcher
+	muters     map[int64]bool
+}
+
+// readFlagSources reads the realm's alert words and who muted the sender
+// (nobody mutes the notification bot).
+func readFlagSources(tx storage.Tx, realmID int64, sender *storage.UserRecord) (flagSources, error) {
+	words, err := tx.RealmAlertWords(realmID)
+	if err != nil || sender == nil {
+		return flagSources{alertWords: words}, err
+	}
+	muting, err := tx.UsersMuting(sender.ID)
+	if err != nil {
+		return flagSources{}, err
+	}
+	muters := make(map[int64]bool, len(muting))
+	for _, id := range muting {
+		muters[id] = true
+	}
+	return flagSources{alertWords: words, muters: muters}, nil
 }
 
 // deliveryRecipients reads the channel subscribers (once per channel,
@@ -142,6 +168,11 @@ func deliveryRecipients(tx storage.Tx, realmID int64, ms []*storage.MessageRecor
 	for _, id := range activeIDs {
 		r.active[id] = true
 	}
+	if !o.imported {
+		if r.lists, err = readFlagSources(tx, realmID, o.sender); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -164,7 +195,7 @@ func (r *recipients) rows(ms []*storage.MessageRecord, info []deliveryRendering,
 			if !r.active[uid] {
 				continue
 			}
-			f := deliveryFlags(uid, info[i], o)
+			f := deliveryFlags(uid, m.Content, info[i], o, &r.lists)
 			rows = append(rows, storage.UserMessage{UserID: uid, MessageID: m.ID, Flags: f})
 			if f != 0 {
 				ev.flags[uid] = f
@@ -177,7 +208,7 @@ func (r *recipients) rows(ms []*storage.MessageRecord, info []deliveryRendering,
 }
 
 // deliveryFlags are the flags a new message starts with for a recipient.
-func deliveryFlags(uid int64, info deliveryRendering, o deliverOptions) storage.MessageFlags {
+func deliveryFlags(uid int64, content string, info deliveryRendering, o deliverOptions, lists *flagSources) storage.MessageFlags {
 	var f storage.MessageFlags
 	if o.imported {
 		f |= storage.FlagRead
@@ -196,6 +227,12 @@ func deliveryFlags(uid int64, info deliveryRendering, o deliverOptions) storage.
 	}
 	if info.topic {
 		f |= storage.FlagTopicWildcardMentioned
+	}
+	if lists.alertWords.matches(uid, content) {
+		f |= storage.FlagHasAlertWord
+	}
+	if lists.muters[uid] {
+		f |= storage.FlagRead
 	}
 	return f
 }

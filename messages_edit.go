@@ -189,7 +189,11 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	if err != nil {
 		return m, err
 	}
-	if rows, err = remention(tx, &m, rows, deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}); err != nil {
+	words, err := tx.RealmAlertWords(m.RealmID)
+	if err != nil {
+		return m, err
+	}
+	if rows, err = remention(tx, &m, rows, deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}, words); err != nil {
 		return m, err
 	}
 	flags := map[int64]storage.MessageFlags{}
@@ -217,18 +221,21 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	return m, nil
 }
 
-// mentionFlags are the flags that mentions set.
-const mentionFlags = storage.FlagMentioned | storage.FlagStreamWildcardMentioned | storage.FlagTopicWildcardMentioned
+// mentionFlags are the flags that a message's content sets: its mentions
+// and the recipients' alert words.
+const mentionFlags = storage.FlagMentioned | storage.FlagStreamWildcardMentioned | storage.FlagTopicWildcardMentioned |
+	storage.FlagHasAlertWord
 
-// remention sets the recipients' mention flags of an edited message to
-// what its new content mentions (the sender is never mentioned by their
-// own message), and returns the rows as they are now; the read state
-// stays.
-func remention(tx storage.Tx, m *storage.MessageRecord, rows []storage.UserMessage, r deliveryRendering) ([]storage.UserMessage, error) {
+// remention sets the recipients' mention and alert-word flags of an edited
+// message to what its new content holds (the sender is never mentioned by
+// their own message), and returns the rows as they are now; the read
+// state stays.
+func remention(tx storage.Tx, m *storage.MessageRecord, rows []storage.UserMessage, r deliveryRendering,
+	words alertWordsMatcher) ([]storage.UserMessage, error) {
 	for i, row := range rows {
 		want := row.Flags &^ mentionFlags
 		if row.UserID != m.SenderID {
-			want |= deliveryFlags(row.UserID, r, deliverOptions{}) & mentionFlags
+			want |= deliveryFlags(row.UserID, m.Content, r, deliverOptions{}, &flagSources{alertWords: words}) & mentionFlags
 		}
 		if want == row.Flags {
 			continue

@@ -50,14 +50,14 @@ func TestQueriesPerRequest(t *testing.T) {
 		{"subscribe", http.MethodPost, "/users/me/subscriptions", member,
 			// The access policy is checked in the operation's own
 			// transaction; only a failed request asks it apart.
-			func(*env) []string { return []string{"subscriptions", `[{"name":"general"},{"name":"fresh"}]`} }, 20},
+			func(*env) []string { return []string{"subscriptions", `[{"name":"general"},{"name":"fresh"}]`} }, 21}, // the notices read the alert words
 		{"mute a topic", http.MethodPatch, "/users/me/subscriptions/muted_topics", member,
 			func(*env) []string { return []string{"stream", "general", "topic", "lunch", "op", "add"} }, 7},
 		{"set status", http.MethodPost, "/users/me/status", member,
 			func(*env) []string { return []string{"status_text", "busy"} }, 2},
 		{"realm settings", http.MethodPatch, "/realm", owner,
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
-		{"register", http.MethodPost, "/register", member, none, 76}, // every state block: unread, starred, user settings, custom emoji, presence and the realm's group settings included
+		{"register", http.MethodPost, "/register", member, none, 82}, // every state block: unread, starred, user settings, custom emoji, presence, alert words, muted users and the realm's group settings included
 	}
 
 	// count runs every case once on a fresh environment with extra more

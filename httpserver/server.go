@@ -327,6 +327,7 @@ func (s *Server) routes() {
 	s.channelRoutes()
 	s.realmRoutes()
 	s.botRoutes()
+	s.userListRoutes()
 	s.uploadRoutes()
 	s.pushRoutes()
 	s.messageRoutes()

@@ -422,3 +422,23 @@ func TestUsersEnvelopeBytes(t *testing.T) {
 		t.Errorf("raw body (-want +got):\n%s", diff)
 	}
 }
+
+// TestAlertWordsAndMutedUsersRoutes: the routes read the reference's
+// parameters and answer its shapes.
+func TestAlertWordsAndMutedUsersRoutes(t *testing.T) {
+	e := newEnv(t)
+	e.expect(e.call(http.MethodPost, "/users/me/alert_words", &e.member, form("alert_words", `["Deploy", "oncall"]`)),
+		http.StatusOK, success("alert_words", []any{"Deploy", "oncall"}))
+	e.expect(e.call(http.MethodDelete, "/users/me/alert_words", &e.member, form("alert_words", `["deploy"]`)),
+		http.StatusOK, success("alert_words", []any{"oncall"}))
+	e.expect(e.call(http.MethodGet, "/users/me/alert_words", &e.member, nil), http.StatusOK, success("alert_words", []any{"oncall"}))
+	e.expectError(e.call(http.MethodPost, "/users/me/alert_words", &e.member, nil),
+		http.StatusBadRequest, chat.CodeRequestVariableMissing, "Missing 'alert_words' argument", "var_name", "alert_words")
+	e.expectError(e.call(http.MethodPost, "/users/me/alert_words", &e.member, form("alert_words", `[1]`)),
+		http.StatusBadRequest, chat.CodeBadRequest, "alert_words[0] is not a string")
+	path := "/users/me/muted_users/" + itoa(e.admin.id)
+	e.expect(e.call(http.MethodPost, path, &e.member, nil), http.StatusOK, success())
+	e.expectError(e.call(http.MethodPost, path, &e.member, nil), http.StatusBadRequest, chat.CodeBadRequest, "User already muted")
+	e.expect(e.call(http.MethodDelete, path, &e.member, nil), http.StatusOK, success())
+	e.expectError(e.call(http.MethodPost, "/users/me/muted_users/x", &e.member, nil), http.StatusBadRequest, chat.CodeBadRequest, "No such user")
+}

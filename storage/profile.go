@@ -80,6 +80,12 @@ type ProfileTx interface {
 	CreateProfileField(f *ProfileField) error
 	// ProfileFields returns the realm's fields ordered by Order, then ID.
 	ProfileFields(realmID int64) ([]ProfileField, error)
+	// UpdateProfileField replaces the stored field with f.ID (all but its
+	// realm), or returns ErrNotFound; ErrExists as for CreateProfileField.
+	UpdateProfileField(f ProfileField) error
+	// DeleteProfileField removes the field and every user's value of it,
+	// or returns ErrNotFound.
+	DeleteProfileField(id int64) error
 	// ProfileValues returns the stored values of the realm's users, ordered
 	// by user ID then field ID: of every user when userIDs is nil,
 	// otherwise of the listed users (unknown IDs are skipped).

@@ -45,6 +45,42 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 	return nil
 }
 
+func (t *tx) UpdateProfileField(f storage.ProfileField) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	p := &t.s.profiles
+	old, ok := p.fields[f.ID]
+	if !ok {
+		return storage.ErrNotFound
+	}
+	for _, g := range p.fields {
+		if g.ID != f.ID && g.RealmID == old.RealmID && g.Name == f.Name {
+			return storage.ErrExists
+		}
+	}
+	f.RealmID = old.RealmID
+	setKey(t, p.fields, f.ID, f)
+	return nil
+}
+
+func (t *tx) DeleteProfileField(id int64) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	p := &t.s.profiles
+	if _, ok := p.fields[id]; !ok {
+		return storage.ErrNotFound
+	}
+	for userID, vs := range p.values {
+		if _, ok := vs[id]; ok {
+			t.putValue(userID, id, nil)
+		}
+	}
+	deleteKey(t, p.fields, id)
+	return nil
+}
+
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
 	return filtered(t.s.profiles.fields, func(f *storage.ProfileField) bool { return f.RealmID == realmID },
 		func(a, b *storage.ProfileField) int {

@@ -30,6 +30,23 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 	return nil
 }
 
+func (t *tx) UpdateProfileField(f storage.ProfileField) error {
+	return t.guarded("UpdateProfileField", func() error {
+		return t.execOne("UpdateProfileField", `UPDATE profile_fields SET name = $1, hint = $2, type = $3,
+			field_data = $4, display_order = $5, required = $6, editable_by_user = $7,
+			display_in_profile_summary = $8, use_for_user_matching = $9 WHERE id = $10`,
+			f.Name, f.Hint, int64(f.Type), f.FieldData, int64(f.Order), f.Required, f.EditableByUser,
+			f.DisplayInProfileSummary, f.UseForUserMatching, f.ID)
+	})
+}
+
+func (t *tx) DeleteProfileField(id int64) error {
+	if _, err := t.exec("DeleteProfileField", `DELETE FROM profile_values WHERE field_id = $1`, id); err != nil {
+		return err
+	}
+	return t.execOne("DeleteProfileField", `DELETE FROM profile_fields WHERE id = $1`, id)
+}
+
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
 	return list(t, "ProfileFields", sqlcommon.SelectProfileField+`WHERE realm_id = $1 ORDER BY display_order, id`,
 		scanProfileField, realmID)

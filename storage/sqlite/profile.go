@@ -30,6 +30,28 @@ func (t *tx) CreateProfileField(f *storage.ProfileField) error {
 	return nil
 }
 
+func (t *tx) UpdateProfileField(f storage.ProfileField) error {
+	res, err := t.exec("UpdateProfileField", `UPDATE profile_fields SET name = ?, hint = ?, type = ?, field_data = ?,
+		display_order = ?, required = ?, editable_by_user = ?, display_in_profile_summary = ?, use_for_user_matching = ?
+		WHERE id = ?`, f.Name, f.Hint, int64(f.Type), f.FieldData, int64(f.Order), b2i(f.Required), b2i(f.EditableByUser),
+		b2i(f.DisplayInProfileSummary), b2i(f.UseForUserMatching), f.ID)
+	if err != nil {
+		return err
+	}
+	return t.affected("UpdateProfileField", res)
+}
+
+func (t *tx) DeleteProfileField(id int64) error {
+	if _, err := t.exec("DeleteProfileField", `DELETE FROM profile_values WHERE field_id = ?`, id); err != nil {
+		return err
+	}
+	res, err := t.exec("DeleteProfileField", `DELETE FROM profile_fields WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	return t.affected("DeleteProfileField", res)
+}
+
 func (t *tx) ProfileFields(realmID int64) ([]storage.ProfileField, error) {
 	rows, err := t.stmt(qProfileFields).QueryContext(t.ctx, realmID)
 	if err != nil {

@@ -49,6 +49,50 @@ func (s *suite) testProfileFields(t *testing.T) {
 			t.Errorf("ProfileFields(unknown realm) = %v, %v", got, err)
 		}
 	})
+
+	// UpdateProfileField replaces all but the realm; DeleteProfileField
+	// takes the users' values with the field.
+	changed := f1
+	changed.Name, changed.Hint, changed.Order, changed.Required, changed.FieldData = "Renamed", "new hint", 0, false, `{"x":"y"}`
+	var u storage.UserRecord
+	update(t, st, func(tx storage.Tx) {
+		moved := changed
+		moved.RealmID = r2.ID
+		if err := tx.UpdateProfileField(moved); err != nil {
+			t.Fatalf("UpdateProfileField: %v", err)
+		}
+		clash := f2
+		clash.Name = "Renamed"
+		checkErr(t, "UpdateProfileField to a taken name", tx.UpdateProfileField(clash), storage.ErrExists)
+		unknown := f2
+		unknown.ID = 99999
+		checkErr(t, "UpdateProfileField(unknown)", tx.UpdateProfileField(unknown), storage.ErrNotFound)
+		u = createUser(t, tx, userN(r1.ID, 1))
+		for _, f := range []storage.ProfileField{f1, f2} {
+			if err := tx.SetProfileValue(storage.ProfileValueRecord{UserID: u.ID, FieldID: f.ID, Value: "v"}); err != nil {
+				t.Fatalf("SetProfileValue: %v", err)
+			}
+		}
+	})
+	update(t, st, func(tx storage.Tx) {
+		if err := tx.DeleteProfileField(f2.ID); err != nil {
+			t.Fatalf("DeleteProfileField: %v", err)
+		}
+		checkErr(t, "DeleteProfileField again", tx.DeleteProfileField(f2.ID), storage.ErrNotFound)
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, err := tx.ProfileFields(r1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := gocmp.Diff([]storage.ProfileField{changed}, got); d != "" {
+			t.Errorf("ProfileFields after update and delete (-want +got):\n%s", d)
+		}
+		values, err := tx.ProfileValues(r1.ID, nil)
+		if err != nil || len(values) != 1 || values[0].FieldID != f1.ID {
+			t.Errorf("ProfileValues after deleting a field = %v, %v", values, err)
+		}
+	})
 }
 
 func (s *suite) testProfileValues(t *testing.T) {

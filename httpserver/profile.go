@@ -10,8 +10,13 @@ import (
 // settings, custom profile fields and JWT login.
 func (s *Server) profileRoutes() {
 	s.handle("/realm/profile_fields", map[string]endpoint{
-		http.MethodGet:  {chat.OpProfileFields, s.getProfileFields},
-		http.MethodPost: {chat.OpCreateProfileField, s.createProfileField},
+		http.MethodGet:   {chat.OpProfileFields, s.getProfileFields},
+		http.MethodPost:  {chat.OpCreateProfileField, s.createProfileField},
+		http.MethodPatch: {chat.OpCreateProfileField, s.reorderProfileFields},
+	})
+	s.handle("/realm/profile_fields/{field_id}", map[string]endpoint{
+		http.MethodPatch:  {chat.OpCreateProfileField, s.updateProfileField},
+		http.MethodDelete: {chat.OpCreateProfileField, s.deleteProfileField},
 	})
 	s.handle("/users/me/status", map[string]endpoint{
 		http.MethodPost: {chat.OpUpdateStatus, s.updateStatus},
@@ -58,6 +63,47 @@ func (s *Server) createProfileField(c *call) (fields, error) {
 		return nil, err
 	}
 	return fields{{"id", id}}, nil
+}
+
+// PATCH /realm/profile_fields/{field_id}
+func (s *Server) updateProfileField(c *call) (fields, error) {
+	id, err := profileFieldID(c)
+	if err != nil {
+		return nil, err
+	}
+	p := c.p
+	req := chat.ProfileFieldUpdate{Name: p.OptString("name"), Hint: p.OptString("hint"), FieldData: p.JSONObject("field_data"),
+		DisplayInProfileSummary: p.OptBool("display_in_profile_summary"), Required: p.OptBool("required"),
+		EditableByUser: p.OptBool("editable_by_user"), UseForUserMatching: p.OptBool("use_for_user_matching")}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.UpdateProfileField(c.ctx, c.actor, id, req)
+}
+
+// profileFieldID reads the field_id path segment; a bad one is an unknown
+// field, as the reference reports it.
+func profileFieldID(c *call) (int64, error) {
+	id, err := pathID(c.r, "field_id", errorf("Field id %s not found.", c.r.PathValue("field_id")))
+	return id, err
+}
+
+// DELETE /realm/profile_fields/{field_id}
+func (s *Server) deleteProfileField(c *call) (fields, error) {
+	id, err := profileFieldID(c)
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.svc.DeleteProfileField(c.ctx, c.actor, id)
+}
+
+// PATCH /realm/profile_fields
+func (s *Server) reorderProfileFields(c *call) (fields, error) {
+	order := c.p.RequiredIntList("order")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.ReorderProfileFields(c.ctx, c.actor, order)
 }
 
 // PATCH /users/{user_id} and PATCH /users/{email}

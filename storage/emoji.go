@@ -23,6 +23,9 @@ type RealmEmoji struct {
 	Deactivated bool
 	// AuthorID is the user who added it; zero for none.
 	AuthorID int64
+	// FileName names its image among the realm's emoji images (the blob
+	// "{realm_id}/emoji/{FileName}"); "" for an emoji without one.
+	FileName string
 }
 
 // RealmEmojiTx stores custom emoji.

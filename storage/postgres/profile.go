@@ -90,8 +90,8 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 	if _, err := t.Realm(e.RealmID); err != nil {
 		return err
 	}
-	id, err := t.insertID("CreateRealmEmoji", `INSERT INTO realm_emoji (realm_id, name, deactivated, author_id)
-		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id`, e.RealmID, e.Name, e.Deactivated, e.AuthorID)
+	id, err := t.insertID("CreateRealmEmoji", `INSERT INTO realm_emoji (realm_id, name, deactivated, author_id, file_name)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id`, e.RealmID, e.Name, e.Deactivated, e.AuthorID, e.FileName)
 	if err != nil {
 		return err
 	}
@@ -110,8 +110,8 @@ func (t *tx) RealmEmojiByName(realmID int64, name string) (storage.RealmEmoji, e
 
 func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 	err := t.guarded("UpdateRealmEmoji", func() error {
-		return t.execOne("UpdateRealmEmoji", `UPDATE realm_emoji SET name = $1, deactivated = $2, author_id = $3
-			WHERE id = $4 AND realm_id = $5`, e.Name, e.Deactivated, e.AuthorID, e.ID, e.RealmID)
+		return t.execOne("UpdateRealmEmoji", `UPDATE realm_emoji SET name = $1, deactivated = $2, author_id = $3,
+			file_name = $4 WHERE id = $5 AND realm_id = $6`, e.Name, e.Deactivated, e.AuthorID, e.FileName, e.ID, e.RealmID)
 	})
 	if !errors.Is(err, storage.ErrNotFound) {
 		return err

@@ -146,7 +146,7 @@ func (t *tx) CreateRealmEmoji(e *storage.RealmEmoji) error {
 		return err
 	}
 	wroteAll(t.rows, emojiRows)
-	res, err := t.stmt(qCreateRealmEmoji).ExecContext(t.ctx, e.RealmID, e.Name, b2i(e.Deactivated), e.AuthorID)
+	res, err := t.stmt(qCreateRealmEmoji).ExecContext(t.ctx, e.RealmID, e.Name, b2i(e.Deactivated), e.AuthorID, e.FileName)
 	if err != nil {
 		return t.check("CreateRealmEmoji", err)
 	}
@@ -186,7 +186,7 @@ func (t *tx) UpdateRealmEmoji(e storage.RealmEmoji) error {
 		return err
 	}
 	wroteAll(t.rows, emojiRows)
-	res, err := t.stmt(qUpdateRealmEmoji).ExecContext(t.ctx, e.Name, b2i(e.Deactivated), e.AuthorID, e.ID, e.RealmID)
+	res, err := t.stmt(qUpdateRealmEmoji).ExecContext(t.ctx, e.Name, b2i(e.Deactivated), e.AuthorID, e.FileName, e.ID, e.RealmID)
 	if err != nil {
 		return t.check("UpdateRealmEmoji", err)
 	}

@@ -180,8 +180,8 @@ var queries = [numQueries]string{
 	qSetProfileValue: `INSERT INTO profile_values (user_id, field_id, value, rendered_value) VALUES (?, ?, ?, ?)
 		ON CONFLICT (user_id, field_id) DO UPDATE SET value = excluded.value, rendered_value = excluded.rendered_value`,
 	qDeleteProfileValue: `DELETE FROM profile_values WHERE user_id = ? AND field_id = ?`,
-	qCreateRealmEmoji:   `INSERT INTO realm_emoji (realm_id, name, deactivated, author_id) VALUES (?, ?, ?, ?)`,
-	qUpdateRealmEmoji:   `UPDATE realm_emoji SET name = ?, deactivated = ?, author_id = ? WHERE id = ? AND realm_id = ?`,
+	qCreateRealmEmoji:   `INSERT INTO realm_emoji (realm_id, name, deactivated, author_id, file_name) VALUES (?, ?, ?, ?, ?)`,
+	qUpdateRealmEmoji:   `UPDATE realm_emoji SET name = ?, deactivated = ?, author_id = ?, file_name = ? WHERE id = ? AND realm_id = ?`,
 
 	// Organization administration (realm_admin.go).
 	qLinkifiers:   sqlcommon.SelectLinkifier + `WHERE realm_id = ? ORDER BY sort_order, id`,

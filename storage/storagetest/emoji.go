@@ -14,7 +14,7 @@ func (s *suite) testRealmEmoji(t *testing.T) {
 		r1 = createRealm(t, tx, realmN(1))
 		r2 = createRealm(t, tx, realmN(2))
 		author := createUser(t, tx, userN(r1.ID, 1))
-		a = storage.RealmEmoji{RealmID: r1.ID, Name: "party", AuthorID: author.ID}
+		a = storage.RealmEmoji{RealmID: r1.ID, Name: "party", AuthorID: author.ID, FileName: "1.png"}
 		b = storage.RealmEmoji{RealmID: r1.ID, Name: "parrot", Deactivated: true}
 		c = storage.RealmEmoji{RealmID: r2.ID, Name: "party"}
 		for _, e := range []*storage.RealmEmoji{&a, &b, &c} {
@@ -27,7 +27,7 @@ func (s *suite) testRealmEmoji(t *testing.T) {
 		renamed := b
 		renamed.Name = "party"
 		checkErr(t, "UpdateRealmEmoji to a taken name", tx.UpdateRealmEmoji(renamed), storage.ErrExists)
-		a.Deactivated = true
+		a.Deactivated, a.FileName = true, "1-2.gif"
 		if err := tx.UpdateRealmEmoji(a); err != nil {
 			t.Fatal(err)
 		}

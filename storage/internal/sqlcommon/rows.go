@@ -29,7 +29,7 @@ const (
 	SelectProfileField = `SELECT id, realm_id, name, hint, type, field_data, display_order, required,
 		editable_by_user, display_in_profile_summary, use_for_user_matching FROM profile_fields `
 	SelectProfileValue = `SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM profile_values AS v `
-	SelectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id FROM realm_emoji `
+	SelectRealmEmoji   = `SELECT id, realm_id, name, deactivated, author_id, file_name FROM realm_emoji `
 	SelectPresence     = `SELECT user_id, realm_id, last_active, last_connected, update_id FROM presence `
 )
 

@@ -204,7 +204,7 @@ func ScanProfileValue(f Forms, sc Scanner) (storage.ProfileValueRecord, error) {
 // ScanRealmEmoji reads the columns of SelectRealmEmoji.
 func ScanRealmEmoji(f Forms, sc Scanner) (storage.RealmEmoji, error) {
 	var e storage.RealmEmoji
-	err := sc.Scan(&e.ID, &e.RealmID, &e.Name, f.Bool(&e.Deactivated), &e.AuthorID)
+	err := sc.Scan(&e.ID, &e.RealmID, &e.Name, f.Bool(&e.Deactivated), &e.AuthorID, &e.FileName)
 	return e, err
 }
 

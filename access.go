@@ -71,6 +71,7 @@ const (
 	OpFetchAPIKey         Operation = "FetchAPIKey"
 	OpFetchAPIKeyJWT      Operation = "FetchAPIKeyJWT"
 	OpOpenTemporaryUpload Operation = "OpenTemporaryUpload"
+	OpRealmEmojiImage     Operation = "OpenRealmEmojiImage"
 
 	OpUsers                        Operation = "Users"
 	OpUser                         Operation = "User"
@@ -137,6 +138,8 @@ const (
 	OpCreateUserGroup              Operation = "CreateUserGroup"
 	OpCreateBot                    Operation = "CreateBot"
 	OpAlertWords                   Operation = "AlertWords"
+	OpAddRealmEmoji                Operation = "AddRealmEmoji"
+	OpDeactivateRealmEmoji         Operation = "DeactivateRealmEmoji"
 	OpMuteUser                     Operation = "MuteUser"
 	OpBots                         Operation = "Bots"
 	OpUpdateBot                    Operation = "UpdateBot"
@@ -171,7 +174,7 @@ const (
 var policy = map[Operation]Access{
 	// Before or without logging in.
 	OpServerSettings: Anyone, OpAPIDescription: Anyone, OpFetchAPIKey: Anyone,
-	OpFetchAPIKeyJWT: Anyone, OpOpenTemporaryUpload: Anyone,
+	OpFetchAPIKeyJWT: Anyone, OpOpenTemporaryUpload: Anyone, OpRealmEmojiImage: Anyone,
 
 	// Any user; the operation's own rules decide the rest (the sender of a
 	// message, an administrator for another user's account, the
@@ -196,11 +199,11 @@ var policy = map[Operation]Access{
 	OpResumableUpload: AnyUser, OpAttachments: AnyUser, OpDeleteAttachment: AnyUser,
 	OpBotStorage: AnyUser, OpSetBotStorage: AnyUser, OpDeleteBotStorage: AnyUser,
 	OpUpdateChannel: AnyUser, OpArchiveChannel: AnyUser, OpUpdateUserGroup: AnyUser,
-	OpAlertWords: AnyUser, OpMuteUser: AnyUser,
+	OpAlertWords: AnyUser, OpMuteUser: AnyUser, OpDeactivateRealmEmoji: AnyUser,
 
 	// Guests may not create channels or groups, or subscribe others.
 	OpSubscribe: NonGuests, OpCreateUserGroup: NonGuests,
-	OpCreateBot: NonGuests, OpBots: NonGuests, OpUpdateBot: NonGuests,
+	OpCreateBot: NonGuests, OpBots: NonGuests, OpUpdateBot: NonGuests, OpAddRealmEmoji: NonGuests,
 
 	// A person's own status, settings, profile and phones.
 	OpUpdateStatus: Humans, OpUpdateSettings: Humans, OpUpdateProfileData: Humans,

@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -20,6 +21,9 @@ var gatedCalls = map[chat.Operation]func(ctx context.Context, svc *chat.Service,
 	chat.OpCreateUserGroup: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
 		_, err := svc.CreateUserGroup(ctx, a, chat.NewUserGroup{})
 		return err
+	},
+	chat.OpAddRealmEmoji: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
+		return svc.AddRealmEmoji(ctx, a, "x", strings.NewReader(""))
 	},
 	chat.OpCreateBot: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
 		_, err := svc.CreateBot(ctx, a, chat.NewBot{})
@@ -103,10 +107,11 @@ var gatedCalls = map[chat.Operation]func(ctx context.Context, svc *chat.Service,
 // written apart from the table it checks.
 var wantAccess = map[chat.Operation]chat.Access{
 	chat.OpServerSettings: chat.Anyone, chat.OpAPIDescription: chat.Anyone, chat.OpFetchAPIKey: chat.Anyone,
-	chat.OpFetchAPIKeyJWT: chat.Anyone, chat.OpOpenTemporaryUpload: chat.Anyone,
+	chat.OpFetchAPIKeyJWT: chat.Anyone, chat.OpOpenTemporaryUpload: chat.Anyone, chat.OpRealmEmojiImage: chat.Anyone,
 	chat.OpSubscribe: chat.NonGuests, chat.OpCreateUserGroup: chat.NonGuests,
 	chat.OpCreateBot: chat.NonGuests, chat.OpBots: chat.NonGuests, chat.OpUpdateBot: chat.NonGuests,
-	chat.OpUpdateStatus: chat.Humans, chat.OpUpdateSettings: chat.Humans, chat.OpUpdateProfileData: chat.Humans,
+	chat.OpAddRealmEmoji: chat.NonGuests,
+	chat.OpUpdateStatus:  chat.Humans, chat.OpUpdateSettings: chat.Humans, chat.OpUpdateProfileData: chat.Humans,
 	chat.OpRegisterIOSDeviceToken: chat.Humans, chat.OpRegisterPushDevice: chat.Humans,
 	chat.OpSendTestNotification: chat.Humans,
 	chat.OpCreateUser:           chat.Administrators, chat.OpDeleteTopic: chat.Administrators,

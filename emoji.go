@@ -125,9 +125,10 @@ func validRealmEmojiName(name string) bool {
 }
 
 // ProvisionRealmEmoji adds a custom emoji to the organization, authored by
-// authorID (zero for none), and returns its ID. It is a provisioning
-// operation for the server's operator and embedding programs (there is no
-// upload route yet) and checks no actor.
+// authorID (zero for none), without an image, and returns its ID. It is a
+// provisioning operation for the server's operator and embedding programs
+// (clients add emoji with their images through AddRealmEmoji) and checks
+// no actor.
 //
 // Errors: BAD_REQUEST for an unknown organization or author, an invalid
 // name ("Invalid custom emoji name") or a name in use ("A custom emoji with

@@ -8,8 +8,9 @@ import (
 )
 
 // RealmEmojiView is a custom emoji as GET /realm/emoji and the register's
-// realm_emoji block show it. This server keeps no images for custom emoji,
-// so SourceURL is empty and StillURL (set for animated images only) null.
+// realm_emoji block show it. SourceURL is the path of its image ("" for
+// an emoji provisioned without one); StillURL, which the reference sets
+// for animated images, is null: this server makes no still renderings.
 type RealmEmojiView struct {
 	ID          string  `json:"id"`
 	Name        string  `json:"name"`
@@ -46,6 +47,9 @@ func realmEmojiViews(tx storage.Tx, realmID int64) (map[string]RealmEmojiView, e
 	out := make(map[string]RealmEmojiView, len(list))
 	for _, e := range list {
 		v := RealmEmojiView{ID: strconv.FormatInt(e.ID, 10), Name: e.Name, Deactivated: e.Deactivated}
+		if e.FileName != "" {
+			v.SourceURL = emojiSourceURL(realmID, e.FileName)
+		}
 		if e.AuthorID != 0 {
 			v.AuthorID = &e.AuthorID
 		}

@@ -1,6 +1,7 @@
 package httpserver_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -278,6 +279,24 @@ var matrix = map[string]matrixRow{
 			io.WriteString(part, "a report")
 			w.Close()
 			return rawRequest(http.MethodPost, httpserver.Prefix+"/user_uploads", as, strings.NewReader(body.String()), "Content-Type", w.FormDataContentType())
+		}},
+	"POST /api/v1/realm/emoji/{emoji_name}": {roles: each(ok, ok, ok, ok, noGuests, ok),
+		request: func(_ *matrixFixture, as *account) *http.Request {
+			body := &bytes.Buffer{}
+			w := multipart.NewWriter(body)
+			part, _ := w.CreateFormFile("file", "smile.png")
+			part.Write(tinyPNG())
+			w.Close()
+			return rawRequest(http.MethodPost, httpserver.Prefix+"/realm/emoji/smiley", as, bytes.NewReader(body.Bytes()), "Content-Type", w.FormDataContentType())
+		}},
+	// The owner added "matrix": administrators and its author may remove it.
+	"DELETE /api/v1/realm/emoji/{emoji_name}": {roles: roles(ok, ok, emojiAuthor),
+		request: func(_ *matrixFixture, as *account) *http.Request {
+			return rawRequest(http.MethodDelete, httpserver.Prefix+"/realm/emoji/matrix", as, nil)
+		}},
+	"GET /user_avatars/{realm_id}/emoji/images/{file}": {public: true, roles: roles(served),
+		request: func(f *matrixFixture, as *account) *http.Request {
+			return rawRequest(http.MethodGet, f.emojiImage, as, nil)
 		}},
 	"GET /user_uploads/{realm_id}/{path...}": {roles: roles(served),
 		request: func(f *matrixFixture, as *account) *http.Request {

@@ -1,10 +1,13 @@
 package httpserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/png"
 	"io"
 	"maps"
 	"net/http"
@@ -66,6 +69,7 @@ var (
 	cannotDelete   = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to delete this message"}
 	cannotEdit     = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to edit this message"}
 	noEmailGateway = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "This server has no email gateway: channels have no email address."}
+	emojiAuthor    = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "Must be an organization administrator or emoji author"}
 	channelAdmin   = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You do not have permission to administer this channel."}
 	served         = outcome{status: http.StatusOK, bare: true}
 	created        = outcome{status: http.StatusCreated, bare: true}
@@ -115,8 +119,11 @@ type matrixFixture struct {
 	group, subgroup int64
 	// ownBot is a bot of the owner's.
 	ownBot int64
-	domain string
-	queues map[int64]string
+	// emojiImage is the path of the image of the owner's custom emoji
+	// "matrix".
+	emojiImage string
+	domain     string
+	queues     map[int64]string
 	// message is the member's message in the channel; temporary is a
 	// download URL of the member's upload that needs no credentials.
 	message   int64
@@ -223,6 +230,12 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 	ownBot, err := e.svc.CreateBot(ctx, chat.AsUser(e.owner.id), chat.NewBot{FullName: "Owned", ShortName: "owned"})
 	must(err)
 	f.ownBot = ownBot.UserID
+	must(e.svc.AddRealmEmoji(ctx, chat.AsUser(e.owner.id), "matrix", bytes.NewReader(tinyPNG())))
+	emoji, err := e.svc.RealmEmoji(ctx, chat.AsUser(e.owner.id))
+	must(err)
+	for _, v := range emoji {
+		f.emojiImage = v.SourceURL
+	}
 	d, err := e.svc.AddRealmDomain(ctx, chat.AsUser(e.owner.id), "example.net", false)
 	must(err)
 	f.domain = d.Domain
@@ -506,4 +519,13 @@ func TestRoutesFollowThePolicy(t *testing.T) {
 		t.Fatal("the policy refused no role any route")
 	}
 	t.Logf("%d refusals of the policy match the matrix", refused)
+}
+
+// tinyPNG is a 1×1 PNG image.
+func tinyPNG() []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
 }

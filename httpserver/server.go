@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/base64"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -69,8 +70,18 @@ type registeredRoute struct {
 // downloads). h checks the method and calls admit itself; methods and a
 // record what it serves, so that the route is listed with the others.
 func (s *Server) handleRaw(pattern string, op chat.Operation, methods []string, h http.HandlerFunc) {
+	ops := make(map[string]chat.Operation, len(methods))
 	for _, m := range methods {
-		s.registered = append(s.registered, registeredRoute{m, pattern, op})
+		ops[m] = op
+	}
+	s.handleRawOps(pattern, ops, h)
+}
+
+// handleRawOps is handleRaw for a path whose methods run different
+// operations.
+func (s *Server) handleRawOps(pattern string, ops map[string]chat.Operation, h http.HandlerFunc) {
+	for _, m := range slices.Sorted(maps.Keys(ops)) {
+		s.registered = append(s.registered, registeredRoute{m, pattern, ops[m]})
 	}
 	s.mux.HandleFunc(pattern, h)
 }
@@ -328,6 +339,7 @@ func (s *Server) routes() {
 	s.realmRoutes()
 	s.botRoutes()
 	s.userListRoutes()
+	s.emojiRoutes()
 	s.uploadRoutes()
 	s.pushRoutes()
 	s.messageRoutes()

@@ -6,6 +6,9 @@
 
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { start, ok } = require('./lib/chatd');
 
 const j = JSON.stringify;
@@ -93,6 +96,27 @@ describe('administration', () => {
     ok(await z.admin.callEndpoint(`/realm/profile_fields/${phone}`, 'DELETE'));
     fields = ok(await z.member.callEndpoint('/realm/profile_fields', 'GET')).custom_fields;
     assert.deepEqual(fields.map((f) => f.name), ['Team']);
+  });
+
+  test('a custom emoji is uploaded, listed (emojis.retrieve), served, reacted with and deactivated', async () => {
+    // A 1×1 PNG.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==', 'base64');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'emoji-')), 'party.png');
+    fs.writeFileSync(file, png);
+    ok(await z.member.callEndpoint('/realm/emoji/party', 'POST', { file: fs.createReadStream(file) }));
+    const emoji = Object.values(ok(await z.member.emojis.retrieve()).emoji).find((e) => e.name === 'party');
+    assert.equal(emoji.author_id, a.member.user_id);
+    const image = await fetch(`${srv.base}${emoji.source_url}`);
+    assert.equal(image.status, 200);
+    assert.deepEqual(Buffer.from(await image.arrayBuffer()), png);
+    ok(await z.member.users.me.subscriptions.add({ subscriptions: j([{ name: 'fun' }]) }));
+    const { id } = ok(await z.member.messages.send({ type: 'stream', to: 'fun', topic: 't', content: ':party:' }));
+    ok(await z.member.reactions.add({ message_id: id, emoji_name: 'party' }));
+    const denied = await z.admin.callEndpoint('/realm/emoji/nope', 'DELETE');
+    assert.equal(denied.msg, "Emoji 'nope' does not exist");
+    ok(await z.member.callEndpoint('/realm/emoji/party', 'DELETE'));
+    const gone = await z.member.reactions.add({ message_id: id, emoji_name: 'party' });
+    assert.equal(gone.result, 'error');
   });
 
   test('alert words flag messages; a muted sender\'s messages arrive read', async () => {

@@ -64,6 +64,7 @@ type Tx interface {
 	BotStorageTx
 	PresenceTx
 	UserListTx
+	UserSettingsTx
 }
 
 // RealmTx stores organizations.

@@ -31,3 +31,14 @@ type UserListTx interface {
 	// UnmuteUser removes the record, or returns ErrNotFound.
 	UnmuteUser(userID, mutedUserID int64) error
 }
+
+// UserSettingsTx stores the personal settings that have no field of
+// their own: each as a name and its JSON value, only where the user chose
+// one.
+type UserSettingsTx interface {
+	// UserSettings returns the user's stored settings by name.
+	UserSettings(userID int64) (map[string]string, error)
+	// SetUserSettings stores the values by name, replacing those stored;
+	// the user must exist.
+	SetUserSettings(userID int64, values map[string]string) error
+}

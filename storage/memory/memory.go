@@ -79,6 +79,8 @@ type state struct {
 	// in place.
 	alertWords map[int64]alertWords
 	muted      map[int64]map[int64]time.Time
+	// settings holds each user's stored personal settings.
+	settings map[int64]map[string]string
 }
 
 // New returns an empty store.
@@ -100,6 +102,7 @@ func New() *Store {
 		presence:    map[int64]storage.Presence{},
 		alertWords:  map[int64]alertWords{},
 		muted:       map[int64]map[int64]time.Time{},
+		settings:    map[int64]map[string]string{},
 	}}
 }
 

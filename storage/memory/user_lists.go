@@ -93,3 +93,27 @@ func (t *tx) UnmuteUser(userID, mutedUserID int64) error {
 	setKey(t, t.s.muted, userID, next)
 	return nil
 }
+
+func (t *tx) UserSettings(userID int64) (map[string]string, error) {
+	out := maps.Clone(t.s.settings[userID])
+	if out == nil {
+		out = map[string]string{}
+	}
+	return out, nil
+}
+
+func (t *tx) SetUserSettings(userID int64, values map[string]string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, ok := t.s.users[userID]; !ok {
+		return storage.ErrNotFound
+	}
+	next := maps.Clone(t.s.settings[userID])
+	if next == nil {
+		next = map[string]string{}
+	}
+	maps.Copy(next, values)
+	setKey(t, t.s.settings, userID, next)
+	return nil
+}

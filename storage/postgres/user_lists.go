@@ -1,6 +1,9 @@
 package postgres
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
@@ -84,4 +87,27 @@ func (t *tx) MuteUser(m storage.MutedUser) error {
 
 func (t *tx) UnmuteUser(userID, mutedUserID int64) error {
 	return t.execOne("UnmuteUser", `DELETE FROM muted_users WHERE user_id = $1 AND muted_user_id = $2`, userID, mutedUserID)
+}
+
+func (t *tx) UserSettings(userID int64) (map[string]string, error) {
+	out := map[string]string{}
+	err := t.query("UserSettings", `SELECT name, value FROM user_settings WHERE user_id = $1`, func(sc sqlcommon.Scanner) error {
+		var name, value string
+		if err := sc.Scan(&name, &value); err != nil {
+			return err
+		}
+		out[name] = value
+		return nil
+	}, userID)
+	return out, err
+}
+
+func (t *tx) SetUserSettings(userID int64, values map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if _, err := t.exec("SetUserSettings", `INSERT INTO user_settings (user_id, name, value) VALUES ($1, $2, $3)
+			ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value`, userID, name, values[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

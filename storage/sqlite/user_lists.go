@@ -1,6 +1,9 @@
 package sqlite
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
@@ -86,4 +89,27 @@ func (t *tx) UnmuteUser(userID, mutedUserID int64) error {
 		return err
 	}
 	return t.affected("UnmuteUser", res)
+}
+
+func (t *tx) UserSettings(userID int64) (map[string]string, error) {
+	out := map[string]string{}
+	err := t.query("UserSettings", `SELECT name, value FROM user_settings WHERE user_id = ?`, func(sc sqlcommon.Scanner) error {
+		var name, value string
+		if err := sc.Scan(&name, &value); err != nil {
+			return err
+		}
+		out[name] = value
+		return nil
+	}, userID)
+	return out, err
+}
+
+func (t *tx) SetUserSettings(userID int64, values map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if _, err := t.exec("SetUserSettings", `INSERT INTO user_settings (user_id, name, value) VALUES (?, ?, ?)
+			ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value`, userID, name, values[name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -86,6 +86,29 @@ func (s *suite) testUserLists(t *testing.T) {
 			t.Fatalf("SetAlertWords(empty): %v", err)
 		}
 	})
+	update(t, st, func(tx storage.Tx) {
+		for _, v := range []map[string]string{{"enter_sends": "true", "emojiset": `"text"`}, {"emojiset": `"google"`}} {
+			if err := tx.SetUserSettings(u1.ID, v); err != nil {
+				t.Fatalf("SetUserSettings: %v", err)
+			}
+		}
+	})
+	if err := st.Update(context.Background(), func(tx storage.Tx) error {
+		return tx.SetUserSettings(other.ID+1000, map[string]string{"x": "1"})
+	}); err == nil {
+		t.Error("SetUserSettings of an unknown user succeeded")
+	}
+	view(t, st, func(tx storage.Tx) {
+		got, err := tx.UserSettings(u1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "UserSettings", got, map[string]string{"enter_sends": "true", "emojiset": `"google"`})
+		none, err := tx.UserSettings(u2.ID)
+		if err != nil || none == nil || len(none) != 0 {
+			t.Errorf("UserSettings(none stored) = %#v, %v; want an empty map", none, err)
+		}
+	})
 	view(t, st, func(tx storage.Tx) {
 		words, _ := tx.RealmAlertWords(r1.ID)
 		checkEqual(t, "RealmAlertWords after removal", words, map[int64][]string{u2.ID: {"replaced"}})

@@ -10,9 +10,9 @@ import (
 // they use: the user's settings, the custom emoji, and the realm keys of
 // features this server answers with their reference defaults.
 
-// userSettingDefaults are the settings of the reference server that this
-// server does not model, at the reference's defaults; clients read them
-// to lay out their views.
+// userSettingDefaults are the reference server's display and notification
+// settings at its defaults, which users change with UpdateSettings; the
+// last two keys are information for clients.
 var userSettingDefaults = map[string]any{
 	"twenty_four_hour_time": false, "dense_mode": true, "web_mark_read_on_scroll_policy": 1,
 	"web_channel_default_view": 1, "starred_message_counts": true, "receives_typing_notifications": true,
@@ -48,10 +48,10 @@ var userSettingDefaults = map[string]any{
 // under user_settings, and also at the top level for clients that did
 // not declare the user_settings_object capability.
 func userSettingsState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
-	return s.registerViewer(ctx, actor, req, func(_ storage.Tx, v *viewer) error {
-		settings := make(map[string]any, len(userSettingDefaults)+3)
-		for k, val := range userSettingDefaults {
-			settings[k] = val
+	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
+		settings, err := personalSettings(tx, v.user.ID)
+		if err != nil {
+			return err
 		}
 		settings["timezone"] = v.user.Timezone
 		settings["email_address_visibility"] = v.user.EmailVisibility

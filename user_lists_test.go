@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -77,5 +78,39 @@ func TestAlertWordsAndMutedUsers(t *testing.T) {
 			kinds = append(kinds, e["type"].(string))
 		}
 		diff(t, "events", kinds, []string{"alert_words", "alert_words", "muted_users", "muted_users"})
+	})
+}
+
+// TestPersonalSettings: display and notification settings are kept by
+// name on every backend, each change an event, unchanged values none.
+func TestPersonalSettings(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		me := chat.AsUser(f.member.ID)
+		st, err := f.svc.Register(ctx, me, chat.RegisterRequest{EventTypes: []string{"user_settings"}})
+		wantNoErr(t, "Register", err)
+		set := func(kv ...string) error {
+			req := chat.SettingsUpdate{Values: map[string]json.RawMessage{}}
+			for i := 0; i < len(kv); i += 2 {
+				req.Values[kv[i]] = json.RawMessage(kv[i+1])
+			}
+			return f.svc.UpdateSettings(ctx, me, req)
+		}
+		wantNoErr(t, "set", set("enter_sends", "true", "web_home_view", `"recent_topics"`, "dense_mode", "true"))
+		wantCodeMsg(t, "a read-only key", set("emojiset_choices", "[]"), chat.CodeBadRequest, "Invalid emojiset_choices")
+		wantCodeMsg(t, "an unknown language", set("default_language", `"xx"`), chat.CodeBadRequest, "Invalid default_language")
+		wantErr(t, "a bot", f.svc.UpdateSettings(ctx, chat.AsUser(f.bot.ID), chat.SettingsUpdate{}), chat.ErrBotsNotAllowed)
+		got, err := f.svc.Register(ctx, me, chat.RegisterRequest{FetchEventTypes: []string{"user_settings"}})
+		wantNoErr(t, "Register", err)
+		if s := got["user_settings"].(map[string]any); s["enter_sends"] != true || s["web_home_view"] != "recent_topics" || s["dense_mode"] != true {
+			t.Errorf("user_settings = %v", s)
+		}
+		var props []string
+		for _, e := range queueEvents(t, f, f.member.ID, st["queue_id"].(string)) {
+			props = append(props, e["property"].(string))
+		}
+		// dense_mode was already on: no event.
+		diff(t, "events", props, []string{"enter_sends", "web_home_view"})
 	})
 }

@@ -2,7 +2,10 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -276,6 +279,9 @@ func (s *Service) UserStatus(ctx context.Context, actor Actor, id int64) (Status
 type SettingsUpdate struct {
 	EmailAddressVisibility *EmailVisibility
 	PresenceEnabled        *bool
+	// Values changes display and notification settings by name (see
+	// PersonalSettingNames), each a JSON value.
+	Values map[string]json.RawMessage
 }
 
 // UpdateSettings changes the actor's own settings, as PATCH /settings does.
@@ -283,10 +289,20 @@ type SettingsUpdate struct {
 // event to the user; a visibility change that changes the user's API
 // address also emits a realm_user update with new_email.
 //
-// Errors: ErrInvalidEmailVisibility; ErrBotsNotAllowed.
+// Errors: ErrInvalidEmailVisibility; "Invalid {name}", "{name} is not a
+// boolean", "{name} is not an integer", "{name} is not a string" for a
+// display or notification setting; ErrBotsNotAllowed.
 func (s *Service) UpdateSettings(ctx context.Context, actor Actor, req SettingsUpdate) error {
 	if req.EmailAddressVisibility != nil && !req.EmailAddressVisibility.Valid() {
 		return ErrInvalidEmailVisibility
+	}
+	values := make(map[string]any, len(req.Values))
+	for _, name := range slices.Sorted(maps.Keys(req.Values)) {
+		v, err := checkPersonalSetting(name, req.Values[name])
+		if err != nil {
+			return err
+		}
+		values[name] = v
 	}
 	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		u, realm, err := s.admit(tx, actor, OpUpdateSettings)
@@ -307,6 +323,24 @@ func (s *Service) UpdateSettings(ctx context.Context, actor Actor, req SettingsU
 		if p := req.PresenceEnabled; p != nil && *p != u.PresenceEnabled {
 			u.PresenceEnabled = *p
 			setting("presence_enabled", *p)
+		}
+		if len(values) > 0 {
+			current, err := personalSettings(tx, u.ID)
+			if err != nil {
+				return err
+			}
+			changed := map[string]string{}
+			for _, name := range slices.Sorted(maps.Keys(values)) {
+				if v := values[name]; v != current[name] {
+					changed[name] = encodeSetting(v)
+					setting(name, v)
+				}
+			}
+			if len(changed) > 0 {
+				if err := tx.SetUserSettings(u.ID, changed); err != nil {
+					return err
+				}
+			}
 		}
 		if err := tx.UpdateUser(u); err != nil {
 			return err

@@ -73,6 +73,8 @@ var matrix = map[string]matrixRow{
 			return form("data", fmt.Sprintf(`[{"id":%d,"value":"12345"}]`, f.field))
 		}},
 	"PATCH /api/v1/settings":                     {path: fixed("/settings"), roles: with(roles(ok), asBot, noBots), form: params("presence_enabled", "false")},
+	"PATCH /api/v1/settings/notifications":       {path: fixed("/settings/notifications"), roles: with(roles(ok), asBot, noBots), form: params("enable_sounds", "false")},
+	"PATCH /api/v1/settings/display":             {path: fixed("/settings/display"), roles: with(roles(ok), asBot, noBots), form: params("emojiset", "text")},
 	"PATCH /api/v1/realm/user_settings_defaults": {path: fixed("/realm/user_settings_defaults"), roles: roles(ok, ok, needAdmin), form: params("email_address_visibility", "1")},
 
 	"POST /api/v1/register": {path: fixed("/register"), roles: roles(ok)},

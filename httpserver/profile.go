@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/teamchat/chat"
@@ -25,6 +26,14 @@ func (s *Server) profileRoutes() {
 		http.MethodPatch: {chat.OpUpdateProfileData, s.updateProfileData},
 	})
 	s.handle("/settings", map[string]endpoint{
+		http.MethodPatch: {chat.OpUpdateSettings, s.updateSettings},
+	})
+	// The reference's older routes of the same settings, which its Python
+	// library still calls.
+	s.handle("/settings/notifications", map[string]endpoint{
+		http.MethodPatch: {chat.OpUpdateSettings, s.updateSettings},
+	})
+	s.handle("/settings/display", map[string]endpoint{
 		http.MethodPatch: {chat.OpUpdateSettings, s.updateSettings},
 	})
 	s.handle("/realm/user_settings_defaults", map[string]endpoint{
@@ -176,10 +185,30 @@ func (s *Server) updateSettings(c *call) (fields, error) {
 		req.EmailAddressVisibility = &ev
 	}
 	req.PresenceEnabled = c.p.OptBool("presence_enabled")
+	for _, name := range chat.PersonalSettingNames() {
+		if chat.IsStringSetting(name) {
+			if v := c.p.OptString(name); v != nil {
+				b, _ := json.Marshal(*v)
+				setSettingValue(&req, name, b)
+			}
+			continue
+		}
+		c.p.Decode(name, func(b []byte) error {
+			setSettingValue(&req, name, b)
+			return nil
+		})
+	}
 	if err := c.p.Err(); err != nil {
 		return nil, err
 	}
 	return nil, s.svc.UpdateSettings(c.ctx, c.actor, req)
+}
+
+func setSettingValue(req *chat.SettingsUpdate, name string, raw []byte) {
+	if req.Values == nil {
+		req.Values = map[string]json.RawMessage{}
+	}
+	req.Values[name] = json.RawMessage(raw)
 }
 
 // PATCH /realm/user_settings_defaults

@@ -442,3 +442,31 @@ func TestAlertWordsAndMutedUsersRoutes(t *testing.T) {
 	e.expect(e.call(http.MethodDelete, path, &e.member, nil), http.StatusOK, success())
 	e.expectError(e.call(http.MethodPost, "/users/me/muted_users/x", &e.member, nil), http.StatusBadRequest, chat.CodeBadRequest, "No such user")
 }
+
+// TestPersonalSettingsRoutes: PATCH /settings (and its older routes) keeps
+// display and notification settings, strings sent plain and the rest as
+// JSON; register shows them.
+func TestPersonalSettingsRoutes(t *testing.T) {
+	e := newEnv(t)
+	e.expect(e.call(http.MethodPatch, "/settings", &e.member, form("enter_sends", "true", "emojiset", "text", "color_scheme", "2")),
+		http.StatusOK, success())
+	e.expect(e.call(http.MethodPatch, "/settings/notifications", &e.member, form("enable_stream_push_notifications", "true")),
+		http.StatusOK, success())
+	for _, c := range []struct{ key, value, msg string }{
+		{"color_scheme", "9", "Invalid color_scheme"},
+		{"enter_sends", "1", "enter_sends is not a boolean"},
+		{"emojiset", "comic", "Invalid emojiset"},
+		{"web_font_size_px", "-3", "web_font_size_px is not an integer"},
+	} {
+		e.expectError(e.call(http.MethodPatch, "/settings/display", &e.member, form(c.key, c.value)), http.StatusBadRequest, chat.CodeBadRequest, c.msg)
+	}
+	res := e.call(http.MethodPost, "/register", &e.member, form("fetch_event_types", `["user_settings"]`,
+		"client_capabilities", `{"user_settings_object": true}`))
+	got := res.body["user_settings"].(map[string]any)
+	for k, want := range map[string]any{"enter_sends": true, "emojiset": "text", "color_scheme": float64(2),
+		"enable_stream_push_notifications": true, "enable_sounds": true} {
+		if got[k] != want {
+			t.Errorf("user_settings[%s] = %#v, want %#v", k, got[k], want)
+		}
+	}
+}

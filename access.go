@@ -139,6 +139,7 @@ const (
 	OpCreateBot                    Operation = "CreateBot"
 	OpAlertWords                   Operation = "AlertWords"
 	OpAddRealmEmoji                Operation = "AddRealmEmoji"
+	OpSetDefaultChannel            Operation = "SetDefaultChannel"
 	OpDeactivateRealmEmoji         Operation = "DeactivateRealmEmoji"
 	OpMuteUser                     Operation = "MuteUser"
 	OpBots                         Operation = "Bots"
@@ -213,8 +214,8 @@ var policy = map[Operation]Access{
 	OpCreateUser: Administrators, OpDeleteTopic: Administrators,
 	OpCreateChannelFolder: Administrators, OpUpdateChannelFolder: Administrators,
 	OpCreateProfileField: Administrators, OpUpdateRealm: Administrators,
-	OpUpdateUserSettingsDefaults: Administrators,
-	OpAddLinkifier:               Administrators, OpUpdateLinkifier: Administrators, OpDeleteLinkifier: Administrators,
+	OpUpdateUserSettingsDefaults: Administrators, OpSetDefaultChannel: Administrators,
+	OpAddLinkifier: Administrators, OpUpdateLinkifier: Administrators, OpDeleteLinkifier: Administrators,
 
 	// Who may join the organization.
 	OpAddRealmDomain: Owners, OpUpdateRealmDomain: Owners, OpDeleteRealmDomain: Owners,

@@ -25,6 +25,9 @@ var gatedCalls = map[chat.Operation]func(ctx context.Context, svc *chat.Service,
 	chat.OpAddRealmEmoji: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
 		return svc.AddRealmEmoji(ctx, a, "x", strings.NewReader(""))
 	},
+	chat.OpSetDefaultChannel: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
+		return svc.SetDefaultChannel(ctx, a, 0, true)
+	},
 	chat.OpCreateBot: func(ctx context.Context, svc *chat.Service, a chat.Actor) error {
 		_, err := svc.CreateBot(ctx, a, chat.NewBot{})
 		return err
@@ -117,7 +120,7 @@ var wantAccess = map[chat.Operation]chat.Access{
 	chat.OpCreateUser:           chat.Administrators, chat.OpDeleteTopic: chat.Administrators,
 	chat.OpCreateChannelFolder: chat.Administrators, chat.OpUpdateChannelFolder: chat.Administrators,
 	chat.OpCreateProfileField: chat.Administrators, chat.OpUpdateRealm: chat.Administrators,
-	chat.OpUpdateUserSettingsDefaults: chat.Administrators, chat.OpAddLinkifier: chat.Administrators,
+	chat.OpUpdateUserSettingsDefaults: chat.Administrators, chat.OpSetDefaultChannel: chat.Administrators, chat.OpAddLinkifier: chat.Administrators,
 	chat.OpUpdateLinkifier: chat.Administrators, chat.OpDeleteLinkifier: chat.Administrators,
 	chat.OpAddRealmDomain: chat.Owners, chat.OpUpdateRealmDomain: chat.Owners, chat.OpDeleteRealmDomain: chat.Owners,
 }

@@ -405,3 +405,73 @@ func (s *Service) ArchiveChannel(ctx context.Context, actor Actor, channelID int
 		return s.emitChannelChanges(tx, emit, cc, &c, &old, []channelChange{{property: "is_archived", value: true}})
 	})
 }
+
+// ErrPrivateDefaultChannel refuses to make a private channel a default
+// channel through POST /default_streams, with the reference's text.
+var ErrPrivateDefaultChannel = errorf("Private channels cannot be made default.")
+
+// SetDefaultChannel adds a channel to the organization's default channels,
+// which new users are subscribed to, or removes it (POST and DELETE
+// /default_streams). Every user who is not a guest gets a default_streams
+// event with the whole list. Administrators may.
+//
+// Errors: ErrMustBeAdmin; ErrInvalidChannelID; ErrPrivateDefaultChannel;
+// ErrChannelArchived.
+func (s *Service) SetDefaultChannel(ctx context.Context, actor Actor, channelID int64, isDefault bool) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		cc, err := s.channelContextFor(tx, actor, OpSetDefaultChannel)
+		if err != nil {
+			return err
+		}
+		c, err := cc.channel(tx, channelID, false)
+		if err != nil {
+			return err
+		}
+		if isDefault && c.InviteOnly {
+			return ErrPrivateDefaultChannel
+		}
+		if isDefault && c.IsArchived {
+			return ErrChannelArchived
+		}
+		if c.IsDefault == isDefault {
+			return nil
+		}
+		c.IsDefault = isDefault
+		if err := tx.UpdateChannel(c); err != nil {
+			return err
+		}
+		all, err := tx.Channels(cc.realm.ID)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for _, ch := range all {
+			if ch.IsDefault && !ch.IsArchived {
+				ids = append(ids, ch.ID)
+			}
+		}
+		subs, err := tx.ChannelSubscriptions(ids)
+		if err != nil {
+			return err
+		}
+		counts := subscriberIDs(subs)
+		views := []ChannelView{}
+		for i := range all {
+			if ch := &all[i]; ch.IsDefault && !ch.IsArchived {
+				views = append(views, viewChannel(ch, len(counts[ch.ID])))
+			}
+		}
+		users, err := tx.Users(cc.realm.ID, nil)
+		if err != nil {
+			return err
+		}
+		var to []int64
+		for _, u := range users {
+			if u.IsActive && u.Role != RoleGuest {
+				to = append(to, u.ID)
+			}
+		}
+		emit(Event{RealmID: cc.realm.ID, UserIDs: to, Payload: map[string]any{"type": "default_streams", "default_streams": views}})
+		return nil
+	})
+}

@@ -105,3 +105,32 @@ func TestUpdateChannel(t *testing.T) {
 		wantNoErr(t, "post after unarchiving", err)
 	})
 }
+
+// TestDefaultChannels adds and removes default channels on every backend:
+// who may, private channels refused, and the event.
+func TestDefaultChannels(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "welcome"}}})
+		wantNoErr(t, "Subscribe", err)
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "hidden"}}, InviteOnly: true})
+		wantNoErr(t, "Subscribe private", err)
+		welcome, hidden := channelIDOf(t, f, "welcome"), channelIDOf(t, f, "hidden")
+		st, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{EventTypes: []string{"default_streams"}})
+		wantNoErr(t, "Register", err)
+		wantErr(t, "a member", f.svc.SetDefaultChannel(ctx, chat.AsUser(f.member.ID), welcome, true), chat.ErrMustBeAdmin)
+		wantErr(t, "a private channel", f.svc.SetDefaultChannel(ctx, chat.AsUser(f.admin.ID), hidden, true), chat.ErrPrivateDefaultChannel)
+		wantErr(t, "an unknown channel", f.svc.SetDefaultChannel(ctx, chat.AsUser(f.admin.ID), 9999, true), chat.ErrInvalidChannelID)
+		wantNoErr(t, "add", f.svc.SetDefaultChannel(ctx, chat.AsUser(f.admin.ID), welcome, true))
+		got, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{FetchEventTypes: []string{"default_streams"}})
+		wantNoErr(t, "Register", err)
+		diff(t, "realm_default_streams", got["realm_default_streams"], []int64{welcome})
+		wantNoErr(t, "remove", f.svc.SetDefaultChannel(ctx, chat.AsUser(f.admin.ID), welcome, false))
+		var lengths []int
+		for _, e := range queueEvents(t, f, f.member.ID, st["queue_id"].(string)) {
+			lengths = append(lengths, len(e["default_streams"].([]any)))
+		}
+		diff(t, "default_streams events", lengths, []int{1, 0})
+	})
+}

@@ -153,7 +153,11 @@ var matrix = map[string]matrixRow{
 	// organization's administrators do.
 	"PATCH /api/v1/streams/{stream_id}": {roles: roles(ok, ok, channelAdmin), form: params("description", "New"),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},
-	"GET /api/v1/streams/{stream_id}/email_address": {roles: roles(noEmailGateway),
+	"POST /api/v1/default_streams": {path: fixed("/default_streams"), roles: roles(ok, ok, needAdmin),
+		form: func(f *matrixFixture, _ *account) url.Values { return form("stream_id", itoa(f.channel)) }},
+	"DELETE /api/v1/default_streams": {path: fixed("/default_streams"), roles: roles(ok, ok, needAdmin),
+		form: func(f *matrixFixture, _ *account) url.Values { return form("stream_id", itoa(f.channel)) }},
+	"GET /api/v1/streams/{stream_id}/email_address": {roles: roles(ok),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) + "/email_address" }},
 	"DELETE /api/v1/streams/{stream_id}": {roles: roles(ok, ok, channelAdmin),
 		path: func(f *matrixFixture) string { return "/streams/" + itoa(f.channel) }},

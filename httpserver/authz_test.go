@@ -60,20 +60,19 @@ type outcome struct {
 }
 
 var (
-	ok             = outcome{status: http.StatusOK}
-	needAdmin      = outcome{status: http.StatusBadRequest, code: chat.CodeUnauthorizedPrincipal, msg: "Must be an organization administrator"}
-	needOwner      = outcome{status: http.StatusBadRequest, code: chat.CodeUnauthorizedPrincipal, msg: "Must be an organization owner"}
-	noGuests       = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "Not allowed for guest users"}
-	insufficient   = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "Insufficient permission"}
-	noBots         = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "This endpoint does not accept bot requests."}
-	cannotDelete   = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to delete this message"}
-	cannotEdit     = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to edit this message"}
-	noEmailGateway = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "This server has no email gateway: channels have no email address."}
-	emojiAuthor    = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "Must be an organization administrator or emoji author"}
-	channelAdmin   = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You do not have permission to administer this channel."}
-	served         = outcome{status: http.StatusOK, bare: true}
-	created        = outcome{status: http.StatusCreated, bare: true}
-	patched        = outcome{status: http.StatusNoContent, bare: true}
+	ok           = outcome{status: http.StatusOK}
+	needAdmin    = outcome{status: http.StatusBadRequest, code: chat.CodeUnauthorizedPrincipal, msg: "Must be an organization administrator"}
+	needOwner    = outcome{status: http.StatusBadRequest, code: chat.CodeUnauthorizedPrincipal, msg: "Must be an organization owner"}
+	noGuests     = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "Not allowed for guest users"}
+	insufficient = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "Insufficient permission"}
+	noBots       = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "This endpoint does not accept bot requests."}
+	cannotDelete = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to delete this message"}
+	cannotEdit   = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You don't have permission to edit this message"}
+	emojiAuthor  = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "Must be an organization administrator or emoji author"}
+	channelAdmin = outcome{status: http.StatusBadRequest, code: chat.CodeBadRequest, msg: "You do not have permission to administer this channel."}
+	served       = outcome{status: http.StatusOK, bare: true}
+	created      = outcome{status: http.StatusCreated, bare: true}
+	patched      = outcome{status: http.StatusNoContent, bare: true}
 
 	// What every authenticated route answers to a caller without a usable
 	// key, whatever its parameters.

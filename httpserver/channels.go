@@ -34,6 +34,10 @@ func (s *Server) channelRoutes() {
 		http.MethodPatch:  {chat.OpUpdateChannel, s.updateStream},
 		http.MethodDelete: {chat.OpArchiveChannel, s.archiveStream},
 	})
+	s.handle("/default_streams", map[string]endpoint{
+		http.MethodPost:   {chat.OpSetDefaultChannel, s.addDefaultStream},
+		http.MethodDelete: {chat.OpSetDefaultChannel, s.removeDefaultStream},
+	})
 	s.handle("/streams/{stream_id}/email_address", map[string]endpoint{
 		http.MethodGet: {chat.OpChannelByID, s.getStreamEmailAddress},
 	})
@@ -320,6 +324,24 @@ func (s *Server) archiveStream(c *call) (fields, error) {
 		return nil, err
 	}
 	return nil, s.svc.ArchiveChannel(c.ctx, c.actor, id)
+}
+
+// POST /default_streams
+func (s *Server) addDefaultStream(c *call) (fields, error) {
+	return s.setDefaultStream(c, true)
+}
+
+// DELETE /default_streams
+func (s *Server) removeDefaultStream(c *call) (fields, error) {
+	return s.setDefaultStream(c, false)
+}
+
+func (s *Server) setDefaultStream(c *call, isDefault bool) (fields, error) {
+	id := c.p.RequiredInt("stream_id")
+	if err := c.p.Err(); err != nil {
+		return nil, err
+	}
+	return nil, s.svc.SetDefaultChannel(c.ctx, c.actor, id, isDefault)
 }
 
 // GET /streams/{stream_id}/email_address

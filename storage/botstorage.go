@@ -23,3 +23,26 @@ type BotStorageTx interface {
 	// unknown keys are skipped.
 	DeleteBotStorage(userID int64, keys []string) error
 }
+
+// BotService is where an outgoing-webhook bot sends the messages that
+// trigger it.
+type BotService struct {
+	BotID   int64
+	RealmID int64
+	// PayloadURL is the URL the messages are POSTed to; Token is sent with
+	// each, so that the receiver can tell the server's requests.
+	PayloadURL string
+	Token      string
+	// Interface is the payload format: 1 for the reference's own.
+	Interface int
+}
+
+// BotServiceTx stores the services of outgoing-webhook bots.
+type BotServiceTx interface {
+	// SetBotService stores the bot's service, replacing the one it has;
+	// the bot must exist.
+	SetBotService(s BotService) error
+	// RealmBotServices returns the services of the realm's bots, ordered
+	// by bot ID.
+	RealmBotServices(realmID int64) ([]BotService, error)
+}

@@ -65,6 +65,7 @@ type Tx interface {
 	PresenceTx
 	UserListTx
 	UserSettingsTx
+	BotServiceTx
 }
 
 // RealmTx stores organizations.

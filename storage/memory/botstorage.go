@@ -64,3 +64,24 @@ func (t *tx) DeleteBotStorage(userID int64, keys []string) error {
 	t.setBotStorage(userID, m)
 	return nil
 }
+
+func (t *tx) SetBotService(s storage.BotService) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if u, ok := t.s.users[s.BotID]; !ok || u.RealmID != s.RealmID {
+		return storage.ErrNotFound
+	}
+	setKey(t, t.s.botServices, s.BotID, s)
+	return nil
+}
+
+func (t *tx) RealmBotServices(realmID int64) ([]storage.BotService, error) {
+	out := []storage.BotService{}
+	for _, id := range slices.Sorted(maps.Keys(t.s.botServices)) {
+		if s := t.s.botServices[id]; s.RealmID == realmID {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

@@ -81,6 +81,8 @@ type state struct {
 	muted      map[int64]map[int64]time.Time
 	// settings holds each user's stored personal settings.
 	settings map[int64]map[string]string
+	// botServices holds outgoing-webhook bots' services by bot ID.
+	botServices map[int64]storage.BotService
 }
 
 // New returns an empty store.
@@ -103,6 +105,7 @@ func New() *Store {
 		alertWords:  map[int64]alertWords{},
 		muted:       map[int64]map[int64]time.Time{},
 		settings:    map[int64]map[string]string{},
+		botServices: map[int64]storage.BotService{},
 	}}
 }
 

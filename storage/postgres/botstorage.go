@@ -41,3 +41,26 @@ func (t *tx) DeleteBotStorage(userID int64, keys []string) error {
 	_, err := t.exec("DeleteBotStorage", `DELETE FROM bot_storage WHERE user_id = $1 AND key = ANY($2)`, userID, keys)
 	return err
 }
+
+func (t *tx) SetBotService(s storage.BotService) error {
+	_, err := t.exec("SetBotService", `INSERT INTO bot_services (bot_id, realm_id, payload_url, token, interface)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (bot_id) DO UPDATE SET payload_url = excluded.payload_url,
+		token = excluded.token, interface = excluded.interface`, s.BotID, s.RealmID, s.PayloadURL, s.Token, int64(s.Interface))
+	return err
+}
+
+func (t *tx) RealmBotServices(realmID int64) ([]storage.BotService, error) {
+	out := []storage.BotService{}
+	err := t.query("RealmBotServices", `SELECT bot_id, realm_id, payload_url, token, interface FROM bot_services
+		WHERE realm_id = $1 ORDER BY bot_id`, func(sc sqlcommon.Scanner) error {
+		var s storage.BotService
+		var iface int64
+		if err := sc.Scan(&s.BotID, &s.RealmID, &s.PayloadURL, &s.Token, &iface); err != nil {
+			return err
+		}
+		s.Interface = int(iface)
+		out = append(out, s)
+		return nil
+	}, realmID)
+	return out, err
+}

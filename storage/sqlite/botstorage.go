@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // The bot storage's statements run by text: bots use them far less often
@@ -56,4 +57,27 @@ func keysJSON(keys []string) string {
 	}
 	b, _ := json.Marshal(keys) // strings always marshal
 	return string(b)
+}
+
+func (t *tx) SetBotService(s storage.BotService) error {
+	_, err := t.exec("SetBotService", `INSERT INTO bot_services (bot_id, realm_id, payload_url, token, interface)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (bot_id) DO UPDATE SET payload_url = excluded.payload_url,
+		token = excluded.token, interface = excluded.interface`, s.BotID, s.RealmID, s.PayloadURL, s.Token, int64(s.Interface))
+	return err
+}
+
+func (t *tx) RealmBotServices(realmID int64) ([]storage.BotService, error) {
+	out := []storage.BotService{}
+	err := t.query("RealmBotServices", `SELECT bot_id, realm_id, payload_url, token, interface FROM bot_services
+		WHERE realm_id = ? ORDER BY bot_id`, func(sc sqlcommon.Scanner) error {
+		var s storage.BotService
+		var iface int64
+		if err := sc.Scan(&s.BotID, &s.RealmID, &s.PayloadURL, &s.Token, &iface); err != nil {
+			return err
+		}
+		s.Interface = int(iface)
+		out = append(out, s)
+		return nil
+	}, realmID)
+	return out, err
 }

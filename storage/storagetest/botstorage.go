@@ -89,3 +89,44 @@ func (s *suite) testBotStorage(t *testing.T) {
 		checkEqual(t, "the other user's", other, []storage.BotStorageEntry{{UserID: u2.ID, Key: "beta", Value: "other user"}})
 	})
 }
+
+// testBotServices checks BotServiceTx: services by realm in bot order,
+// replaced by a second write, and unknown bots refused.
+func (s *suite) testBotServices(t *testing.T) {
+	st := s.store(t)
+	var r1, r2 storage.Realm
+	var b1, b2, b3 storage.UserRecord
+	update(t, st, func(tx storage.Tx) {
+		r1, r2 = createRealm(t, tx, realmN(1)), createRealm(t, tx, realmN(2))
+		b1, b2, b3 = createUser(t, tx, userN(r1.ID, 1)), createUser(t, tx, userN(r1.ID, 2)), createUser(t, tx, userN(r2.ID, 3))
+		for _, sv := range []storage.BotService{
+			{BotID: b2.ID, RealmID: r1.ID, PayloadURL: "https://b2.example/hook", Token: "t2", Interface: 1},
+			{BotID: b1.ID, RealmID: r1.ID, PayloadURL: "https://b1.example/hook", Token: "t1", Interface: 1},
+			{BotID: b3.ID, RealmID: r2.ID, PayloadURL: "https://b3.example/hook", Token: "t3", Interface: 1},
+			{BotID: b1.ID, RealmID: r1.ID, PayloadURL: "https://b1.example/new", Token: "t1b", Interface: 2},
+		} {
+			if err := tx.SetBotService(sv); err != nil {
+				t.Fatalf("SetBotService: %v", err)
+			}
+		}
+	})
+	if err := st.Update(context.Background(), func(tx storage.Tx) error {
+		return tx.SetBotService(storage.BotService{BotID: b3.ID + 1000, RealmID: r1.ID, PayloadURL: "x"})
+	}); err == nil {
+		t.Error("SetBotService of an unknown bot succeeded")
+	}
+	view(t, st, func(tx storage.Tx) {
+		got, err := tx.RealmBotServices(r1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "RealmBotServices", got, []storage.BotService{
+			{BotID: b1.ID, RealmID: r1.ID, PayloadURL: "https://b1.example/new", Token: "t1b", Interface: 2},
+			{BotID: b2.ID, RealmID: r1.ID, PayloadURL: "https://b2.example/hook", Token: "t2", Interface: 1},
+		})
+		none, err := tx.RealmBotServices(r2.ID + 100)
+		if err != nil || none == nil || len(none) != 0 {
+			t.Errorf("RealmBotServices(unknown realm) = %#v, %v", none, err)
+		}
+	})
+}

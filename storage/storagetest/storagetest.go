@@ -114,6 +114,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/NoAliasing", s.testMessagesNoAliasing},
 		{"BotStorage", s.testBotStorage},
 		{"UserLists", s.testUserLists},
+		{"BotServices", s.testBotServices},
 		{"Presence", s.testPresence},
 	}
 	for _, c := range cases {

@@ -17,7 +17,7 @@ var (
 	ErrBotUsernameUsed = errorf("Username already in use")
 	ErrBotNameUsed     = errorf("Name is already in use!")
 	ErrInvalidBotType  = errorf("Invalid bot type")
-	ErrOutgoingBots    = errorf("Outgoing webhook and embedded bots are not supported by this server.")
+	ErrEmbeddedBots    = errorf("Embedded bots are not enabled.")
 )
 
 // shortNamePattern is what the reference accepts as a bot's short name:
@@ -28,9 +28,14 @@ var shortNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 type NewBot struct {
 	FullName  string
 	ShortName string
-	// BotType is BotGeneric (the default, for zero) or
-	// BotIncomingWebhook.
+	// BotType is BotGeneric (the default, for zero), BotIncomingWebhook or
+	// BotOutgoingWebhook.
 	BotType BotType
+	// PayloadURL is where an outgoing-webhook bot receives the messages
+	// that trigger it; InterfaceType its payload format (InterfaceZulip,
+	// the default).
+	PayloadURL    string
+	InterfaceType int
 }
 
 // BotCreated is the answer of POST /bots.
@@ -87,10 +92,13 @@ func emitRealmBot(tx storage.Tx, emit func(Event), realmID int64, bot *storage.U
 // "{short_name}-bot@{domain}", it has an API key and no password, and
 // everybody learns of it with realm_user add, its owner and the
 // administrators with realm_bot add. Users who are not guests may create
-// generic and incoming-webhook bots.
+// generic, incoming-webhook and (where the server allows them)
+// outgoing-webhook bots.
 //
-// Errors: ErrNotAllowedForGuests; ErrInvalidBotType, ErrOutgoingBots; ErrBadBotUsername; the
-// full-name errors of CreateUser; ErrBotNameUsed; ErrBotUsernameUsed.
+// Errors: ErrNotAllowedForGuests; ErrInvalidBotType, ErrEmbeddedBots;
+// for outgoing webhooks ErrOutgoingWebhooksDisabled, "payload_url is not a
+// URL", "Invalid interface type"; ErrBadBotUsername; the full-name errors
+// of CreateUser; ErrBotNameUsed; ErrBotUsernameUsed.
 func (s *Service) CreateBot(ctx context.Context, actor Actor, req NewBot) (BotCreated, error) {
 	var out BotCreated
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
@@ -102,8 +110,21 @@ func (s *Service) CreateBot(ctx context.Context, actor Actor, req NewBot) (BotCr
 		case BotNone:
 			req.BotType = BotGeneric
 		case BotGeneric, BotIncomingWebhook:
-		case BotOutgoingWebhook, BotEmbedded:
-			return ErrOutgoingBots
+		case BotOutgoingWebhook:
+			if s.cfg.OutgoingWebhookClient == nil {
+				return ErrOutgoingWebhooksDisabled
+			}
+			if err := checkPayloadURL(req.PayloadURL); err != nil {
+				return err
+			}
+			if req.InterfaceType == 0 {
+				req.InterfaceType = InterfaceZulip
+			}
+			if req.InterfaceType != InterfaceZulip {
+				return errorf("Invalid interface type")
+			}
+		case BotEmbedded:
+			return ErrEmbeddedBots
 		default:
 			return ErrInvalidBotType
 		}
@@ -130,10 +151,22 @@ func (s *Service) CreateBot(ctx context.Context, actor Actor, req NewBot) (BotCr
 			return err
 		}
 		out = BotCreated{UserID: u.ID, APIKey: u.APIKey, AvatarURL: gravatarURL(u.Email, u.AvatarVersion)}
+		bot := realmBot(&u)
+		if req.BotType == BotOutgoingWebhook {
+			token, err := s.newAPIKey()
+			if err != nil {
+				return err
+			}
+			sv := storage.BotService{BotID: u.ID, RealmID: realm.ID, PayloadURL: req.PayloadURL, Token: token, Interface: req.InterfaceType}
+			if err := tx.SetBotService(sv); err != nil {
+				return err
+			}
+			bot["services"] = []any{map[string]any{"base_url": sv.PayloadURL, "interface": sv.Interface, "token": sv.Token}}
+		}
 		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
 			return err
 		}
-		return emitRealmBot(tx, emit, realm.ID, &u, "add", map[string]any{"bot": realmBot(&u)})
+		return emitRealmBot(tx, emit, realm.ID, &u, "add", map[string]any{"bot": bot})
 	})
 	return out, err
 }

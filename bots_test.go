@@ -1,7 +1,13 @@
 package chat_test
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
@@ -21,7 +27,9 @@ func TestBotAdministration(t *testing.T) {
 		_, err = f.svc.CreateBot(ctx, chat.AsUser(f.member.ID), chat.NewBot{FullName: "Helper", ShortName: "no spaces"})
 		wantErr(t, "a bad short name", err, chat.ErrBadBotUsername)
 		_, err = f.svc.CreateBot(ctx, chat.AsUser(f.member.ID), chat.NewBot{FullName: "Helper", ShortName: "h", BotType: chat.BotOutgoingWebhook})
-		wantErr(t, "an outgoing webhook", err, chat.ErrOutgoingBots)
+		wantErr(t, "an outgoing webhook on a server without them", err, chat.ErrOutgoingWebhooksDisabled)
+		_, err = f.svc.CreateBot(ctx, chat.AsUser(f.member.ID), chat.NewBot{FullName: "Helper", ShortName: "h", BotType: chat.BotEmbedded})
+		wantErr(t, "an embedded bot", err, chat.ErrEmbeddedBots)
 		bot, err := f.svc.CreateBot(ctx, chat.AsUser(f.member.ID), chat.NewBot{FullName: "Helper", ShortName: "Helper"})
 		wantNoErr(t, "CreateBot", err)
 		_, err = f.svc.CreateBot(ctx, chat.AsUser(f.member.ID), chat.NewBot{FullName: "Other", ShortName: "helper"})
@@ -79,5 +87,100 @@ func TestBotAdministration(t *testing.T) {
 			ops = append(ops, e["op"].(string))
 		}
 		diff(t, "realm_bot events of an administrator", ops, []string{"add", "update", "update", "remove"})
+	})
+}
+
+// TestOutgoingWebhookBot: a mention in a channel and a direct message are
+// POSTed to the bot's URL with the reference's payload, and the answer's
+// content comes back as the bot's reply in the same place; a bot's own
+// messages trigger nothing; on every backend.
+func TestOutgoingWebhookBot(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		type hit struct {
+			Token   string         `json:"token"`
+			Trigger string         `json:"trigger"`
+			Data    string         `json:"data"`
+			Message map[string]any `json:"message"`
+		}
+		hits := make(chan hit, 10)
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var h hit
+			if err := json.NewDecoder(r.Body).Decode(&h); err != nil {
+				t.Errorf("payload: %v", err)
+			}
+			hits <- h
+			if strings.Contains(h.Data, "quiet") {
+				io.WriteString(w, `{"response_not_required": true}`)
+				return
+			}
+			json.NewEncoder(w).Encode(map[string]string{"content": "echo: " + h.Data})
+		}))
+		defer hook.Close()
+		f := newFixtureWith(t, newStore, chat.Config{OutgoingWebhookClient: hook.Client()})
+		ctx := t.Context()
+		_, err := f.svc.CreateBot(ctx, chat.AsUser(f.member.ID), chat.NewBot{FullName: "Echo", ShortName: "echo",
+			BotType: chat.BotOutgoingWebhook, PayloadURL: "ftp://example.com"})
+		wantCodeMsg(t, "a bad URL", err, chat.CodeBadRequest, "payload_url is not a URL")
+		bot, err := f.svc.CreateBot(ctx, chat.AsUser(f.member.ID), chat.NewBot{FullName: "Echo", ShortName: "echo",
+			BotType: chat.BotOutgoingWebhook, PayloadURL: hook.URL})
+		wantNoErr(t, "CreateBot", err)
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.member.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "ops"}},
+			Principals: &chat.Principals{IDs: []int64{f.member.ID, bot.UserID}}})
+		wantNoErr(t, "Subscribe", err)
+		ops := channelIDOf(t, f, "ops")
+		wait := func(what string) hit {
+			t.Helper()
+			select {
+			case h := <-hits:
+				return h
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: no request reached the bot", what)
+			}
+			return hit{}
+		}
+		newest := func(narrow string) chat.MessageView {
+			t.Helper()
+			elems, err := chat.ParseNarrow("narrow", []byte(narrow))
+			wantNoErr(t, "ParseNarrow", err)
+			for range 100 {
+				res, err := f.svc.GetMessages(ctx, chat.AsUser(f.member.ID), chat.GetMessagesRequest{Anchor: ptr("newest"),
+					NumBefore: ptr[int64](1), Narrow: elems})
+				wantNoErr(t, "GetMessages", err)
+				if len(res.Messages) == 1 && res.Messages[0].SenderID == bot.UserID {
+					return res.Messages[0]
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t.Fatalf("no reply of the bot in %s", narrow)
+			return chat.MessageView{}
+		}
+
+		_, err = f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), ops, "deploys", "no mention")
+		wantNoErr(t, "a message without a mention", err)
+		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), ops, "deploys", "@**Echo** status?")
+		wantNoErr(t, "a mention", err)
+		h := wait("the mention")
+		if h.Trigger != "mention" || h.Data != "@**Echo** status?" || h.Token == "" ||
+			h.Message["id"] != float64(id) || h.Message["display_recipient"] != "ops" || h.Message["topic"] != "deploys" {
+			t.Errorf("mention payload %+v", h)
+		}
+		if reply := newest(`[["channel","ops"],["topic","deploys"]]`); reply.Content != "echo: @**Echo** status?" {
+			t.Errorf("reply %q", reply.Content)
+		}
+		_, err = f.svc.SendMessage(ctx, chat.AsUser(f.member.ID), chat.SendMessageRequest{Type: "direct",
+			To: &chat.MessageTo{IDs: []int64{bot.UserID}}, Content: "hello"})
+		wantNoErr(t, "a direct message", err)
+		if h := wait("the direct message"); h.Trigger != "direct_message" {
+			t.Errorf("direct payload %+v", h)
+		}
+		if reply := newest(`[["dm",[` + itoa(bot.UserID) + `]]]`); reply.Content != "echo: hello" {
+			t.Errorf("direct reply %q", reply.Content)
+		}
+		// The bot's replies triggered nothing, and no other message did.
+		select {
+		case h := <-hits:
+			t.Errorf("an unexpected request: %+v", h)
+		case <-time.After(100 * time.Millisecond):
+		}
 	})
 }

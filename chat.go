@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -116,6 +117,12 @@ type Config struct {
 	// BotStorageLimit bounds each user's bot storage, in code points of
 	// keys and values. Zero means DefaultBotStorageLimit.
 	BotStorageLimit int
+	// OutgoingWebhookClient makes the requests of outgoing-webhook bots.
+	// Nil turns those bots off ("Outgoing webhook bots are not enabled on
+	// this server."). A server on a network with private services gives
+	// it a transport that refuses their addresses (chatd's
+	// --outgoing-webhooks public does).
+	OutgoingWebhookClient *http.Client
 }
 
 // Service is the handle on which every operation is a method. It is safe for
@@ -136,6 +143,10 @@ type Service struct {
 	// dummy is the hash failed logins of unknown accounts compare with.
 	dummyOnce sync.Once
 	dummy     []byte
+	// outgoing bounds the outgoing-webhook requests in flight;
+	// outgoingDone counts them, so that Close waits for them.
+	outgoing     chan struct{}
+	outgoingDone sync.WaitGroup
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -187,7 +198,7 @@ func New(store storage.Store, cfg Config) *Service {
 	if cfg.DisposableEmailDomain == nil {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
-	s := &Service{store: store}
+	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks)}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true
@@ -206,8 +217,11 @@ func New(store storage.Store, cfg Config) *Service {
 // will not come. The queues stay; the program's owner may call it.
 func (s *Service) Drain() { s.hub.Drain() }
 
-// Close closes the event hub it made and the underlying store.
+// Close waits for the outgoing-webhook requests in flight (each lasts at
+// most 10 seconds), then closes the event hub it made and the underlying
+// store.
 func (s *Service) Close() error {
+	s.outgoingDone.Wait()
 	if s.ownHub {
 		s.hub.Close()
 	}

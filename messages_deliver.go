@@ -26,6 +26,9 @@ type deliverOptions struct {
 	// has just written, so that they need not be read back; the
 	// subscribers of other channels are read.
 	subscribers map[int64][]int64
+	// rendered, when set, receives what rendering found of each message
+	// (whom it mentions), for the work that follows the commit.
+	rendered *[]deliveryRendering
 }
 
 // deliver renders the messages, stores them with the rows of their
@@ -37,6 +40,9 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 	info, err := renderForDelivery(tx, realmID, ms, o)
 	if err != nil {
 		return err
+	}
+	if o.rendered != nil {
+		*o.rendered = info
 	}
 	if err := tx.CreateMessages(ms); err != nil {
 		return err

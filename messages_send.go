@@ -219,13 +219,17 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 	default:
 		return 0, ErrInvalidMessageType
 	}
-	var id int64
+	var (
+		id       int64
+		m        *storage.MessageRecord
+		outgoing []outgoingCall
+	)
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
 		}
-		m := &storage.MessageRecord{RealmID: cc.realm.ID, SenderID: cc.actor.ID, DateSent: s.now(), Client: req.Client}
+		m = &storage.MessageRecord{RealmID: cc.realm.ID, SenderID: cc.actor.ID, DateSent: s.now(), Client: req.Client}
 		if m.Client == "" {
 			m.Client = "API"
 		}
@@ -244,13 +248,21 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 		if req.ReadBySender != nil {
 			read = *req.ReadBySender
 		}
+		var rendered []deliveryRendering
 		err = s.deliver(tx, emit, cc.realm.ID, []*storage.MessageRecord{m}, deliverOptions{
 			sender: &cc.actor, readBySender: read, canLink: func(c *storage.Channel) bool { return cc.access(c).metadata(c) },
-			queueID: req.QueueID, localID: req.LocalID,
+			queueID: req.QueueID, localID: req.LocalID, rendered: &rendered,
 		})
+		if err != nil {
+			return err
+		}
 		id = m.ID
+		outgoing, err = s.planOutgoingWebhooks(tx, m, &cc.actor, rendered[0].mentioned)
 		return err
 	})
+	if err == nil {
+		s.startOutgoingWebhooks(outgoing, m)
+	}
 	return id, err
 }
 

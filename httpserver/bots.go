@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/teamchat/chat"
@@ -25,6 +26,15 @@ func (s *Server) botRoutes() {
 func (s *Server) createBot(c *call) (fields, error) {
 	p := c.p
 	req := chat.NewBot{FullName: p.RequiredString("full_name"), ShortName: p.RequiredString("short_name")}
+	if u := p.OptString("payload_url"); u != nil {
+		// The reference sends the URL JSON-encoded; a bare one is read too.
+		if err := json.Unmarshal([]byte(*u), &req.PayloadURL); err != nil {
+			req.PayloadURL = *u
+		}
+	}
+	if t, ok := p.Int("interface_type"); ok {
+		req.InterfaceType = int(t)
+	}
 	if t, ok := p.Int("bot_type"); ok {
 		req.BotType = chat.BotType(t)
 		if req.BotType == chat.BotNone {

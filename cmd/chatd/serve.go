@@ -69,6 +69,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	videoURL := fs.String("videocall-url", "", "meeting server URL of the jitsi video-call provider, such as https://meet.example.org")
 	uploadURLKey := fs.String("upload-url-key", "", "key that signs temporary download URLs; give every process of one database the same (default: random at each start)")
 	authMethods := fs.String("auth-methods", "password,email", "comma-separated login methods reported by /server_settings; without password, password login is off")
+	outgoing := fs.String("outgoing-webhooks", "public", "outgoing-webhook bots: public (their URLs may not reach private or loopback addresses), any, or off")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -88,6 +89,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logger: logger, JWTSecret: []byte(*jwtSecret), JWTKeys: jwtKeys,
 		VideoCalls: videoCalls, AuthenticationMethods: methods,
 		MaxUploadMiB: *maxUploadMiB, UploadURLKey: []byte(*uploadURLKey),
+	}
+	if cfg.OutgoingWebhookClient, err = outgoingWebhookClient(*outgoing); err != nil {
+		return err
 	}
 	if *pushRelayURL != "" {
 		relay, err := pushrelay.New(*pushRelayURL, nil)

@@ -82,6 +82,13 @@ func TestBotAdministration(t *testing.T) {
 			t.Error("a deactivated bot authenticates")
 		}
 
+		got, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{FetchEventTypes: []string{"realm_bot"}})
+		wantNoErr(t, "Register", err)
+		var names []any
+		for _, b := range got["realm_bots"].([]map[string]any) {
+			names = append(names, b["full_name"])
+		}
+		diff(t, "the member's realm_bots", names, []any{"Helper Bot"})
 		var ops []string
 		for _, e := range queueEvents(t, f, f.admin.ID, st["queue_id"].(string)) {
 			ops = append(ops, e["op"].(string))

@@ -94,6 +94,7 @@ var stateBlocks = map[string]stateBlock{
 	"realm_emoji":                  realmEmojiState,
 	"presence":                     presenceRegisterState,
 	"alert_words":                  alertWordsState,
+	"realm_bot":                    realmBotState,
 	"muted_users":                  mutedUsersState,
 }
 

@@ -383,3 +383,35 @@ func mutedUsersState(s *Service, ctx context.Context, actor Actor, _ *RegisterRe
 	state["muted_users"] = muted
 	return err
 }
+
+// realmBotState is the "realm_bot" block: the active bots the user owns,
+// or every active bot for the organization's administrators, as realm_bot
+// events describe them.
+func realmBotState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
+	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
+		users, err := tx.Users(v.realm.ID, nil)
+		if err != nil {
+			return err
+		}
+		services, err := tx.RealmBotServices(v.realm.ID)
+		if err != nil {
+			return err
+		}
+		bots := []map[string]any{}
+		for i := range users {
+			u := &users[i]
+			if !u.IsBot() || !u.IsActive || (u.BotOwnerID != v.user.ID && !v.user.Role.IsAdmin()) {
+				continue
+			}
+			b := realmBot(u)
+			for _, sv := range services {
+				if sv.BotID == u.ID {
+					b["services"] = []any{map[string]any{"base_url": sv.PayloadURL, "interface": sv.Interface, "token": sv.Token}}
+				}
+			}
+			bots = append(bots, b)
+		}
+		state["realm_bots"] = bots
+		return nil
+	})
+}

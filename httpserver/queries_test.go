@@ -57,7 +57,7 @@ func TestQueriesPerRequest(t *testing.T) {
 			func(*env) []string { return []string{"status_text", "busy"} }, 2},
 		{"realm settings", http.MethodPatch, "/realm", owner,
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
-		{"register", http.MethodPost, "/register", member, none, 83}, // every state block: unread, starred, user settings (with the stored ones), custom emoji, presence, alert words, muted users and the realm's group settings included
+		{"register", http.MethodPost, "/register", member, none, 87}, // every state block: unread, starred, user settings (with the stored ones), custom emoji, presence, alert words, muted users, bots and the realm's group settings included
 	}
 
 	// count runs every case once on a fresh environment with extra more

@@ -81,13 +81,13 @@ func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelConte
 		return nil, err
 	}
 	ids := make([]int64, len(msgs))
+	for i := range msgs {
+		ids[i] = msgs[i].ID
+	}
 	now := s.now()
-	for i, msg := range msgs {
-		ids[i] = msg.ID
-		msg.ChannelID, msg.Topic, msg.EditedAt = mv.to.ID, mv.topic, now
-		if err := tx.UpdateMessage(msg); err != nil {
-			return nil, err
-		}
+	// In batches of statements where the backend can (MessageMoverTx).
+	if err := storage.MoveMessages(tx, ids, mv.to.ID, mv.topic, now); err != nil {
+		return nil, err
 	}
 	// The readers of all the messages in one query; the flags of the
 	// message the event names.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"time"
 )
 
 // Optional queries. Each can be derived from the required methods of Tx,
@@ -83,6 +84,39 @@ func MessageReaders(tx Tx, messageIDs []int64) ([]int64, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// MessageMoverTx moves many channel messages at once.
+type MessageMoverTx interface {
+	// MoveMessages sets the channel, topic and EditedAt of the channel
+	// messages with the IDs, as UpdateMessage would one at a time;
+	// unknown IDs and direct messages are skipped.
+	MoveMessages(ids []int64, channelID int64, topic string, editedAt time.Time) error
+}
+
+// MoveMessages does what MessageMoverTx's method does in tx: with tx's
+// own method when it has one, else with Message and UpdateMessage.
+func MoveMessages(tx Tx, ids []int64, channelID int64, topic string, editedAt time.Time) error {
+	if o, ok := tx.(MessageMoverTx); ok {
+		return o.MoveMessages(ids, channelID, topic, editedAt)
+	}
+	for _, id := range ids {
+		m, err := tx.Message(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if m.RecipientType != RecipientChannel {
+			continue
+		}
+		m.ChannelID, m.Topic, m.EditedAt = channelID, topic, editedAt
+		if err := tx.UpdateMessage(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // UsersByRole answers UsersByRoleTx's query in tx: with tx's own method

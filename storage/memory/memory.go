@@ -34,6 +34,7 @@ var (
 	_ storage.RealmDomainByNameTx  = (*tx)(nil)
 	_ storage.UserMessageTx        = (*tx)(nil)
 	_ storage.MessageReadersTx     = (*tx)(nil)
+	_ storage.MessageMoverTx       = (*tx)(nil)
 )
 
 // Store is an in-memory storage.Store. The zero value is not usable; call New.

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"slices"
+	"time"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -80,6 +81,23 @@ func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 		setKey(t, c.channelMessages, m.ChannelID, insertSorted(c.channelMessages[m.ChannelID], m.ID))
 	}
 	setKey(t, c.messages, m.ID, cloneMessage(m))
+	return nil
+}
+
+func (t *tx) MoveMessages(ids []int64, channelID int64, topic string, editedAt time.Time) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		m, ok := t.s.c.messages[id]
+		if !ok || m.RecipientType != storage.RecipientChannel {
+			continue
+		}
+		m.ChannelID, m.Topic, m.EditedAt = channelID, topic, editedAt
+		if err := t.UpdateMessage(m); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
@@ -91,6 +92,27 @@ func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 		return err
 	}
 	return t.affected("UpdateMessage", res)
+}
+
+var _ storage.MessageMoverTx = (*tx)(nil)
+
+// moveBatch is how many messages one statement of MoveMessages moves.
+const moveBatch = 1000
+
+func (t *tx) MoveMessages(ids []int64, channelID int64, topic string, editedAt time.Time) error {
+	edited, err := sqlcommon.ToNanos(editedAt)
+	if err != nil {
+		return err
+	}
+	for batch := range slices.Chunk(ids, moveBatch) {
+		wrote(t.rows, messageRows, batch...)
+		if _, err := t.exec("MoveMessages", `UPDATE messages SET channel_id = ?, topic = ?, topic_key = ?, edited_at = ?
+			WHERE id IN (SELECT value FROM json_each(?)) AND recipient_type = 1`,
+			channelID, topic, storage.TopicKey(topic), edited, jsonIDs(batch)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, error) {

@@ -355,3 +355,43 @@ func (s *suite) testMessageChangesChannel(t *testing.T) {
 		}
 	})
 }
+
+// testMoveMessages checks storage.MoveMessages, a backend's own
+// MessageMoverTx or its derivation: channel messages take the channel,
+// topic and edit time, their topic index and search follow, and direct
+// messages and unknown IDs are skipped.
+func (s *suite) testMoveMessages(t *testing.T) {
+	st := s.store(t)
+	var ms []storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		r := createRealm(t, tx, realmN(1))
+		u := createUser(t, tx, userN(r.ID, 1))
+		ms = createMessages(t, tx,
+			channelMessageN(r.ID, u.ID, 5, "old", 1), channelMessageN(r.ID, u.ID, 5, "old", 2),
+			channelMessageN(r.ID, u.ID, 5, "old", 3), directMessageN(r.ID, u.ID, []int64{u.ID}, 4))
+	})
+	edited := t0.Add(time.Hour)
+	update(t, st, func(tx storage.Tx) {
+		if err := storage.MoveMessages(tx, []int64{ms[0].ID, ms[2].ID, ms[3].ID, ms[3].ID + 100}, 7, "New Topic", edited); err != nil {
+			t.Fatalf("MoveMessages: %v", err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		for i, want := range []storage.MessageRecord{ms[0], ms[1], ms[2], ms[3]} {
+			if i == 0 || i == 2 {
+				want.ChannelID, want.Topic, want.EditedAt = 7, "New Topic", edited
+			}
+			checkEqual(t, "moved message", mustMessage(t, tx, want.ID), want)
+		}
+		ids, err := tx.TopicMessageIDs(7, storage.TopicKey("new topic"), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "TopicMessageIDs of the new topic", ids, []int64{ms[2].ID, ms[0].ID})
+		left, err := tx.TopicMessageIDs(5, storage.TopicKey("old"), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "TopicMessageIDs of the old topic", left, []int64{ms[1].ID})
+	})
+}

@@ -98,6 +98,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"PushTokens", s.testPushTokens},
 		{"Devices", s.testDevices},
 		{"Messages", s.testMessages},
+		{"MoveMessages", s.testMoveMessages},
 		{"Reactions", s.testReactions},
 		{"Messages/RoundTrip", s.testMessageRoundTrip},
 		{"Messages/Topics", s.testMessageTopics},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,3 +114,17 @@ type memBlobReader struct {
 
 func (b *memBlobReader) Close() error       { return nil }
 func (b *memBlobReader) ModTime() time.Time { return b.mod }
+
+// List implements storage.BlobLister.
+func (m *memBlobs) List(_ context.Context, prefix string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for k := range m.blobs {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -15,11 +15,13 @@ import (
 )
 
 // Resumable uploads (the tus 1.0 protocol of /api/v1/tus/, with its
-// creation extension). The bytes are appended straight to the blob under
-// the final path ID, so finishing copies nothing; until then no attachment
-// record names the path, so nobody can download a partial file. The state
-// of each upload is a small JSON blob under "tus/{id}", so uploads survive
-// a restart of the server. Abandoned uploads are not expired yet.
+// creation, termination and expiration extensions). The bytes are appended
+// straight to the blob under the final path ID, so finishing copies
+// nothing; until then no attachment record names the path, so nobody can
+// download a partial file. The state of each upload is a small JSON blob
+// under "tus/{id}", so uploads survive a restart of the server. An upload
+// expires TusUploadLifetime after its last write: it is then gone for its
+// client, and CollectExpiredUploads removes its bytes.
 
 // Resumable-upload errors. The HTTP adapter answers them with the statuses
 // of the tus protocol.
@@ -43,11 +45,18 @@ type ResumableUpload struct {
 	Result *UploadResult
 	// Metadata is what the client sent at creation (Upload-Metadata).
 	Metadata map[string]string
+	// Expires is when the upload expires (Upload-Expires).
+	Expires time.Time
 }
 
 // tusFinishTimeout bounds the work of making a complete upload an
 // attachment, which runs on after the request that completed it is gone.
 const tusFinishTimeout = 30 * time.Second
+
+// TusUploadLifetime is how long a resumable upload lives after its last
+// write (tus's Upload-Expires); a finished one's state, which tells a
+// client that lost the last answer where its file is, lives as long.
+const TusUploadLifetime = 24 * time.Hour
 
 // tusInfo is the stored state of a resumable upload.
 type tusInfo struct {
@@ -60,6 +69,9 @@ type tusInfo struct {
 	Result      *UploadResult `json:"result,omitempty"`
 	// Metadata is the client's Upload-Metadata, echoed on HEAD.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// Expires is when the upload expires; zero for uploads stored before
+	// expiry existed, which expire at the next collection.
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 func tusInfoKey(id string) string { return "tus/" + id }
@@ -101,14 +113,14 @@ func (s *Service) CreateResumableUpload(ctx context.Context, actor Actor, length
 		st.name = "uploaded-file"
 	}
 	info := tusInfo{OwnerID: actor.UserID(), RealmID: realmID, Length: length, PathID: st.pathID,
-		Name: st.name, ContentType: st.contentType, Metadata: metadata}
+		Name: st.name, ContentType: st.contentType, Metadata: metadata, Expires: s.now().Add(TusUploadLifetime)}
 	if _, err := s.cfg.Blobs.Append(ctx, st.pathID, strings.NewReader(""), 0); err != nil {
 		return ResumableUpload{}, internal(fmt.Errorf("creating upload: %w", err))
 	}
 	if err := s.saveTusInfo(ctx, id, &info); err != nil {
 		return ResumableUpload{}, err
 	}
-	up := ResumableUpload{ID: id, Length: length, Metadata: metadata}
+	up := ResumableUpload{ID: id, Length: length, Metadata: metadata, Expires: info.Expires}
 	if length == 0 {
 		res, err := s.finishTus(ctx, id, &info)
 		if err != nil {
@@ -147,7 +159,80 @@ func (s *Service) loadTusInfo(ctx context.Context, actor Actor, id string) (tusI
 	if info.OwnerID != actor.UserID() {
 		return tusInfo{}, ErrUploadNotFound
 	}
+	if !info.Expires.IsZero() && s.now().After(info.Expires) {
+		s.removeTus(ctx, id, &info)
+		return tusInfo{}, ErrUploadNotFound
+	}
 	return info, nil
+}
+
+// removeTus deletes an upload's state and, unless it became an
+// attachment, its bytes.
+func (s *Service) removeTus(ctx context.Context, id string, info *tusInfo) error {
+	ctx = context.WithoutCancel(ctx)
+	if info.Result == nil {
+		if err := s.cfg.Blobs.Delete(ctx, info.PathID); err != nil {
+			return internal(err)
+		}
+	}
+	return internal(s.cfg.Blobs.Delete(ctx, tusInfoKey(id)))
+}
+
+// TerminateResumableUpload ends the actor's upload id (tus termination):
+// the bytes of an unfinished upload are deleted; a finished upload's file
+// stays an attachment (DELETE /attachments removes it), only its resumable
+// state goes.
+//
+// Errors: the actor errors; ErrUploadNotFound; internal errors.
+func (s *Service) TerminateResumableUpload(ctx context.Context, actor Actor, id string) error {
+	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
+		return err
+	}
+	unlock := s.tusLocks.lock(id)
+	defer unlock()
+	info, err := s.loadTusInfo(ctx, actor, id)
+	if err != nil {
+		return err
+	}
+	return s.removeTus(ctx, id, &info)
+}
+
+// CollectExpiredUploads removes the resumable uploads that expired, with
+// the bytes of the unfinished ones, and returns how many it removed. It
+// needs a BlobStore that can list its keys (storage.BlobLister; without
+// one it does nothing). Servers call it now and then (chatd: hourly); the
+// program's owner may.
+func (s *Service) CollectExpiredUploads(ctx context.Context) (int, error) {
+	lister, ok := s.cfg.Blobs.(storage.BlobLister)
+	if !ok {
+		return 0, nil
+	}
+	keys, err := lister.List(ctx, "tus/")
+	if err != nil {
+		return 0, internal(err)
+	}
+	removed := 0
+	for _, key := range keys {
+		id := strings.TrimPrefix(key, "tus/")
+		unlock := s.tusLocks.lock(id)
+		b, err := s.cfg.Blobs.Open(ctx, key)
+		if err != nil {
+			unlock()
+			continue
+		}
+		var info tusInfo
+		err = json.NewDecoder(io.LimitReader(b, 1<<16)).Decode(&info)
+		b.Close()
+		if err == nil && (info.Expires.IsZero() || s.now().After(info.Expires)) {
+			if err := s.removeTus(ctx, id, &info); err != nil {
+				unlock()
+				return removed, err
+			}
+			removed++
+		}
+		unlock()
+	}
+	return removed, nil
 }
 
 // ResumableUploadState returns the state of the actor's upload id, for
@@ -169,7 +254,8 @@ func (s *Service) ResumableUploadState(ctx context.Context, actor Actor, id stri
 	if err != nil {
 		return ResumableUpload{}, err
 	}
-	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata}
+	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata,
+		Expires: info.Expires}
 	if size == info.Length && info.Result == nil {
 		// Every byte arrived but finishing failed (say, the server stopped
 		// meanwhile): finish now.
@@ -217,12 +303,21 @@ func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id str
 	if err != nil {
 		return ResumableUpload{}, err
 	}
-	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata}
+	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata,
+		Expires: info.Expires}
 	if offset != size {
 		return up, ErrUploadOffsetMismatch
 	}
 	n, appendErr := s.cfg.Blobs.Append(ctx, info.PathID, r, info.Length)
 	up.Offset += n
+	if n > 0 && info.Result == nil {
+		// A write keeps the upload alive.
+		info.Expires = s.now().Add(TusUploadLifetime)
+		up.Expires = info.Expires
+		if err := s.saveTusInfo(ctx, id, &info); err != nil {
+			return up, err
+		}
+	}
 	switch {
 	case errors.Is(appendErr, ErrBlobTooLarge):
 		return up, ErrUploadTooLong

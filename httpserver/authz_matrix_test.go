@@ -332,4 +332,8 @@ var matrix = map[string]matrixRow{
 		request: func(f *matrixFixture, as *account) *http.Request {
 			return tusRequest(http.MethodPatch, httpserver.Prefix+"/tus/"+f.tusUpload(as), as)
 		}},
+	"DELETE /api/v1/tus/{id}": {roles: roles(patched),
+		request: func(f *matrixFixture, as *account) *http.Request {
+			return tusRequest(http.MethodDelete, httpserver.Prefix+"/tus/"+f.tusUpload(as), as)
+		}},
 }

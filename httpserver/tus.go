@@ -4,22 +4,52 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
 	"mime"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/teamchat/chat"
 )
 
-// Resumable uploads: the tus 1.0.0 core protocol with the creation
-// extension, at /api/v1/tus/, behind the API's Basic authentication. The
-// protocol lives here; the rules (owner, size limit, the attachment made at
-// the end) in chat.Service.
+// Resumable uploads: the tus 1.0.0 core protocol with the creation,
+// termination and expiration extensions, at /api/v1/tus/, behind the API's
+// Basic authentication. The protocol lives here; the rules (owner, size
+// limit, lifetime, the attachment made at the end) in chat.Service.
 
 const tusVersion = "1.0.0"
+
+// tusExtensions are the extensions of the protocol served.
+const tusExtensions = "creation,termination,expiration"
+
+// tusIdleTimeout is the longest a PATCH may send nothing: a stalled client
+// then loses its request, and the upload's lock, and resumes later.
+const tusIdleTimeout = 30 * time.Second
+
+// setExpires writes Upload-Expires for an upload that can still expire.
+func setExpires(h http.Header, up chat.ResumableUpload) {
+	if !up.Expires.IsZero() && up.Result == nil {
+		h.Set("Upload-Expires", up.Expires.UTC().Format(http.TimeFormat))
+	}
+}
+
+// idleReader sets the connection's read deadline before each read, so
+// that a body that stops arriving fails after tusIdleTimeout however long
+// it is.
+type idleReader struct {
+	r  io.Reader
+	rc *http.ResponseController
+}
+
+func (i idleReader) Read(p []byte) (int, error) {
+	// A connection without deadlines (a test recorder) reads as it is.
+	_ = i.rc.SetReadDeadline(time.Now().Add(tusIdleTimeout))
+	return i.r.Read(p)
+}
 
 func (s *Server) tusRoutes() {
 	collection := func(w http.ResponseWriter, r *http.Request) {
@@ -29,7 +59,7 @@ func (s *Server) tusRoutes() {
 	create := []string{http.MethodPost}
 	s.handleRaw(Prefix+"/tus", chat.OpResumableUpload, create, collection)
 	s.handleRaw(Prefix+"/tus/{$}", chat.OpResumableUpload, create, collection)
-	s.handleRaw(Prefix+"/tus/{id}", chat.OpResumableUpload, []string{http.MethodHead, http.MethodPatch}, func(w http.ResponseWriter, r *http.Request) {
+	s.handleRaw(Prefix+"/tus/{id}", chat.OpResumableUpload, []string{http.MethodHead, http.MethodPatch, http.MethodDelete}, func(w http.ResponseWriter, r *http.Request) {
 		s.tus(w, r, r.PathValue("id"))
 	})
 }
@@ -70,7 +100,7 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 	h.Set("Tus-Resumable", tusVersion)
 	if r.Method == http.MethodOptions {
 		h.Set("Tus-Version", tusVersion)
-		h.Set("Tus-Extension", "creation")
+		h.Set("Tus-Extension", tusExtensions)
 		h.Set("Tus-Max-Size", strconv.FormatInt(int64(s.svc.MaxUploadMiB())<<20, 10))
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -82,7 +112,7 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	allowed := []string{http.MethodOptions, http.MethodPost}
 	if id != "" {
-		allowed = []string{http.MethodHead, http.MethodOptions, http.MethodPatch}
+		allowed = []string{http.MethodDelete, http.MethodHead, http.MethodOptions, http.MethodPatch}
 	}
 	if !slices.Contains(allowed, r.Method) {
 		writeMethodNotAllowed(w, allowed)
@@ -105,6 +135,12 @@ func (s *Server) tus(w http.ResponseWriter, r *http.Request, id string) {
 		s.tusHead(w, r, actor, id)
 	case http.MethodPatch:
 		s.tusPatch(w, r, actor, id)
+	case http.MethodDelete:
+		if err := s.svc.TerminateResumableUpload(r.Context(), actor, id); err != nil {
+			s.tusFail(w, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
@@ -180,6 +216,7 @@ func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor chat.Ac
 	}
 	w.Header().Set("Location", Prefix+"/tus/"+up.ID)
 	w.Header().Set("Upload-Offset", "0")
+	setExpires(w.Header(), up)
 	if up.Result != nil { // empty: complete at once
 		writeUploadResult(w, http.StatusCreated, up.Result)
 		return
@@ -202,6 +239,7 @@ func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor chat.Acto
 	}
 	h.Set("Upload-Offset", strconv.FormatInt(up.Offset, 10))
 	h.Set("Upload-Length", strconv.FormatInt(up.Length, 10))
+	setExpires(h, up)
 	if len(up.Metadata) > 0 {
 		h.Set("Upload-Metadata", formatTusMetadata(up.Metadata))
 	}
@@ -220,7 +258,8 @@ func (s *Server) tusPatch(w http.ResponseWriter, r *http.Request, actor chat.Act
 		tusError(w, http.StatusBadRequest, "Invalid Upload-Offset header")
 		return
 	}
-	up, err := s.svc.AppendResumableUpload(r.Context(), actor, id, offset, bodyReader{r.Body})
+	body := idleReader{r: r.Body, rc: http.NewResponseController(w)}
+	up, err := s.svc.AppendResumableUpload(r.Context(), actor, id, offset, bodyReader{body})
 	var readErr *bodyReadError
 	switch {
 	case errors.As(err, &readErr):
@@ -233,6 +272,7 @@ func (s *Server) tusPatch(w http.ResponseWriter, r *http.Request, actor chat.Act
 		return
 	}
 	w.Header().Set("Upload-Offset", strconv.FormatInt(up.Offset, 10))
+	setExpires(w.Header(), up)
 	if up.Result != nil && up.Offset == up.Length {
 		writeUploadResult(w, http.StatusOK, up.Result)
 		return

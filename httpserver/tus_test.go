@@ -154,7 +154,7 @@ func TestTusProtocol(t *testing.T) {
 	// OPTIONS needs no credentials.
 	w := e.tusRequest(http.MethodOptions, "", nil, nil)
 	h := w.Header()
-	if w.Code != http.StatusNoContent || h.Get("Tus-Version") != "1.0.0" || h.Get("Tus-Extension") != "creation" ||
+	if w.Code != http.StatusNoContent || h.Get("Tus-Version") != "1.0.0" || h.Get("Tus-Extension") != "creation,termination,expiration" ||
 		h.Get("Tus-Max-Size") != fmt.Sprint(1<<20) {
 		t.Errorf("OPTIONS: %d %v", w.Code, h)
 	}

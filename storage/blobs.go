@@ -45,3 +45,10 @@ type Blob interface {
 	// ModTime is when the blob was last written.
 	ModTime() time.Time
 }
+
+// BlobLister is a BlobStore that can list its keys, which lets the
+// service collect what was abandoned.
+type BlobLister interface {
+	// List returns the keys that start with prefix, sorted.
+	List(ctx context.Context, prefix string) ([]string, error)
+}

@@ -123,6 +123,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	svc := chat.New(store, cfg)
 	defer svc.Close()
+	go collectExpiredUploads(ctx, svc, logger)
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -276,4 +277,23 @@ func (f jwtKeyFlag) Set(v string) error {
 	}
 	f[strings.ToLower(host)] = []byte(key)
 	return nil
+}
+
+// collectExpiredUploads removes expired resumable uploads at the start and
+// then every hour, until ctx ends.
+func collectExpiredUploads(ctx context.Context, svc *chat.Service, logger *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		if n, err := svc.CollectExpiredUploads(ctx); err != nil {
+			logger.Error("collecting expired uploads", "err", err)
+		} else if n > 0 {
+			logger.Info("collected expired uploads", "uploads", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

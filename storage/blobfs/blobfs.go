@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -210,4 +211,49 @@ func (s *Store) Delete(_ context.Context, key string) error {
 		os.Remove(filepath.Dir(name)) // fails harmlessly when not empty
 	}
 	return nil
+}
+
+var _ storage.BlobLister = (*Store)(nil)
+
+// List returns the keys under the directory part of prefix that start
+// with prefix, sorted; the temporary files of writes in progress are not
+// keys. A prefix whose directory does not exist has none.
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	dir := path.Dir(prefix + "x")
+	root := s.root
+	if dir != "." {
+		name, err := s.file(dir)
+		if err != nil {
+			return nil, err
+		}
+		root = name
+	}
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.SkipDir
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), ".put-") {
+			return nil
+		}
+		rel, err := filepath.Rel(s.root, p)
+		if err != nil {
+			return err
+		}
+		if key := filepath.ToSlash(rel); strings.HasPrefix(key, prefix) {
+			out = append(out, key)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("blobfs: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
 }

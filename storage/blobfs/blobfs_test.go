@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,5 +139,31 @@ func TestBadKeys(t *testing.T) {
 	}
 	if _, err := os.Stat(outside); !os.IsNotExist(err) {
 		t.Errorf("a file was written outside the store: %v", err)
+	}
+}
+
+// TestList lists keys by prefix, sorted, without the temporary files of
+// writes, and nothing under a missing directory.
+func TestList(t *testing.T) {
+	s, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, k := range []string{"tus/b", "tus/a", "1/ab/x/file.txt", "tusk"} {
+		if _, err := s.Put(ctx, k, strings.NewReader("x"), 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.List(ctx, "tus/")
+	if err != nil || !slices.Equal(got, []string{"tus/a", "tus/b"}) {
+		t.Errorf("List(tus/) = %v, %v", got, err)
+	}
+	got, err = s.List(ctx, "")
+	if err != nil || !slices.Equal(got, []string{"1/ab/x/file.txt", "tus/a", "tus/b", "tusk"}) {
+		t.Errorf("List() = %v, %v", got, err)
+	}
+	if got, err := s.List(ctx, "nothing/"); err != nil || len(got) != 0 {
+		t.Errorf("List(nothing/) = %v, %v", got, err)
 	}
 }

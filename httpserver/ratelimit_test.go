@@ -1,8 +1,11 @@
 package httpserver_test
 
 import (
+	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,5 +110,40 @@ func TestRateLimitLoginAttempts(t *testing.T) {
 	// Another username is not affected.
 	if res := login(e.owner.email, "owner-password"); res.status != http.StatusOK {
 		t.Errorf("other user's login: %s", res.raw)
+	}
+}
+
+// TestRateLimitSparesTusChunks: the PATCHes and HEADs of a resumable
+// upload do not spend the user's budget, so a file in many chunks
+// finishes; creating uploads does.
+func TestRateLimitSparesTusChunks(t *testing.T) {
+	e := newLimitedEnv(t, httpserver.RateLimits{PerUser: 2})
+	serve := func(r *http.Request) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		e.h.ServeHTTP(w, r)
+		return w
+	}
+	w := serve(rawRequest(http.MethodPost, httpserver.Prefix+"/tus/", &e.member, nil, "Tus-Resumable", "1.0.0",
+		"Upload-Length", "10", "Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte("chunks.txt"))))
+	if w.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	loc := w.Header().Get("Location")
+	for i := range 10 {
+		w := serve(rawRequest(http.MethodPatch, loc, &e.member, strings.NewReader("x"), "Tus-Resumable", "1.0.0",
+			"Upload-Offset", strconv.Itoa(i), "Content-Type", "application/offset+octet-stream"))
+		if w.Code != http.StatusNoContent && w.Code != http.StatusOK {
+			t.Fatalf("chunk %d: %d %s", i, w.Code, w.Body)
+		}
+		if h := serve(rawRequest(http.MethodHead, loc, &e.member, nil, "Tus-Resumable", "1.0.0")); h.Code != http.StatusOK {
+			t.Fatalf("HEAD after chunk %d: %d", i, h.Code)
+		}
+	}
+	// One creation was spent: one more is left, then 429.
+	if w := serve(rawRequest(http.MethodPost, httpserver.Prefix+"/tus/", &e.member, nil, "Tus-Resumable", "1.0.0", "Upload-Length", "1")); w.Code != http.StatusCreated {
+		t.Fatalf("second create: %d %s", w.Code, w.Body)
+	}
+	if w := serve(rawRequest(http.MethodPost, httpserver.Prefix+"/tus/", &e.member, nil, "Tus-Resumable", "1.0.0", "Upload-Length", "1")); w.Code != http.StatusTooManyRequests {
+		t.Errorf("third create: %d, want 429", w.Code)
 	}
 }

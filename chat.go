@@ -239,7 +239,15 @@ func (s *Service) view(ctx context.Context, actor Actor, fn func(storage.Tx) err
 }
 
 // update runs fn, for actor, in a read-write transaction: everything fn wrote is
-// committed when it returns nil and nothing when it returns an error.
+// committed when it returns nil and nothing when it returns an error. A
+// context that ended while fn ran rolls back too, so that a request whose
+// deadline passed (its client already given up on) never commits.
 func (s *Service) update(ctx context.Context, actor Actor, fn func(storage.Tx) error) error {
-	return internal(s.store.Update(ctx, s.withPendingAuth(actor, fn)))
+	fn = s.withPendingAuth(actor, fn)
+	return internal(s.store.Update(ctx, func(tx storage.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return ctx.Err()
+	}))
 }

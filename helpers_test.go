@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	_ "time/tzdata" // time zones validate as in chatd, whatever the machine has
 
 	"golang.org/x/crypto/bcrypt"
@@ -37,12 +38,20 @@ type fakeClock = testkit.Clock
 func newClock() *fakeClock { return testkit.NewClock(t0) }
 
 // newService returns a service over a fresh store with a fake clock and
-// fast password hashing. cfg may set other fields; Now and PasswordCost are
-// overwritten.
+// fast password hashing. cfg may set other fields; PasswordCost is
+// overwritten, and a Now of cfg is called on each reading of the fake
+// clock (a hook of the test), its result ignored.
 func newService(t *testing.T, newStore func(t *testing.T) storage.Store, cfg chat.Config) (*chat.Service, *fakeClock) {
 	t.Helper()
 	clock := newClock()
+	hook := cfg.Now
 	cfg.Now = clock.Now
+	if hook != nil {
+		cfg.Now = func() time.Time {
+			hook()
+			return clock.Now()
+		}
+	}
 	cfg.PasswordCost = bcrypt.MinCost
 	return chat.New(newStore(t), cfg), clock
 }

@@ -1,7 +1,10 @@
 package chat_test
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/teamchat/chat"
@@ -207,5 +210,32 @@ func TestGetMessagesParameters(t *testing.T) {
 		if len(res.Messages) != 1 {
 			t.Errorf("message_ids: %d messages, want 1", len(res.Messages))
 		}
+	})
+}
+
+// TestNoCommitAfterDeadline: a write whose context ends while it runs
+// rolls back, on every backend; the same write with a live context
+// commits.
+func TestNoCommitAfterDeadline(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		var armed atomic.Bool
+		f := newFixtureWith(t, newStore, chat.Config{Now: func() time.Time {
+			if armed.Load() {
+				cancel() // the deadline passes while the operation runs
+			}
+			return time.Time{}
+		}})
+		_, err := f.svc.Subscribe(t.Context(), chat.AsUser(f.member.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "late"}}})
+		wantNoErr(t, "Subscribe", err)
+		id := channelIDOf(t, f, "late")
+		armed.Store(true)
+		_, err = f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), id, "t", "too late")
+		if err == nil {
+			t.Fatal("a send whose context ended succeeded")
+		}
+		armed.Store(false)
+		diff(t, "messages after the late send", narrowIDs(t, f, f.member.ID, `[["channel","late"]]`), []int64{})
 	})
 }

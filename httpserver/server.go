@@ -183,6 +183,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, ep endpoint) {
 		return
 	}
 	ctx := r.Context()
+	if s.opts.WriteTimeout > 0 {
+		// The operation ends with the answer's deadline: a write that
+		// runs past it rolls back rather than commit unanswered.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.WriteTimeout)
+		defer cancel()
+	}
 	c := &call{ctx: ctx, r: r, w: w, actor: actor}
 	// fail answers err, unless the credentials, whose check may have been
 	// deferred into the operation, turn out not to hold, or the access

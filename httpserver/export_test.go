@@ -1,6 +1,10 @@
 package httpserver
 
-import "github.com/teamchat/chat"
+import (
+	"time"
+
+	"github.com/teamchat/chat"
+)
 
 // RegisteredRoutes lists the routes of s as "METHOD /pattern" (the mux
 // pattern, Prefix included for the API's routes, with its {wildcards}),
@@ -12,3 +16,12 @@ func RegisteredRoutes(s *Server) map[string]chat.Operation {
 	}
 	return out
 }
+
+// SetTransferIdleTimeout sets how long a transfer may make no progress,
+// for the tests of that bound, and returns the function that restores it.
+func SetTransferIdleTimeout(d time.Duration) func() {
+	old := transferIdleTimeout
+	transferIdleTimeout = d
+	return func() { transferIdleTimeout = old }
+}
+

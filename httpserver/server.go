@@ -52,6 +52,8 @@ type Server struct {
 	mux    *http.ServeMux
 	limits rateLimiters
 	opts   Options
+	// transfers counts the file transfers in progress by user.
+	transfers transferSlots
 	// registered lists every method and pattern given to handle or
 	// handleRaw, so that tests can check that each one is covered
 	// (export_test.go).

@@ -4,14 +4,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"maps"
 	"mime"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/teamchat/chat"
 )
@@ -26,29 +24,11 @@ const tusVersion = "1.0.0"
 // tusExtensions are the extensions of the protocol served.
 const tusExtensions = "creation,termination,expiration"
 
-// tusIdleTimeout is the longest a PATCH may send nothing: a stalled client
-// then loses its request, and the upload's lock, and resumes later.
-const tusIdleTimeout = 30 * time.Second
-
 // setExpires writes Upload-Expires for an upload that can still expire.
 func setExpires(h http.Header, up chat.ResumableUpload) {
 	if !up.Expires.IsZero() && up.Result == nil {
 		h.Set("Upload-Expires", up.Expires.UTC().Format(http.TimeFormat))
 	}
-}
-
-// idleReader sets the connection's read deadline before each read, so
-// that a body that stops arriving fails after tusIdleTimeout however long
-// it is.
-type idleReader struct {
-	r  io.Reader
-	rc *http.ResponseController
-}
-
-func (i idleReader) Read(p []byte) (int, error) {
-	// A connection without deadlines (a test recorder) reads as it is.
-	_ = i.rc.SetReadDeadline(time.Now().Add(tusIdleTimeout))
-	return i.r.Read(p)
 }
 
 func (s *Server) tusRoutes() {
@@ -258,6 +238,13 @@ func (s *Server) tusPatch(w http.ResponseWriter, r *http.Request, actor chat.Act
 		tusError(w, http.StatusBadRequest, "Invalid Upload-Offset header")
 		return
 	}
+	release, ok := s.transfers.acquire(strconv.FormatInt(actor.UserID(), 10))
+	if !ok {
+		w.Header().Set("Connection", "close")
+		tusError(w, http.StatusTooManyRequests, errTooManyTransfers.Msg)
+		return
+	}
+	defer release()
 	body := idleReader{r: r.Body, rc: http.NewResponseController(w)}
 	up, err := s.svc.AppendResumableUpload(r.Context(), actor, id, offset, bodyReader{body})
 	var readErr *bodyReadError

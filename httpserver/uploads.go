@@ -91,7 +91,14 @@ func (s *Server) postUpload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, err)
 		return
 	}
-	res, ignored, err := s.streamUpload(r, actor)
+	release, ok := s.transfers.acquire(strconv.FormatInt(actor.UserID(), 10))
+	if !ok {
+		w.Header().Set("Connection", "close")
+		writeError(w, s.log, errTooManyTransfers)
+		return
+	}
+	defer release()
+	res, ignored, err := s.streamUpload(w, r, actor)
 	if err != nil {
 		var readErr *bodyReadError
 		if errors.As(err, &readErr) {
@@ -105,7 +112,8 @@ func (s *Server) postUpload(w http.ResponseWriter, r *http.Request) {
 	writeSuccess(w, s.log, fields{{"uri", res.URI}, {"url", res.URL}, {"filename", res.Filename}}, ignored)
 }
 
-func (s *Server) streamUpload(r *http.Request, actor chat.Actor) (chat.UploadResult, []string, error) {
+func (s *Server) streamUpload(w http.ResponseWriter, r *http.Request, actor chat.Actor) (chat.UploadResult, []string, error) {
+	rc := http.NewResponseController(w)
 	ctx := r.Context()
 	var ignored []string
 	for name := range r.URL.Query() {
@@ -153,7 +161,7 @@ func (s *Server) streamUpload(r *http.Request, actor chat.Actor) (chat.UploadRes
 		staged, err = s.svc.StageUpload(ctx, actor, chat.Upload{
 			Filename:    part.FileName(),
 			ContentType: part.Header.Get("Content-Type"),
-			Body:        bodyReader{part},
+			Body:        bodyReader{idleReader{r: part, rc: rc}},
 		})
 		if err != nil {
 			return chat.UploadResult{}, nil, err
@@ -205,13 +213,19 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload 
 		writeFileError(w, s, chat.ErrFileNotFound)
 		return
 	}
+	release, ok := s.transfers.acquire(strconv.FormatInt(actor.UserID(), 10))
+	if !ok {
+		writeError(w, s.log, errTooManyTransfers)
+		return
+	}
+	defer release()
 	a, blob, err := s.svc.OpenAttachment(r.Context(), actor, realmID, rest)
 	if err != nil {
 		writeFileError(w, s, err)
 		return
 	}
 	defer blob.Close()
-	serveBlob(w, r, a, blob, forceDownload)
+	serveBlob(idleWriter{w, http.NewResponseController(w)}, r, a, blob, forceDownload)
 }
 
 // GET /user_uploads/temporary/{token}/{filename}
@@ -220,13 +234,19 @@ func (s *Server) temporaryDownload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, err)
 		return
 	}
+	release, ok := s.transfers.acquire("ip:" + clientIP(r))
+	if !ok {
+		writeError(w, s.log, errTooManyTransfers)
+		return
+	}
+	defer release()
 	a, blob, err := s.svc.OpenTemporaryUpload(r.Context(), r.PathValue("token"), r.PathValue("filename"))
 	if err != nil {
 		writeFileError(w, s, err)
 		return
 	}
 	defer blob.Close()
-	serveBlob(w, r, a, blob, false)
+	serveBlob(idleWriter{w, http.NewResponseController(w)}, r, a, blob, false)
 }
 
 // writeFileError answers a failed download: a missing or forbidden file

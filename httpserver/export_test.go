@@ -24,4 +24,3 @@ func SetTransferIdleTimeout(d time.Duration) func() {
 	transferIdleTimeout = d
 	return func() { transferIdleTimeout = old }
 }
-

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -387,4 +388,90 @@ func (k *keyedMutex) lock(key string) func() {
 		}
 		k.mu.Unlock()
 	}
+}
+
+// orphanAge is how old a stored file must be before CollectOrphanedFiles
+// may take it for an orphan: an upload stores its bytes before the record
+// that names them.
+const orphanAge = time.Hour
+
+// CollectOrphanedFiles removes the stored files of uploads that no
+// attachment names and no resumable upload is writing (left by a failure
+// between storing the bytes and the record, or by a crash), once they are
+// older than an hour, and returns how many it removed. Like
+// CollectExpiredUploads it needs a storage.BlobLister; servers call both
+// now and then (chatd: hourly), and the program's owner may.
+func (s *Service) CollectOrphanedFiles(ctx context.Context) (int, error) {
+	lister, ok := s.cfg.Blobs.(storage.BlobLister)
+	if !ok {
+		return 0, nil
+	}
+	keys, err := lister.List(ctx, "")
+	if err != nil {
+		return 0, internal(err)
+	}
+	writing := map[string]bool{}
+	for _, key := range keys {
+		if !strings.HasPrefix(key, "tus/") {
+			continue
+		}
+		b, err := s.cfg.Blobs.Open(ctx, key)
+		if err != nil {
+			continue
+		}
+		var info tusInfo
+		if json.NewDecoder(io.LimitReader(b, 1<<16)).Decode(&info) == nil {
+			writing[info.PathID] = true
+		}
+		b.Close()
+	}
+	removed := 0
+	for _, key := range keys {
+		realmID, ok := uploadPathRealm(key)
+		if !ok || writing[key] {
+			continue
+		}
+		b, err := s.cfg.Blobs.Open(ctx, key)
+		if err != nil {
+			continue
+		}
+		old := s.now().Sub(b.ModTime()) > orphanAge
+		b.Close()
+		if !old {
+			continue
+		}
+		named := true
+		err = s.view(ctx, noActor, func(tx storage.Tx) error {
+			_, err := tx.AttachmentByPath(realmID, key)
+			if errors.Is(err, storage.ErrNotFound) {
+				named = false
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			return removed, err
+		}
+		if !named {
+			if err := s.cfg.Blobs.Delete(ctx, key); err != nil {
+				return removed, internal(err)
+			}
+			removed++
+		}
+	}
+	return removed, nil
+}
+
+// uploadPathRealm returns the realm of a key that has the form of an
+// upload's path ID, "{realm_id}/{2 hex}/{random}/{name}".
+func uploadPathRealm(key string) (int64, bool) {
+	parts := strings.Split(key, "/")
+	if len(parts) != 4 || len(parts[1]) != 2 {
+		return 0, false
+	}
+	if _, err := hex.DecodeString(parts[1]); err != nil {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(parts[0], 10, 64)
+	return id, err == nil && id > 0
 }

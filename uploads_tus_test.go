@@ -1,12 +1,15 @@
 package chat_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/blobfs"
+	"github.com/teamchat/chat/storage/memory"
 )
 
 // TestResumableUploadLifetime: an upload expires TusUploadLifetime after
@@ -66,4 +69,47 @@ func TestResumableUploadLifetime(t *testing.T) {
 		wantNoErr(t, "the finished file in realm "+realm, err)
 		blob.Close()
 	})
+}
+
+// TestCollectOrphanedFiles: a stored file that no attachment names and no
+// resumable upload writes is removed once it is old; attachments and
+// uploads in progress stay.
+func TestCollectOrphanedFiles(t *testing.T) {
+	blobs, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureWith(t, func(*testing.T) storage.Store { return memory.New() }, chat.Config{Blobs: blobs})
+	ctx := t.Context()
+	me := chat.AsUser(f.member.ID)
+	res, err := f.svc.UploadFile(ctx, me, chat.Upload{Filename: "kept.txt", Body: strings.NewReader("kept")})
+	wantNoErr(t, "UploadFile", err)
+	up, err := f.svc.CreateResumableUpload(ctx, me, 10, map[string]string{"filename": "partial.txt"})
+	wantNoErr(t, "CreateResumableUpload", err)
+	_, err = f.svc.AppendResumableUpload(ctx, me, up.ID, 0, strings.NewReader("12345"))
+	wantNoErr(t, "append", err)
+	orphan := itoa(f.realm) + "/ab/0123456789abcdef/orphan.txt"
+	if _, err := blobs.Put(ctx, orphan, strings.NewReader("lost"), 10); err != nil {
+		t.Fatal(err)
+	}
+	n, err := f.svc.CollectOrphanedFiles(ctx)
+	wantNoErr(t, "CollectOrphanedFiles while recent", err)
+	if n != 0 {
+		t.Errorf("collected %d recent files", n)
+	}
+	// The files' times are the machine's; the service's clock moves past
+	// them by a year.
+	f.clock.Advance(time.Until(f.clock.Now()).Abs() + 365*24*time.Hour)
+	n, err = f.svc.CollectOrphanedFiles(ctx)
+	wantNoErr(t, "CollectOrphanedFiles", err)
+	if n != 1 {
+		t.Errorf("collected %d files, want 1", n)
+	}
+	if _, err := blobs.Size(ctx, orphan); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the orphan is still there: %v", err)
+	}
+	path := strings.TrimPrefix(res.URL, "/user_uploads/")
+	if _, err := blobs.Size(ctx, path); err != nil {
+		t.Errorf("the attachment's file: %v", err)
+	}
 }

@@ -279,8 +279,8 @@ func (f jwtKeyFlag) Set(v string) error {
 	return nil
 }
 
-// collectExpiredUploads removes expired resumable uploads at the start and
-// then every hour, until ctx ends.
+// collectExpiredUploads removes expired resumable uploads and orphaned
+// files at the start and then every hour, until ctx ends.
 func collectExpiredUploads(ctx context.Context, svc *chat.Service, logger *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -289,6 +289,11 @@ func collectExpiredUploads(ctx context.Context, svc *chat.Service, logger *slog.
 			logger.Error("collecting expired uploads", "err", err)
 		} else if n > 0 {
 			logger.Info("collected expired uploads", "uploads", n)
+		}
+		if n, err := svc.CollectOrphanedFiles(ctx); err != nil {
+			logger.Error("collecting orphaned files", "err", err)
+		} else if n > 0 {
+			logger.Info("collected orphaned files", "files", n)
 		}
 		select {
 		case <-ctx.Done():

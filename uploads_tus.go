@@ -16,7 +16,7 @@ import (
 )
 
 // Resumable uploads (the tus 1.0 protocol of /api/v1/tus/, with its
-// creation, termination and expiration extensions). The bytes are appended
+// creation, termination, expiration and concatenation extensions). The bytes are appended
 // straight to the blob under the final path ID, so finishing copies
 // nothing; until then no attachment record names the path, so nobody can
 // download a partial file. The state of each upload is a small JSON blob
@@ -48,6 +48,8 @@ type ResumableUpload struct {
 	Metadata map[string]string
 	// Expires is when the upload expires (Upload-Expires).
 	Expires time.Time
+	// Partial says the upload is a part of a concatenation.
+	Partial bool
 }
 
 // tusFinishTimeout bounds the work of making a complete upload an
@@ -73,6 +75,10 @@ type tusInfo struct {
 	// Expires is when the upload expires; zero for uploads stored before
 	// expiry existed, which expire at the next collection.
 	Expires time.Time `json:"expires,omitzero"`
+	// Partial marks a part of a concatenation (tus Upload-Concat:
+	// partial): complete, it waits for the final upload instead of
+	// becoming an attachment.
+	Partial bool `json:"partial,omitempty"`
 }
 
 func tusInfoKey(id string) string { return "tus/" + id }
@@ -85,6 +91,20 @@ func tusInfoKey(id string) string { return "tus/" + id }
 // Errors: the actor errors; ErrUploadSizeDeferred when the length is not
 // known (length < 0); FileTooLargeError over the limit; internal errors.
 func (s *Service) CreateResumableUpload(ctx context.Context, actor Actor, length int64, metadata map[string]string) (ResumableUpload, error) {
+	return s.createResumableUpload(ctx, actor, length, metadata, false)
+}
+
+// CreatePartialUpload starts a part of a concatenated upload (tus
+// Upload-Concat: partial): written like any resumable upload, it becomes
+// part of a file only through ConcatenateUploads.
+//
+// Errors: those of CreateResumableUpload.
+func (s *Service) CreatePartialUpload(ctx context.Context, actor Actor, length int64) (ResumableUpload, error) {
+	return s.createResumableUpload(ctx, actor, length, nil, true)
+}
+
+func (s *Service) createResumableUpload(ctx context.Context, actor Actor, length int64, metadata map[string]string,
+	partial bool) (ResumableUpload, error) {
 	var realmID int64
 	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		u, _, err := s.actor(tx, actor)
@@ -114,15 +134,16 @@ func (s *Service) CreateResumableUpload(ctx context.Context, actor Actor, length
 		st.name = "uploaded-file"
 	}
 	info := tusInfo{OwnerID: actor.UserID(), RealmID: realmID, Length: length, PathID: st.pathID,
-		Name: st.name, ContentType: st.contentType, Metadata: metadata, Expires: s.now().Add(TusUploadLifetime)}
+		Name: st.name, ContentType: st.contentType, Metadata: metadata, Expires: s.now().Add(TusUploadLifetime),
+		Partial: partial}
 	if _, err := s.cfg.Blobs.Append(ctx, st.pathID, strings.NewReader(""), 0); err != nil {
 		return ResumableUpload{}, internal(fmt.Errorf("creating upload: %w", err))
 	}
 	if err := s.saveTusInfo(ctx, id, &info); err != nil {
 		return ResumableUpload{}, err
 	}
-	up := ResumableUpload{ID: id, Length: length, Metadata: metadata, Expires: info.Expires}
-	if length == 0 {
+	up := ResumableUpload{ID: id, Length: length, Metadata: metadata, Expires: info.Expires, Partial: partial}
+	if length == 0 && !partial {
 		res, err := s.finishTus(ctx, id, &info)
 		if err != nil {
 			return ResumableUpload{}, err
@@ -256,8 +277,8 @@ func (s *Service) ResumableUploadState(ctx context.Context, actor Actor, id stri
 		return ResumableUpload{}, err
 	}
 	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata,
-		Expires: info.Expires}
-	if size == info.Length && info.Result == nil {
+		Expires: info.Expires, Partial: info.Partial}
+	if size == info.Length && info.Result == nil && !info.Partial {
 		// Every byte arrived but finishing failed (say, the server stopped
 		// meanwhile): finish now.
 		if up.Result, err = s.finishTus(ctx, id, &info); err != nil {
@@ -305,7 +326,7 @@ func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id str
 		return ResumableUpload{}, err
 	}
 	up := ResumableUpload{ID: id, Offset: size, Length: info.Length, Result: info.Result, Metadata: info.Metadata,
-		Expires: info.Expires}
+		Expires: info.Expires, Partial: info.Partial}
 	if offset != size {
 		return up, ErrUploadOffsetMismatch
 	}
@@ -325,8 +346,81 @@ func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id str
 	case appendErr != nil:
 		return up, appendErr
 	}
-	if up.Offset == info.Length && info.Result == nil {
+	if up.Offset == info.Length && info.Result == nil && !info.Partial {
 		if up.Result, err = s.finishTus(ctx, id, &info); err != nil {
+			return up, err
+		}
+	}
+	return up, nil
+}
+
+// ErrPartialIncomplete refuses a concatenation of parts not all complete.
+var ErrPartialIncomplete = &Error{Code: CodeBadRequest, Msg: "Every partial upload of a concatenation must be complete"}
+
+// ConcatenateUploads makes one file of the actor's complete partial
+// uploads, in order (tus Upload-Concat: final): their bytes are copied
+// into a new upload, which becomes an attachment as a finished upload
+// does, and the parts are removed. metadata names the file as for
+// CreateResumableUpload.
+//
+// Errors: the actor errors; ErrUploadNotFound for an unknown part, another
+// user's, or an upload that is not a part; ErrPartialIncomplete;
+// FileTooLargeError when the parts add up to more than the limit; internal
+// errors.
+func (s *Service) ConcatenateUploads(ctx context.Context, actor Actor, partIDs []string, metadata map[string]string) (ResumableUpload, error) {
+	if len(partIDs) == 0 {
+		return ResumableUpload{}, ErrUploadNotFound
+	}
+	var parts []tusInfo
+	var total int64
+	for _, id := range partIDs {
+		info, err := s.loadTusInfo(ctx, actor, id)
+		if err != nil {
+			return ResumableUpload{}, err
+		}
+		if !info.Partial {
+			return ResumableUpload{}, ErrUploadNotFound
+		}
+		size, err := s.tusSize(ctx, &info)
+		if err != nil {
+			return ResumableUpload{}, err
+		}
+		if size != info.Length {
+			return ResumableUpload{}, ErrPartialIncomplete
+		}
+		parts = append(parts, info)
+		total += info.Length
+	}
+	if total > s.maxUploadBytes() {
+		return ResumableUpload{}, FileTooLargeError(s.cfg.MaxUploadMiB)
+	}
+	up, err := s.createResumableUpload(ctx, actor, total, metadata, false)
+	if err != nil || up.Result != nil {
+		return up, err
+	}
+	unlock := s.tusLocks.lock(up.ID)
+	defer unlock()
+	final, err := s.loadTusInfo(ctx, actor, up.ID)
+	if err != nil {
+		return up, err
+	}
+	for _, p := range parts {
+		b, err := s.cfg.Blobs.Open(ctx, p.PathID)
+		if err != nil {
+			return up, internal(err)
+		}
+		n, err := s.cfg.Blobs.Append(ctx, final.PathID, b, total)
+		b.Close()
+		if err != nil {
+			return up, internal(err)
+		}
+		up.Offset += n
+	}
+	if up.Result, err = s.finishTus(ctx, up.ID, &final); err != nil {
+		return up, err
+	}
+	for i, id := range partIDs {
+		if err := s.removeTus(ctx, id, &parts[i]); err != nil {
 			return up, err
 		}
 	}

@@ -15,14 +15,14 @@ import (
 )
 
 // Resumable uploads: the tus 1.0.0 core protocol with the creation,
-// termination and expiration extensions, at /api/v1/tus/, behind the API's
+// termination, expiration and concatenation extensions, at /api/v1/tus/, behind the API's
 // Basic authentication. The protocol lives here; the rules (owner, size
 // limit, lifetime, the attachment made at the end) in chat.Service.
 
 const tusVersion = "1.0.0"
 
 // tusExtensions are the extensions of the protocol served.
-const tusExtensions = "creation,termination,expiration"
+const tusExtensions = "creation,termination,expiration,concatenation"
 
 // setExpires writes Upload-Expires for an upload that can still expire.
 func setExpires(h http.Header, up chat.ResumableUpload) {
@@ -69,6 +69,8 @@ func tusStatus(err error) (int, bool) {
 		return http.StatusRequestEntityTooLarge, true
 	case errors.Is(err, chat.ErrUploadSizeDeferred):
 		return http.StatusLengthRequired, true
+	case errors.Is(err, chat.ErrPartialIncomplete):
+		return http.StatusBadRequest, true
 	case strings.HasPrefix(e.Msg, "File is larger than"):
 		return http.StatusRequestEntityTooLarge, true
 	}
@@ -172,6 +174,13 @@ func formatTusMetadata(m map[string]string) string {
 
 // POST /api/v1/tus/: creation.
 func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor chat.Actor) {
+	if concat := r.Header.Get("Upload-Concat"); strings.HasPrefix(concat, "final;") {
+		s.tusConcatenate(w, r, actor, strings.TrimPrefix(concat, "final;"))
+		return
+	} else if concat != "" && concat != "partial" {
+		tusError(w, http.StatusBadRequest, "Invalid Upload-Concat header")
+		return
+	}
 	var length int64 = -1
 	if v := r.Header.Get("Upload-Length"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -189,7 +198,14 @@ func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor chat.Ac
 		tusError(w, http.StatusBadRequest, "Invalid Upload-Metadata header")
 		return
 	}
-	up, err := s.svc.CreateResumableUpload(r.Context(), actor, length, meta)
+	var up chat.ResumableUpload
+	var err error
+	if r.Header.Get("Upload-Concat") == "partial" {
+		up, err = s.svc.CreatePartialUpload(r.Context(), actor, length)
+		w.Header().Set("Upload-Concat", "partial")
+	} else {
+		up, err = s.svc.CreateResumableUpload(r.Context(), actor, length, meta)
+	}
 	if err != nil {
 		s.tusFail(w, err)
 		return
@@ -202,6 +218,35 @@ func (s *Server) tusCreate(w http.ResponseWriter, r *http.Request, actor chat.Ac
 		return
 	}
 	w.WriteHeader(http.StatusCreated)
+}
+
+// tusConcatenate answers POST with Upload-Concat: final;{urls}: the
+// partial uploads named, in order, become one file.
+func (s *Server) tusConcatenate(w http.ResponseWriter, r *http.Request, actor chat.Actor, urls string) {
+	var ids []string
+	for _, u := range strings.Fields(urls) {
+		if i := strings.LastIndex(u, "/tus/"); i >= 0 {
+			u = u[i+len("/tus/"):]
+		}
+		ids = append(ids, strings.TrimSuffix(u, "/"))
+	}
+	if len(ids) == 0 {
+		tusError(w, http.StatusBadRequest, "Invalid Upload-Concat header")
+		return
+	}
+	meta, ok := parseTusMetadata(r.Header.Get("Upload-Metadata"))
+	if !ok {
+		tusError(w, http.StatusBadRequest, "Invalid Upload-Metadata header")
+		return
+	}
+	up, err := s.svc.ConcatenateUploads(r.Context(), actor, ids, meta)
+	if err != nil {
+		s.tusFail(w, err)
+		return
+	}
+	w.Header().Set("Location", Prefix+"/tus/"+up.ID)
+	w.Header().Set("Upload-Offset", strconv.FormatInt(up.Offset, 10))
+	writeUploadResult(w, http.StatusCreated, up.Result)
 }
 
 // HEAD /api/v1/tus/{id}: where to resume.
@@ -220,6 +265,9 @@ func (s *Server) tusHead(w http.ResponseWriter, r *http.Request, actor chat.Acto
 	h.Set("Upload-Offset", strconv.FormatInt(up.Offset, 10))
 	h.Set("Upload-Length", strconv.FormatInt(up.Length, 10))
 	setExpires(h, up)
+	if up.Partial {
+		h.Set("Upload-Concat", "partial")
+	}
 	if len(up.Metadata) > 0 {
 		h.Set("Upload-Metadata", formatTusMetadata(up.Metadata))
 	}

@@ -154,7 +154,7 @@ func TestTusProtocol(t *testing.T) {
 	// OPTIONS needs no credentials.
 	w := e.tusRequest(http.MethodOptions, "", nil, nil)
 	h := w.Header()
-	if w.Code != http.StatusNoContent || h.Get("Tus-Version") != "1.0.0" || h.Get("Tus-Extension") != "creation,termination,expiration" ||
+	if w.Code != http.StatusNoContent || h.Get("Tus-Version") != "1.0.0" || h.Get("Tus-Extension") != "creation,termination,expiration,concatenation" ||
 		h.Get("Tus-Max-Size") != fmt.Sprint(1<<20) {
 		t.Errorf("OPTIONS: %d %v", w.Code, h)
 	}
@@ -298,5 +298,61 @@ func TestTusBytesGone(t *testing.T) {
 	}
 	if w := e.tusPatch(&e.member, id, 0, strings.NewReader("x")); w.Code != http.StatusNotFound {
 		t.Errorf("PATCH of an upload without bytes: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// TestTusConcatenation: parts uploaded as Upload-Concat: partial, in any
+// order, become one file with Upload-Concat: final, as tus-js-client's
+// parallelUploads does; incomplete parts and other users' are refused,
+// and a part never becomes an attachment of its own.
+func TestTusConcatenation(t *testing.T) {
+	e := newUploadEnv(t, 100)
+	part := func(as *account, body string) string {
+		t.Helper()
+		w := e.tusRequest(http.MethodPost, "", as, nil, "Upload-Length", fmt.Sprint(len(body)), "Upload-Concat", "partial")
+		if w.Code != http.StatusCreated || w.Header().Get("Upload-Concat") != "partial" {
+			t.Fatalf("create part: %d %v", w.Code, w.Header())
+		}
+		id := strings.TrimPrefix(w.Header().Get("Location"), "/api/v1/tus/")
+		if w := e.tusPatch(as, id, 0, strings.NewReader(body)); w.Code != http.StatusNoContent {
+			t.Fatalf("part PATCH: %d %s", w.Code, w.Body.String())
+		}
+		return id
+	}
+	b, a := part(&e.member, "world"), part(&e.member, "hello ")
+	if h := e.tusRequest(http.MethodHead, a, &e.member, nil); h.Header().Get("Upload-Concat") != "partial" {
+		t.Errorf("HEAD of a part: %v", h.Header())
+	}
+	other := part(&e.admin, "x")
+	incomplete := e.tusRequest(http.MethodPost, "", &e.member, nil, "Upload-Length", "9", "Upload-Concat", "partial")
+	incompleteID := strings.TrimPrefix(incomplete.Header().Get("Location"), "/api/v1/tus/")
+	final := func(ids ...string) *httptest.ResponseRecorder {
+		urls := make([]string, len(ids))
+		for i, id := range ids {
+			urls[i] = "/api/v1/tus/" + id
+		}
+		return e.tusRequest(http.MethodPost, "", &e.member, nil, "Upload-Concat", "final;"+strings.Join(urls, " "),
+			"Upload-Metadata", metadata("filename", "joined.txt", "filetype", "text/plain"))
+	}
+	if w := final(a, other); w.Code != http.StatusNotFound {
+		t.Errorf("another user's part: %d", w.Code)
+	}
+	if w := final(a, incompleteID); w.Code != http.StatusBadRequest {
+		t.Errorf("an incomplete part: %d %s", w.Code, w.Body.String())
+	}
+	w := final(a, b)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("final: %d %s", w.Code, w.Body.String())
+	}
+	var res struct{ URL string }
+	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || !strings.HasSuffix(res.URL, "/joined.txt") {
+		t.Fatalf("final answer %s", w.Body.String())
+	}
+	dl := e.fetch(res.URL, &e.member)
+	if dl.Code != http.StatusOK || dl.Body.String() != "hello world" {
+		t.Errorf("download of the joined file: %d %q", dl.Code, dl.Body.String())
+	}
+	if h := e.tusRequest(http.MethodHead, a, &e.member, nil); h.Code != http.StatusNotFound {
+		t.Errorf("a used part is still there: %d", h.Code)
 	}
 }

@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"context"
 	"math"
 	"net"
 	"net/http"
@@ -27,6 +28,22 @@ type RateLimits struct {
 	LoginAttempts int
 }
 
+// SharedBudgets keeps request budgets where every process of one
+// deployment shares them (postgres.RateBudgets does, in the database), so
+// that N processes allow a budget once, not N times. Take charges one
+// request to key at now for a budget of burst requests refilled one per
+// interval, and returns whether it is allowed and the key's theoretical
+// arrival time (GCRA) after it, or before it when refused.
+type SharedBudgets interface {
+	Take(ctx context.Context, key string, now time.Time, interval time.Duration, burst int) (bool, time.Time, error)
+	Clear(ctx context.Context, key string) error
+}
+
+// sharedBudgetTimeout bounds one charge of a shared budget; a store that
+// does not answer in time lets the request through on the process's own
+// budget.
+const sharedBudgetTimeout = time.Second
+
 // DefaultRateLimits are the reference server's limits.
 var DefaultRateLimits = RateLimits{PerUser: 200, PerIP: 100, LoginAttempts: 5}
 
@@ -48,6 +65,10 @@ type limiter struct {
 	limit  int
 	window time.Duration
 	now    func() time.Time
+	// shared, when set, keeps the budgets under prefix+key; the buckets
+	// below serve only when it fails.
+	shared SharedBudgets
+	prefix string
 
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter
@@ -72,6 +93,11 @@ type verdict struct {
 
 // take charges one request to key.
 func (l *limiter) take(key string) verdict {
+	if l.shared != nil {
+		if v, err := l.takeShared(key); err == nil {
+			return v
+		}
+	}
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -95,8 +121,32 @@ func (l *limiter) take(key string) verdict {
 	return v
 }
 
+// takeShared charges key in the shared budgets.
+func (l *limiter) takeShared(key string) (verdict, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), sharedBudgetTimeout)
+	defer cancel()
+	now := l.now()
+	step := l.window / time.Duration(l.limit)
+	ok, tat, err := l.shared.Take(ctx, l.prefix+key, now, step, l.limit)
+	if err != nil {
+		return verdict{}, err
+	}
+	used := tat.Sub(now) // the budget in use, as time to refill
+	v := verdict{ok: ok, limit: l.limit, reset: tat}
+	v.remaining = max(0, int((l.window-used)/step))
+	if !ok {
+		v.retryAfter = max(used+step-l.window, time.Millisecond)
+	}
+	return v, nil
+}
+
 // clear forgets key, as after a successful login.
 func (l *limiter) clear(key string) {
+	if l.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedBudgetTimeout)
+		defer cancel()
+		_ = l.shared.Clear(ctx, l.prefix+key)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.buckets, key)
@@ -131,12 +181,18 @@ type rateLimiters struct {
 	user, ip, login *limiter
 }
 
-func newRateLimiters(rl RateLimits) rateLimiters {
-	return rateLimiters{
+func newRateLimiters(rl RateLimits, shared SharedBudgets) rateLimiters {
+	out := rateLimiters{
 		user:  newLimiter(rl.PerUser, time.Minute),
 		ip:    newLimiter(rl.PerIP, time.Minute),
 		login: newLimiter(rl.LoginAttempts, 30*time.Minute),
 	}
+	for prefix, l := range map[string]*limiter{"user:": out.user, "ip:": out.ip, "login:": out.login} {
+		if l != nil && shared != nil {
+			l.shared, l.prefix = shared, prefix
+		}
+	}
+	return out
 }
 
 // charge takes one request from l for key, sets the headers, and returns

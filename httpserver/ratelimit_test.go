@@ -1,11 +1,13 @@
 package httpserver_test
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,5 +147,53 @@ func TestRateLimitSparesTusChunks(t *testing.T) {
 	}
 	if w := serve(rawRequest(http.MethodPost, httpserver.Prefix+"/tus/", &e.member, nil, "Tus-Resumable", "1.0.0", "Upload-Length", "1")); w.Code != http.StatusTooManyRequests {
 		t.Errorf("third create: %d, want 429", w.Code)
+	}
+}
+
+// gcraBudgets is a SharedBudgets in memory, as the database keeps them.
+type gcraBudgets struct {
+	mu  sync.Mutex
+	tat map[string]time.Time
+}
+
+func (g *gcraBudgets) Take(_ context.Context, key string, now time.Time, interval time.Duration, burst int) (bool, time.Time, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	next := g.tat[key]
+	if next.Before(now) {
+		next = now
+	}
+	next = next.Add(interval)
+	if next.Sub(now) > time.Duration(burst)*interval {
+		return false, g.tat[key], nil
+	}
+	g.tat[key] = next
+	return true, next, nil
+}
+
+func (g *gcraBudgets) Clear(_ context.Context, key string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.tat, key)
+	return nil
+}
+
+// TestRateLimitShared: two servers (two processes) over shared budgets
+// allow a user's budget once between them, not once each.
+func TestRateLimitShared(t *testing.T) {
+	e := newEnv(t)
+	shared := &gcraBudgets{tat: map[string]time.Time{}}
+	one := httpserver.New(e.svc, httpserver.Options{RateLimits: httpserver.RateLimits{PerUser: 3}, SharedBudgets: shared})
+	two := httpserver.New(e.svc, httpserver.Options{RateLimits: httpserver.RateLimits{PerUser: 3}, SharedBudgets: shared})
+	for i, h := range []http.Handler{one, two, one, two} {
+		e.h = h
+		res := e.call(http.MethodGet, "/users/me", &e.member, nil)
+		if i < 3 && res.status != http.StatusOK {
+			t.Fatalf("request %d: %s", i, res.raw)
+		}
+		if i == 3 {
+			expectRateLimited(t, res, 20)
+			checkLimitHeaders(t, res, 3, 0)
+		}
 	}
 }

@@ -43,6 +43,10 @@ type Options struct {
 	// are set per request, so that routes that stream large bodies are not
 	// bound by them.
 	WriteTimeout time.Duration
+	// SharedBudgets, when set, keeps the RateLimits budgets where the
+	// processes of a deployment share them (postgres.RateBudgets); nil
+	// keeps them in this process.
+	SharedBudgets SharedBudgets
 }
 
 // Server is an http.Handler for the API of one chat.Service.
@@ -90,7 +94,7 @@ func (s *Server) handleRawOps(pattern string, ops map[string]chat.Operation, h h
 
 // New returns a Server for svc.
 func New(svc *chat.Service, opts Options) *Server {
-	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux(), limits: newRateLimiters(opts.RateLimits), opts: opts}
+	s := &Server{svc: svc, log: opts.Logger, mux: http.NewServeMux(), limits: newRateLimiters(opts.RateLimits, opts.SharedBudgets), opts: opts}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -124,6 +124,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	svc := chat.New(store, cfg)
 	defer svc.Close()
 	go collectExpiredUploads(ctx, svc, logger)
+	// On PostgreSQL the processes of a deployment share the request
+	// budgets, so that a client cannot multiply its budget by the number
+	// of processes.
+	var shared httpserver.SharedBudgets
+	if pg, ok := store.(*postgres.Store); ok {
+		budgets := pg.RateBudgets()
+		shared = budgets
+		go sweepBudgets(ctx, budgets, logger)
+	}
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -137,7 +146,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler: httpserver.New(svc, httpserver.Options{
 			Logger: logger, RateLimits: rateLimits(*rateLimit),
-			BodyTimeout: bodyTimeout, WriteTimeout: writeTimeout,
+			BodyTimeout: bodyTimeout, WriteTimeout: writeTimeout, SharedBudgets: shared,
 		}),
 		ReadHeaderTimeout: headerTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -299,6 +308,23 @@ func collectExpiredUploads(ctx context.Context, svc *chat.Service, logger *slog.
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+	}
+}
+
+// sweepBudgets removes the full request budgets every ten minutes, until
+// ctx ends.
+func sweepBudgets(ctx context.Context, b *postgres.RateBudgets, logger *slog.Logger) {
+	tick := time.NewTicker(10 * time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if err := b.Sweep(ctx, now); err != nil {
+				logger.Error("sweeping request budgets", "err", err)
+			}
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/teamchat/chat/storage/storagetest"
 )
 
-func open(t *testing.T, dsn string) *postgres.Store {
+func open(t testing.TB, dsn string) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(context.Background(), dsn)
 	if err != nil {

@@ -1,0 +1,3 @@
+-- SQLite serves one process: its request budgets stay in memory. This
+-- migration keeps the versions of the two backends in step.
+SELECT 1;

@@ -117,6 +117,10 @@ type Config struct {
 	// BotStorageLimit bounds each user's bot storage, in code points of
 	// keys and values. Zero means DefaultBotStorageLimit.
 	BotStorageLimit int
+	// UploadLocks serialises the writes to each resumable upload across
+	// the processes that share the uploads' files (postgres.Locks). Nil
+	// means locks within this process, enough for one process.
+	UploadLocks NamedLocks
 	// OutgoingWebhookClient makes the requests of outgoing-webhook bots.
 	// Nil turns those bots off ("Outgoing webhook bots are not enabled on
 	// this server."). A server on a network with private services gives

@@ -210,7 +210,10 @@ func (s *Service) TerminateResumableUpload(ctx context.Context, actor Actor, id 
 	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return err
 	}
-	unlock := s.tusLocks.lock(id)
+	unlock, err := s.lockUpload(ctx, id)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	info, err := s.loadTusInfo(ctx, actor, id)
 	if err != nil {
@@ -236,7 +239,10 @@ func (s *Service) CollectExpiredUploads(ctx context.Context) (int, error) {
 	removed := 0
 	for _, key := range keys {
 		id := strings.TrimPrefix(key, "tus/")
-		unlock := s.tusLocks.lock(id)
+		unlock, err := s.lockUpload(ctx, id)
+		if err != nil {
+			return removed, err
+		}
 		b, err := s.cfg.Blobs.Open(ctx, key)
 		if err != nil {
 			unlock()
@@ -266,7 +272,10 @@ func (s *Service) ResumableUploadState(ctx context.Context, actor Actor, id stri
 	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return ResumableUpload{}, err
 	}
-	unlock := s.tusLocks.lock(id)
+	unlock, err := s.lockUpload(ctx, id)
+	if err != nil {
+		return ResumableUpload{}, err
+	}
 	defer unlock()
 	info, err := s.loadTusInfo(ctx, actor, id)
 	if err != nil {
@@ -315,7 +324,10 @@ func (s *Service) AppendResumableUpload(ctx context.Context, actor Actor, id str
 	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.actor(tx, actor); return err }); err != nil {
 		return ResumableUpload{}, err
 	}
-	unlock := s.tusLocks.lock(id)
+	unlock, err := s.lockUpload(ctx, id)
+	if err != nil {
+		return ResumableUpload{}, err
+	}
 	defer unlock()
 	info, err := s.loadTusInfo(ctx, actor, id)
 	if err != nil {
@@ -398,7 +410,10 @@ func (s *Service) ConcatenateUploads(ctx context.Context, actor Actor, partIDs [
 	if err != nil || up.Result != nil {
 		return up, err
 	}
-	unlock := s.tusLocks.lock(up.ID)
+	unlock, err := s.lockUpload(ctx, up.ID)
+	if err != nil {
+		return ResumableUpload{}, err
+	}
 	defer unlock()
 	final, err := s.loadTusInfo(ctx, actor, up.ID)
 	if err != nil {
@@ -446,6 +461,22 @@ func (s *Service) finishTus(ctx context.Context, id string, info *tusInfo) (*Upl
 		return nil, err
 	}
 	return &res, nil
+}
+
+// NamedLocks are locks by name. Lock waits for the lock named key, or for
+// ctx to end, and returns the function that releases it.
+type NamedLocks interface {
+	Lock(ctx context.Context, key string) (func(), error)
+}
+
+// lockUpload takes the lock of upload id: the configured shared locks, or
+// this process's own.
+func (s *Service) lockUpload(ctx context.Context, id string) (func(), error) {
+	if s.cfg.UploadLocks != nil {
+		unlock, err := s.cfg.UploadLocks.Lock(ctx, "tus/"+id)
+		return unlock, internal(err)
+	}
+	return s.tusLocks.lock(id), nil
 }
 
 // keyedMutex is a set of mutexes by key, created on demand and dropped

@@ -118,6 +118,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cfg.Hub, cfg.Events = hub, events
+		// Resumable uploads take their locks in the database, so that two
+		// processes never append to one upload at once.
+		cfg.UploadLocks = pg.Locks()
 		defer hub.Close()
 		defer events.Close()
 	}

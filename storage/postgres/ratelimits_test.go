@@ -65,3 +65,50 @@ func BenchmarkRateBudgetTake(b *testing.B) {
 		}
 	}
 }
+
+// TestLocks: a named lock held by one store (process) makes another wait
+// until it is released; other names do not wait; a cancelled wait fails.
+func TestLocks(t *testing.T) {
+	pgtest.Required(t)
+	dsn := pgtest.Schema(t)
+	a, b := open(t, dsn).Locks(), open(t, dsn).Locks()
+	ctx := context.Background()
+	unlock, err := a.Lock(ctx, "tus/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := b.Lock(ctx, "tus/2")
+	if err != nil {
+		t.Fatalf("another name: %v", err)
+	}
+	other()
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if _, err := b.Lock(short, "tus/1"); err == nil {
+		t.Fatal("a held lock was taken by another process")
+	}
+	got := make(chan func(), 1)
+	go func() {
+		u, err := b.Lock(ctx, "tus/1")
+		if err != nil {
+			t.Error(err)
+			close(got)
+			return
+		}
+		got <- u
+	}()
+	select {
+	case <-got:
+		t.Fatal("the lock was taken while held")
+	case <-time.After(100 * time.Millisecond):
+	}
+	unlock()
+	select {
+	case u := <-got:
+		if u != nil {
+			u()
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the released lock was not taken")
+	}
+}

@@ -182,9 +182,10 @@ func (d *deliveryBench) run() {
 }
 
 // gap is the pause after every client has polled again, so that the
-// server has taken each poll before the next message.
+// server has taken each poll (every GET /events reads its user and
+// organization first) before the next message.
 func (d *deliveryBench) gap() {
-	time.Sleep(10*time.Millisecond + time.Duration(d.n)*20*time.Microsecond)
+	time.Sleep(10*time.Millisecond + time.Duration(d.n)*80*time.Microsecond)
 }
 
 func (d *deliveryBench) sendChat() {

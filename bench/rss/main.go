@@ -15,28 +15,45 @@
 // and queues, and the RSS is recorded after each round: RSS that keeps
 // growing from round to round is memory that the load leaves behind.
 //
+// With -inprocess, the server runs in this process instead (the store,
+// service and HTTP handler as chatd serve wires them, without its rate
+// limits), so that the Go heap can be told apart from the RSS: after each
+// round it also reports the live heap after a collection, and
+// -heapprofile writes a heap profile at the end.
+//
 //	go run ./bench/rss -chatd /path/to/chatd
+//	go run ./bench/rss -inprocess -heapprofile /tmp/heap.prof
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/httpserver"
+	"github.com/teamchat/chat/storage/sqlite"
 )
 
 func main() {
@@ -49,13 +66,16 @@ func main() {
 	workers := flag.Int("workers", 8, "concurrent requests")
 	idle := flag.Duration("idle", time.Minute, "pause with no requests before the last measure")
 	rounds := flag.Int("rounds", 1, "times to run the load, each with new users, channels and queues")
+	inProcess := flag.Bool("inprocess", false, "serve from this process instead of chatd, and report the live Go heap")
+	heapProfile := flag.String("heapprofile", "", "with -inprocess, write a heap profile to this file at the end")
 	flag.Parse()
-	if *chatd == "" {
+	if *chatd == "" && !*inProcess {
 		flag.Usage()
 		os.Exit(2)
 	}
 	l := &load{users: *users, channels: *channels, members: min(*members, *users), registers: min(*registers, *users),
 		messages: *messages, workers: *workers, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers + 4}}}
+	l.inProcess, l.heapProfile = *inProcess, *heapProfile
 	if err := l.run(*chatd, *idle, *rounds); err != nil {
 		log.Fatal(err)
 	}
@@ -65,6 +85,9 @@ func main() {
 type load struct {
 	users, channels, members, registers, messages, workers int
 	round                                                  int
+	inProcess                                              bool
+	heapProfile                                            string
+	chatdPID                                               int
 
 	client     *http.Client
 	base, host string
@@ -96,38 +119,20 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(chatd, "serve", "--data", dir, "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--rate-limit", "0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	logFile, err := os.Create(dir + "/chatd.log")
-	if err != nil {
-		return err
-	}
-	defer logFile.Close()
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	// The first start prints the owner's credentials.
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() && (l.owner.email == "" || l.owner.key == "") {
-		line := strings.TrimSpace(sc.Text())
-		if v, ok := strings.CutPrefix(line, "owner email:"); ok {
-			l.owner.email = strings.TrimSpace(v)
+	var pid int
+	if l.inProcess {
+		stop, err := l.serveHere(dir, port)
+		if err != nil {
+			return err
 		}
-		if v, ok := strings.CutPrefix(line, "owner API key:"); ok {
-			l.owner.key = strings.TrimSpace(v)
+		defer stop()
+		pid = os.Getpid()
+	} else {
+		stop, err := l.startChatd(chatd, dir, port)
+		if err != nil {
+			return err
 		}
-	}
-	go io.Copy(io.Discard, stdout)
-	if l.owner.key == "" {
-		return fmt.Errorf("chatd printed no owner credentials (log: %s)", logFile.Name())
+		defer stop()
 	}
 	l.base = fmt.Sprintf("http://127.0.0.1:%d/api/v1", port)
 	l.host = fmt.Sprintf("localhost:%d", port)
@@ -138,7 +143,9 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 		return err
 	}
 	l.owner.id = me.UserID
-	pid := cmd.Process.Pid
+	if pid == 0 {
+		pid = l.chatdPID
+	}
 
 	time.Sleep(2 * time.Second)
 	idleRSS, _, err := rss(pid)
@@ -165,6 +172,25 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 		return err
 	}
 	fmt.Printf("after %v idle: RSS %s, peak %s\n", idle, mib(rested), mib(peak))
+	if l.inProcess {
+		fmt.Printf("after %v idle: live Go heap %s\n", idle, mib(liveHeap()))
+		// What the Go runtime holds free but has not yet returned, against
+		// what stays (the live heap, SQLite's caches, stacks, the binary).
+		debug.FreeOSMemory()
+		if freed, _, err := rss(pid); err == nil {
+			fmt.Printf("after returning the Go heap's free memory to the system: RSS %s\n", mib(freed))
+		}
+		if l.heapProfile != "" {
+			f, err := os.Create(l.heapProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				return err
+			}
+		}
+	}
 	line := "| " + mib(idleRSS)
 	for _, a := range after {
 		line += " | " + mib(a)
@@ -202,6 +228,9 @@ func (l *load) runRound(pid int) (int64, error) {
 		return 0, err
 	}
 	fmt.Printf("after round %d (%v): RSS %s, peak %s\n", l.round, time.Since(start).Round(time.Second), mib(after), mib(peak))
+	if l.inProcess {
+		fmt.Printf("after round %d: live Go heap %s\n", l.round, mib(liveHeap()))
+	}
 	return after, nil
 }
 
@@ -389,4 +418,85 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startChatd starts chatd serve on a fresh data directory and reads the
+// owner's credentials from what its first start prints; stop ends it.
+func (l *load) startChatd(chatd, dir string, port int) (stop func(), err error) {
+	cmd := exec.Command(chatd, "serve", "--data", dir, "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--rate-limit", "0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(filepath.Join(dir, "chatd.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	stop = func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		logFile.Close()
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && (l.owner.email == "" || l.owner.key == "") {
+		line := strings.TrimSpace(sc.Text())
+		if v, ok := strings.CutPrefix(line, "owner email:"); ok {
+			l.owner.email = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "owner API key:"); ok {
+			l.owner.key = strings.TrimSpace(v)
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	if l.owner.key == "" {
+		stop()
+		return nil, fmt.Errorf("chatd printed no owner credentials (log: %s)", logFile.Name())
+	}
+	l.chatdPID = cmd.Process.Pid
+	return stop, nil
+}
+
+// serveHere serves the API from this process on SQLite in dir, as chatd
+// serve would, and creates the organization; stop ends it.
+func (l *load) serveHere(dir string, port int) (stop func(), err error) {
+	ctx := context.Background()
+	store, err := sqlite.Open(filepath.Join(dir, "chat.db"))
+	if err != nil {
+		return nil, err
+	}
+	svc := chat.New(store, chat.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Chat", Host: fmt.Sprintf("localhost:%d", port),
+		URL: fmt.Sprintf("http://localhost:%d", port), OwnerEmail: "owner@example.com", OwnerName: "Owner"})
+	if err != nil {
+		svc.Close()
+		store.Close()
+		return nil, err
+	}
+	l.owner = account{email: org.Email, key: org.APIKey}
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		svc.Close()
+		store.Close()
+		return nil, err
+	}
+	srv := &http.Server{Handler: httpserver.New(svc, httpserver.Options{})}
+	go srv.Serve(ln)
+	return func() {
+		srv.Close()
+		svc.Close()
+		store.Close()
+	}, nil
+}
+
+// liveHeap collects garbage and returns the bytes of live Go heap objects.
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

@@ -19,7 +19,8 @@
 // service and HTTP handler as chatd serve wires them, without its rate
 // limits), so that the Go heap can be told apart from the RSS: after each
 // round it also reports the live heap after a collection, and
-// -heapprofile writes a heap profile at the end.
+// -heapprofile writes a heap profile at the end (-cpuprofile, a CPU
+// profile of the load).
 //
 //	go run ./bench/rss -chatd /path/to/chatd
 //	go run ./bench/rss -inprocess -heapprofile /tmp/heap.prof
@@ -68,6 +69,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "times to run the load, each with new users, channels and queues")
 	inProcess := flag.Bool("inprocess", false, "serve from this process instead of chatd, and report the live Go heap")
 	heapProfile := flag.String("heapprofile", "", "with -inprocess, write a heap profile to this file at the end")
+	cpuProfile := flag.String("cpuprofile", "", "with -inprocess, write a CPU profile of the load (not the idle pause) to this file")
 	flag.Parse()
 	if *chatd == "" && !*inProcess {
 		flag.Usage()
@@ -75,7 +77,7 @@ func main() {
 	}
 	l := &load{users: *users, channels: *channels, members: min(*members, *users), registers: min(*registers, *users),
 		messages: *messages, workers: *workers, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers + 4}}}
-	l.inProcess, l.heapProfile = *inProcess, *heapProfile
+	l.inProcess, l.heapProfile, l.cpuProfile = *inProcess, *heapProfile, *cpuProfile
 	if err := l.run(*chatd, *idle, *rounds); err != nil {
 		log.Fatal(err)
 	}
@@ -86,7 +88,7 @@ type load struct {
 	users, channels, members, registers, messages, workers int
 	round                                                  int
 	inProcess                                              bool
-	heapProfile                                            string
+	heapProfile, cpuProfile                                string
 	chatdPID                                               int
 
 	client     *http.Client
@@ -154,14 +156,26 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 	}
 	fmt.Printf("idle, fresh data directory: RSS %s\n", mib(idleRSS))
 
+	if l.inProcess && l.cpuProfile != "" {
+		f, err := os.Create(l.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	var after []int64
 	for l.round = 1; l.round <= rounds; l.round++ {
 		now, err := l.runRound(pid)
 		if err != nil {
+			pprof.StopCPUProfile()
 			return err
 		}
 		after = append(after, now)
 	}
+	pprof.StopCPUProfile()
 	_, peak, err := rss(pid)
 	if err != nil {
 		return err

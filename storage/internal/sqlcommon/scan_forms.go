@@ -1,6 +1,10 @@
 package sqlcommon
 
-import "github.com/teamchat/chat/storage"
+import (
+	"strconv"
+
+	"github.com/teamchat/chat/storage"
+)
 
 // The column lists of the scanners below that rows.go does not name.
 const (
@@ -322,9 +326,21 @@ func messageEditArgs(e *storage.MessageEditRecord) ([]any, error) {
 // parseRealmGroup reads a realm's group-setting column; the empty anonymous
 // group, which stands for the setting's default, is the zero value.
 func parseRealmGroup(text string) (storage.GroupSetting, error) {
+	// Every read of a realm parses these: the common forms, the default
+	// and a group ID, skip the JSON decoder.
+	if text == emptyGroupSetting {
+		return storage.GroupSetting{}, nil
+	}
+	if id, err := strconv.ParseInt(text, 10, 64); err == nil && id > 0 {
+		return storage.GroupSetting{GroupID: id}, nil
+	}
 	v, err := storage.ParseGroupSetting("value", []byte(text))
 	if err != nil || v.IsGroup() || len(v.Members)+len(v.Subgroups) > 0 {
 		return v, err
 	}
 	return storage.GroupSetting{}, nil
 }
+
+// emptyGroupSetting is the stored text of the empty anonymous group, the
+// default of a realm's group settings.
+const emptyGroupSetting = `{"direct_members":[],"direct_subgroups":[]}`

@@ -176,3 +176,26 @@ describe('flags on a narrow', () => {
     assert.deepEqual(st.streams.filter((s) => s.topic === 'ranged'), []);
   });
 });
+
+describe('presence', () => {
+  test('POST /users/me/presence, GET /realm/presence and /users/{id}/presence, presence in register and as events (zulip-js has no named call)', async () => {
+    const queue = await register(z.admin, ['presence']);
+    const mine = ok(await z.member.callEndpoint('/users/me/presence', 'POST', { status: 'active', new_user_input: 'true', slim_presence: 'true' }));
+    assert.ok(typeof mine.presence_last_update_id === 'number', j(mine));
+    assert.ok(mine.presences[a.member.user_id], j(mine));
+    const realm = ok(await z.admin.callEndpoint('/realm/presence', 'GET'));
+    const entry = realm.presences[a.member.email];
+    assert.ok(entry && entry.aggregated.status === 'active', j(realm));
+    const one = ok(await z.admin.callEndpoint(`/users/${a.member.user_id}/presence`, 'GET'));
+    assert.equal(one.presence.aggregated.status, 'active');
+    const st = await register(z.admin, ['presence'], { fetch_event_types: j(['presence']), slim_presence: 'true' });
+    assert.ok(st.presences[a.member.user_id], j(st.presences));
+    assert.equal(st.server_presence_ping_interval_seconds, 60);
+    const events = ok(await z.admin.events.retrieve({ queue_id: queue.queue_id, last_event_id: -1, dont_block: 'true' })).events;
+    assert.ok(events.some((e) => e.type === 'presence' && e.user_id === a.member.user_id), j(events));
+    // With presence_enabled off, the member is not shown online.
+    ok(await z.member.callEndpoint('/settings', 'PATCH', { presence_enabled: 'false' }));
+    const hidden = ok(await z.admin.callEndpoint('/realm/presence', 'GET'));
+    assert.ok(!hidden.presences[a.member.email] || hidden.presences[a.member.email].aggregated.status !== 'active', j(hidden));
+  });
+});

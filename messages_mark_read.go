@@ -92,24 +92,39 @@ func (s *Service) markRead(ctx context.Context, actor Actor, op Operation,
 		if err != nil {
 			return false, err
 		}
-		f.RealmID, f.UserID, f.Unread, f.Limit = cc.realm.ID, cc.actor.ID, true, markReadBatch
-		rows, err := tx.FindMessages(f)
-		if err != nil || len(rows) == 0 {
-			return err == nil, err
+		var changed []int64
+		batch, found := markReadBatch, 0
+		if op == OpMarkAllAsRead {
+			// Everything: one bulk statement per batch (MarkRead),
+			// without reading the messages.
+			batch *= 10
+			if changed, err = storage.MarkRead(tx, cc.realm.ID, cc.actor.ID, batch); err != nil {
+				return false, err
+			}
+			found = len(changed)
+		} else {
+			f.RealmID, f.UserID, f.Unread, f.Limit = cc.realm.ID, cc.actor.ID, true, batch
+			rows, err := tx.FindMessages(f)
+			if err != nil || len(rows) == 0 {
+				return err == nil, err
+			}
+			found = len(rows)
+			ids := make([]int64, len(rows))
+			for i, r := range rows {
+				ids[i] = r.Message.ID
+			}
+			if changed, err = tx.UpdateUserMessageFlags(cc.actor.ID, ids, storage.FlagRead, 0); err != nil {
+				return false, err
+			}
 		}
-		ids := make([]int64, len(rows))
-		for i, r := range rows {
-			ids[i] = r.Message.ID
-		}
-		changed, err := tx.UpdateUserMessageFlags(cc.actor.ID, ids, storage.FlagRead, 0)
-		if err != nil {
-			return false, err
+		if len(changed) == 0 {
+			return true, nil
 		}
 		emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: map[string]any{
 			"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
 			"messages": changed, "all": false,
 		}})
-		return len(rows) < markReadBatch, nil
+		return found < batch, nil
 	})
 }
 

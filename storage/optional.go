@@ -86,6 +86,32 @@ func MessageReaders(tx Tx, messageIDs []int64) ([]int64, error) {
 	return out, nil
 }
 
+// ReadMarkerTx marks a user's unread messages read in bulk.
+type ReadMarkerTx interface {
+	// MarkRead sets FlagRead on at most limit of the user's unread rows,
+	// lowest message IDs first, and returns their message IDs in
+	// increasing order.
+	MarkRead(userID int64, limit int) ([]int64, error)
+}
+
+// MarkRead does what ReadMarkerTx's method does in tx: with tx's own
+// method when it has one, else with FindMessages (of the user's realm)
+// and UpdateUserMessageFlags.
+func MarkRead(tx Tx, realmID, userID int64, limit int) ([]int64, error) {
+	if o, ok := tx.(ReadMarkerTx); ok {
+		return o.MarkRead(userID, limit)
+	}
+	rows, err := tx.FindMessages(MessageFilter{RealmID: realmID, UserID: userID, Unread: true, Limit: limit})
+	if err != nil || len(rows) == 0 {
+		return []int64{}, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.Message.ID
+	}
+	return tx.UpdateUserMessageFlags(userID, ids, FlagRead, 0)
+}
+
 // MessageMoverTx moves many channel messages at once.
 type MessageMoverTx interface {
 	// MoveMessages sets the channel, topic and EditedAt of the channel

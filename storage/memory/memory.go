@@ -35,6 +35,7 @@ var (
 	_ storage.UserMessageTx        = (*tx)(nil)
 	_ storage.MessageReadersTx     = (*tx)(nil)
 	_ storage.MessageMoverTx       = (*tx)(nil)
+	_ storage.ReadMarkerTx         = (*tx)(nil)
 )
 
 // Store is an in-memory storage.Store. The zero value is not usable; call New.

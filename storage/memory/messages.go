@@ -367,6 +367,28 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 	return out, nil
 }
 
+func (t *tx) MarkRead(userID int64, limit int) ([]int64, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	rows := t.s.msgs.rows[userID]
+	var unread []int64
+	for id, f := range rows {
+		if f&storage.FlagRead == 0 {
+			unread = append(unread, id)
+		}
+	}
+	slices.Sort(unread)
+	unread = unread[:min(len(unread), limit)]
+	for _, id := range unread {
+		setKey(t, rows, id, rows[id]|storage.FlagRead)
+	}
+	if unread == nil {
+		unread = []int64{}
+	}
+	return unread, nil
+}
+
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
 	if err := t.writable(); err != nil {
 		return nil, err

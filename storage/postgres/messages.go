@@ -297,6 +297,21 @@ func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
 	return err
 }
 
+var _ storage.ReadMarkerTx = (*tx)(nil)
+
+func (t *tx) MarkRead(userID int64, limit int) ([]int64, error) {
+	if err := t.Writable(); err != nil {
+		return nil, err
+	}
+	changed := []int64{}
+	err := t.query("MarkRead", `UPDATE user_messages SET flags = flags | 1
+		WHERE user_id = $1 AND message_id IN (SELECT message_id FROM user_messages
+			WHERE user_id = $1 AND flags & 1 = 0 ORDER BY message_id LIMIT $2)
+		RETURNING message_id`, sqlcommon.Into(&changed, sqlcommon.ScanID), userID, int64(limit))
+	slices.Sort(changed)
+	return changed, err
+}
+
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
 	if err := t.Writable(); err != nil {
 		return nil, err

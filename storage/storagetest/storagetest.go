@@ -99,6 +99,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Devices", s.testDevices},
 		{"Messages", s.testMessages},
 		{"MoveMessages", s.testMoveMessages},
+		{"MarkRead", s.testMarkRead},
 		{"Reactions", s.testReactions},
 		{"Messages/RoundTrip", s.testMessageRoundTrip},
 		{"Messages/Topics", s.testMessageTopics},

@@ -218,3 +218,46 @@ func (s *suite) testDeleteUserMessages(t *testing.T) {
 		checkErr(t, "DeleteUserMessages in a View", tx.DeleteUserMessages([]int64{f.a.ID}, []int64{ms[1].ID}), storage.ErrReadOnly)
 	})
 }
+
+// testMarkRead checks storage.MarkRead, a backend's own ReadMarkerTx or
+// its derivation: a user's unread rows, lowest message IDs first, at most
+// limit at a time, other users' rows untouched.
+func (s *suite) testMarkRead(t *testing.T) {
+	st := s.store(t)
+	f := newMessageFixture(t, st)
+	var ms []storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		for i := range 5 {
+			ms = append(ms, createMessages(t, tx, channelMessageN(f.r.ID, f.a.ID, f.ch, "t", i))...)
+		}
+		rows := []storage.UserMessage{{UserID: f.b.ID, MessageID: ms[0].ID}, {UserID: f.b.ID, MessageID: ms[1].ID, Flags: storage.FlagRead},
+			{UserID: f.b.ID, MessageID: ms[2].ID, Flags: storage.FlagStarred}, {UserID: f.b.ID, MessageID: ms[4].ID},
+			{UserID: f.c.ID, MessageID: ms[0].ID}}
+		if err := tx.CreateUserMessages(rows); err != nil {
+			t.Fatal(err)
+		}
+	})
+	update(t, st, func(tx storage.Tx) {
+		got, err := storage.MarkRead(tx, f.r.ID, f.b.ID, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "MarkRead(2)", got, []int64{ms[0].ID, ms[2].ID})
+		got, err = storage.MarkRead(tx, f.r.ID, f.b.ID, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "MarkRead again", got, []int64{ms[4].ID})
+		got, err = storage.MarkRead(tx, f.r.ID, f.b.ID, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "MarkRead with nothing unread", got, []int64{})
+	})
+	view(t, st, func(tx storage.Tx) {
+		checkEqual(t, "the starred row keeps its star", mustRecipients(t, tx, ms[2].ID),
+			[]storage.UserMessage{{UserID: f.b.ID, MessageID: ms[2].ID, Flags: storage.FlagStarred | storage.FlagRead}})
+		checkEqual(t, "another user's row", mustRecipients(t, tx, ms[0].ID), []storage.UserMessage{
+			{UserID: f.b.ID, MessageID: ms[0].ID, Flags: storage.FlagRead}, {UserID: f.c.ID, MessageID: ms[0].ID}})
+	})
+}

@@ -270,6 +270,7 @@ type Tx interface {
 	storage.RealmDomainByNameTx
 	storage.UserMessageTx
 	storage.MessageReadersTx
+	storage.ReadMarkerTx
 }
 
 // OrEmpty returns s, or an empty slice for nil: array columns are NOT

@@ -236,6 +236,23 @@ func ownedBot(tx storage.Tx, actor *storage.UserRecord, realmID, botID int64) (s
 	return b, nil
 }
 
+// changeBot runs change in a write transaction on a bot that the actor
+// may administer.
+func (s *Service) changeBot(ctx context.Context, actor Actor, botID int64,
+	change func(tx storage.Tx, emit func(Event), realm Realm, b storage.UserRecord) error) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		owner, realm, err := s.admit(tx, actor, OpUpdateBot)
+		if err != nil {
+			return err
+		}
+		b, err := ownedBot(tx, &owner, realm.ID, botID)
+		if err != nil {
+			return err
+		}
+		return change(tx, emit, realm, b)
+	})
+}
+
 // UpdateBot renames a bot or gives it another owner (PATCH
 // /bots/{bot_id}), with realm_user and realm_bot update events. The bot's
 // owner and the organization's administrators may.
@@ -245,15 +262,7 @@ func ownedBot(tx storage.Tx, actor *storage.UserRecord, realmID, botID int64) (s
 // an owner who is not an active human of the organization.
 func (s *Service) UpdateBot(ctx context.Context, actor Actor, botID int64, req BotUpdate) (BotView, error) {
 	var out BotView
-	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		owner, realm, err := s.admit(tx, actor, OpUpdateBot)
-		if err != nil {
-			return err
-		}
-		b, err := ownedBot(tx, &owner, realm.ID, botID)
-		if err != nil {
-			return err
-		}
+	err := s.changeBot(ctx, actor, botID, func(tx storage.Tx, emit func(Event), realm Realm, b storage.UserRecord) error {
 		changed := map[string]any{}
 		if req.FullName != nil {
 			name, err := checkFullName(*req.FullName)
@@ -304,15 +313,7 @@ func (s *Service) UpdateBot(ctx context.Context, actor Actor, botID int64, req B
 //
 // Errors: ErrNoSuchBot; ErrInsufficientPermission; ErrUserDeactivated.
 func (s *Service) DeactivateBot(ctx context.Context, actor Actor, botID int64) error {
-	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		owner, realm, err := s.admit(tx, actor, OpUpdateBot)
-		if err != nil {
-			return err
-		}
-		b, err := ownedBot(tx, &owner, realm.ID, botID)
-		if err != nil {
-			return err
-		}
+	err := s.changeBot(ctx, actor, botID, func(tx storage.Tx, emit func(Event), realm Realm, b storage.UserRecord) error {
 		if !b.IsActive {
 			return ErrUserDeactivated
 		}
@@ -340,19 +341,12 @@ func (s *Service) DeactivateBot(ctx context.Context, actor Actor, botID int64) e
 // Errors: ErrNoSuchBot; ErrInsufficientPermission.
 func (s *Service) RegenerateBotAPIKey(ctx context.Context, actor Actor, botID int64) (string, error) {
 	var key string
-	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		owner, realm, err := s.admit(tx, actor, OpUpdateBot)
+	err := s.changeBot(ctx, actor, botID, func(tx storage.Tx, emit func(Event), realm Realm, b storage.UserRecord) error {
+		newKey, err := s.newAPIKey()
 		if err != nil {
 			return err
 		}
-		b, err := ownedBot(tx, &owner, realm.ID, botID)
-		if err != nil {
-			return err
-		}
-		if b.APIKey, err = s.newAPIKey(); err != nil {
-			return err
-		}
-		key = b.APIKey
+		b.APIKey, key = newKey, newKey
 		if err := tx.UpdateUser(b); err != nil {
 			return err
 		}

@@ -316,18 +316,7 @@ func (s *Service) userGroupView(tx storage.Tx, ga *groupAdmin, grp *storage.User
 // too); the name, description and group-setting errors of
 // CreateUserGroup; ErrGroupSettingOldMismatch.
 func (s *Service) UpdateUserGroup(ctx context.Context, actor Actor, id int64, req UserGroupUpdate) error {
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		ga, err := s.groupAdmin(tx, actor, OpUpdateUserGroup)
-		if err != nil {
-			return err
-		}
-		grp, err := ga.group(id, true)
-		if err != nil {
-			return err
-		}
-		if !ga.allowed(&grp, "") {
-			return ErrInsufficientPermission
-		}
+	return s.changeGroup(ctx, actor, id, true, func(tx storage.Tx, emit func(Event), ga *groupAdmin, grp storage.UserGroup) error {
 		data := map[string]any{}
 		if req.Name != nil {
 			name, err := checkUserGroupName(ga, *req.Name, grp.ID)
@@ -377,6 +366,26 @@ func (s *Service) UpdateUserGroup(ctx context.Context, actor Actor, id int64, re
 	})
 }
 
+// changeGroup runs change in a write transaction on a copy of the
+// user-defined group id, which the actor must manage when managersOnly.
+func (s *Service) changeGroup(ctx context.Context, actor Actor, id int64, managersOnly bool,
+	change func(tx storage.Tx, emit func(Event), ga *groupAdmin, grp storage.UserGroup) error) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		ga, err := s.groupAdmin(tx, actor, OpUpdateUserGroup)
+		if err != nil {
+			return err
+		}
+		grp, err := ga.group(id, true)
+		if err != nil {
+			return err
+		}
+		if managersOnly && !ga.allowed(&grp, "") {
+			return ErrInsufficientPermission
+		}
+		return change(tx, emit, ga, grp)
+	})
+}
+
 // save stores grp and emits user_group/update with data, when data has
 // changes.
 func (ga *groupAdmin) save(tx storage.Tx, emit func(Event), grp *storage.UserGroup, data map[string]any) error {
@@ -401,18 +410,7 @@ func (ga *groupAdmin) save(tx storage.Tx, emit func(Event), grp *storage.UserGro
 // Errors: ErrInvalidUserGroup; ErrInsufficientPermission;
 // ErrUserGroupDeactivated for a group deactivated already.
 func (s *Service) DeactivateUserGroup(ctx context.Context, actor Actor, id int64) error {
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		ga, err := s.groupAdmin(tx, actor, OpUpdateUserGroup)
-		if err != nil {
-			return err
-		}
-		grp, err := ga.group(id, true)
-		if err != nil {
-			return err
-		}
-		if !ga.allowed(&grp, "") {
-			return ErrInsufficientPermission
-		}
+	return s.changeGroup(ctx, actor, id, true, func(tx storage.Tx, emit func(Event), ga *groupAdmin, grp storage.UserGroup) error {
 		if grp.Deactivated {
 			return ErrUserGroupDeactivated
 		}
@@ -433,15 +431,7 @@ func (s *Service) DeactivateUserGroup(ctx context.Context, actor Actor, id int64
 // ErrUserGroupDeactivated; "Invalid user ID: {id}"; "User {id} is already
 // a member of this group"; "There is no member '{id}' in this user group".
 func (s *Service) UpdateUserGroupMembers(ctx context.Context, actor Actor, id int64, add, remove []int64) error {
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		ga, err := s.groupAdmin(tx, actor, OpUpdateUserGroup)
-		if err != nil {
-			return err
-		}
-		grp, err := ga.group(id, true)
-		if err != nil {
-			return err
-		}
+	return s.changeGroup(ctx, actor, id, false, func(tx storage.Tx, emit func(Event), ga *groupAdmin, grp storage.UserGroup) error {
 		if grp.Deactivated {
 			return ErrUserGroupDeactivated
 		}
@@ -508,18 +498,7 @@ func (ga *groupAdmin) changeLists(tx storage.Tx, emit func(Event), grp *storage.
 // ErrUserGroupCycle; "User group {id} is already a subgroup of this
 // group."; "User group {id} is not a subgroup of this group."
 func (s *Service) UpdateUserGroupSubgroups(ctx context.Context, actor Actor, id int64, add, remove []int64) error {
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		ga, err := s.groupAdmin(tx, actor, OpUpdateUserGroup)
-		if err != nil {
-			return err
-		}
-		grp, err := ga.group(id, true)
-		if err != nil {
-			return err
-		}
-		if !ga.allowed(&grp, "") {
-			return ErrInsufficientPermission
-		}
+	return s.changeGroup(ctx, actor, id, true, func(tx storage.Tx, emit func(Event), ga *groupAdmin, grp storage.UserGroup) error {
 		if grp.Deactivated {
 			return ErrUserGroupDeactivated
 		}

@@ -41,19 +41,7 @@ func fieldNotFound(id int64) error {
 // field_data, summary and matching errors of CreateProfileField;
 // ErrFieldLabelExists.
 func (s *Service) UpdateProfileField(ctx context.Context, actor Actor, id int64, req ProfileFieldUpdate) error {
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		_, realm, err := s.admit(tx, actor, OpCreateProfileField)
-		if err != nil {
-			return err
-		}
-		fields, err := tx.ProfileFields(realm.ID)
-		if err != nil {
-			return err
-		}
-		i := slices.IndexFunc(fields, func(f storage.ProfileField) bool { return f.ID == id })
-		if i < 0 {
-			return fieldNotFound(id)
-		}
+	return s.changeProfileField(ctx, actor, id, func(tx storage.Tx, emit func(Event), realm Realm, fields []storage.ProfileField, i int) error {
 		f := fields[i]
 		isDefaultAccount := f.Type == FieldExternalAccount && slices.Contains(mapsValues(defaultExternalAccounts), f.Name)
 		if req.Name != nil && !isDefaultAccount {
@@ -126,6 +114,28 @@ func (s *Service) UpdateProfileField(ctx context.Context, actor Actor, id int64,
 	})
 }
 
+// changeProfileField runs change in a write transaction of an
+// administrator, with the organization's fields and the index of field id
+// among them.
+func (s *Service) changeProfileField(ctx context.Context, actor Actor, id int64,
+	change func(tx storage.Tx, emit func(Event), realm Realm, fields []storage.ProfileField, i int) error) error {
+	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		_, realm, err := s.admit(tx, actor, OpCreateProfileField)
+		if err != nil {
+			return err
+		}
+		fields, err := tx.ProfileFields(realm.ID)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(fields, func(f storage.ProfileField) bool { return f.ID == id })
+		if i < 0 {
+			return fieldNotFound(id)
+		}
+		return change(tx, emit, realm, fields, i)
+	})
+}
+
 func mapsValues(m map[string]string) []string {
 	out := make([]string, 0, len(m))
 	for _, v := range m {
@@ -144,19 +154,7 @@ func emitProfileFields(emit func(Event), realmID int64, fields []storage.Profile
 //
 // Errors: ErrMustBeAdmin; "Field id {id} not found.".
 func (s *Service) DeleteProfileField(ctx context.Context, actor Actor, id int64) error {
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
-		_, realm, err := s.admit(tx, actor, OpCreateProfileField)
-		if err != nil {
-			return err
-		}
-		fields, err := tx.ProfileFields(realm.ID)
-		if err != nil {
-			return err
-		}
-		i := slices.IndexFunc(fields, func(f storage.ProfileField) bool { return f.ID == id })
-		if i < 0 {
-			return fieldNotFound(id)
-		}
+	return s.changeProfileField(ctx, actor, id, func(tx storage.Tx, emit func(Event), realm Realm, fields []storage.ProfileField, i int) error {
 		if err := tx.DeleteProfileField(id); err != nil {
 			return err
 		}

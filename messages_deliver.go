@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -29,6 +30,10 @@ type deliverOptions struct {
 	// rendered, when set, receives what rendering found of each message
 	// (whom it mentions), for the work that follows the commit.
 	rendered *[]deliveryRendering
+	// prerendered, when set, holds each message's rendering, made before
+	// the write transaction (see preRender), so that the writer is not
+	// held while Markdown and linkifiers run.
+	prerendered []markdown.Result
 }
 
 // deliver renders the messages, stores them with the rows of their
@@ -77,17 +82,25 @@ type deliveryRendering struct {
 // renderForDelivery renders the messages and checks who may use wildcard
 // mentions.
 func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) ([]deliveryRendering, error) {
-	var all strings.Builder
-	for _, m := range ms {
-		all.WriteString(m.Content)
-	}
-	rc, err := newRenderContext(tx, realmID, all.String(), o.canLink)
-	if err != nil {
-		return nil, err
+	var rc *renderContext
+	if len(o.prerendered) != len(ms) {
+		var all strings.Builder
+		for _, m := range ms {
+			all.WriteString(m.Content)
+		}
+		var err error
+		if rc, err = newRenderContext(tx, realmID, all.String(), o.canLink); err != nil {
+			return nil, err
+		}
 	}
 	info := make([]deliveryRendering, len(ms))
 	for i, m := range ms {
-		r := rc.render(m.Content)
+		var r markdown.Result
+		if rc != nil {
+			r = rc.render(m.Content)
+		} else {
+			r = o.prerendered[i]
+		}
 		m.RenderedContent = r.HTML
 		m.HasLink, m.HasImage, m.HasAttachment = r.HasLink, r.HasImage, r.HasAttachment
 		info[i] = deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}

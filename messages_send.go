@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -224,6 +225,7 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 		m        *storage.MessageRecord
 		outgoing []outgoingCall
 	)
+	pre := s.preRender(ctx, actor, req.Content)
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
@@ -249,10 +251,14 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 			read = *req.ReadBySender
 		}
 		var rendered []deliveryRendering
-		err = s.deliver(tx, emit, cc.realm.ID, []*storage.MessageRecord{m}, deliverOptions{
+		o := deliverOptions{
 			sender: &cc.actor, readBySender: read, canLink: func(c *storage.Channel) bool { return cc.access(c).metadata(c) },
 			queueID: req.QueueID, localID: req.LocalID, rendered: &rendered,
-		})
+		}
+		if pre != nil && pre.realmID == cc.realm.ID && pre.content == m.Content {
+			o.prerendered = []markdown.Result{pre.result}
+		}
+		err = s.deliver(tx, emit, cc.realm.ID, []*storage.MessageRecord{m}, o)
 		if err != nil {
 			return err
 		}
@@ -388,4 +394,56 @@ func (s *Service) userByAPIEmail(tx storage.Tx, realm Realm, viewer *storage.Use
 func (s *Service) PostChannelMessage(ctx context.Context, actor Actor, channelID int64, topic, content string) (int64, error) {
 	return s.SendMessage(ctx, actor, SendMessageRequest{Type: "channel", To: &MessageTo{IDs: []int64{channelID}},
 		Topic: &topic, Content: content})
+}
+
+// preRendered is a message's rendering made before its write transaction.
+type preRendered struct {
+	realmID int64
+	content string
+	result  markdown.Result
+}
+
+// preRenderMinBytes is the length from which a message is rendered before
+// its write transaction: shorter ones render in microseconds, less than
+// the read transaction would cost.
+const preRenderMinBytes = 1000
+
+// preRender renders the content of a long message to be sent in a read
+// transaction of its own, so that the single writer is not held while
+// Markdown and the organization's linkifiers run over it; nil for short
+// content, content that would be refused (the write transaction then
+// reports it, in its order), or reads that fail. The write uses the
+// rendering when the content it stores is the same.
+func (s *Service) preRender(ctx context.Context, actor Actor, raw string) *preRendered {
+	if len(raw) < preRenderMinBytes {
+		return nil
+	}
+	content, err := normaliseContent(raw)
+	if err != nil {
+		return nil
+	}
+	var out *preRendered
+	_ = s.view(ctx, actor, func(tx storage.Tx) error {
+		_, realm, err := s.actor(tx, actor)
+		if err != nil {
+			return err
+		}
+		// The channels the sender may link are read only for content that
+		// links one.
+		var canLink func(*storage.Channel) bool
+		if strings.Contains(content, "#**") {
+			cc, err := s.channelContext(tx, actor)
+			if err != nil {
+				return err
+			}
+			canLink = func(c *storage.Channel) bool { return cc.access(c).metadata(c) }
+		}
+		rc, err := newRenderContext(tx, realm.ID, content, canLink)
+		if err != nil {
+			return err
+		}
+		out = &preRendered{realmID: realm.ID, content: content, result: rc.render(content)}
+		return nil
+	})
+	return out
 }

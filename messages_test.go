@@ -2,6 +2,7 @@ package chat_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -237,5 +238,67 @@ func TestNoCommitAfterDeadline(t *testing.T) {
 		}
 		armed.Store(false)
 		diff(t, "messages after the late send", narrowIDs(t, f, f.member.ID, `[["channel","late"]]`), []int64{})
+	})
+}
+
+// linkifierSpy counts the reads of linkifiers in write transactions.
+type linkifierSpy struct {
+	storage.Store
+	reads atomic.Int64
+}
+
+type linkifierSpyTx struct {
+	storage.Tx
+	reads *atomic.Int64
+}
+
+func (s *linkifierSpy) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.Store.Update(ctx, func(tx storage.Tx) error { return fn(linkifierSpyTx{tx, &s.reads}) })
+}
+
+func (t linkifierSpyTx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
+	t.reads.Add(1)
+	return t.Tx.Linkifiers(realmID)
+}
+
+// TestLongMessagesRenderBeforeTheWrite: a long message is rendered, its
+// linkifiers included, before its write transaction, so that the one
+// writer of a store is not held while they run; the stored rendering is
+// the same as a short message's.
+func TestLongMessagesRenderBeforeTheWrite(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		var spy *linkifierSpy
+		f := newFixture(t, func(t *testing.T) storage.Store {
+			spy = &linkifierSpy{Store: newStore(t)}
+			return spy
+		})
+		ctx := t.Context()
+		_, err := f.svc.AddLinkifier(ctx, chat.AsUser(f.admin.ID), chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`,
+			URLTemplate: "https://example.org/{id}"})
+		wantNoErr(t, "AddLinkifier", err)
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.member.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "long"}}})
+		wantNoErr(t, "Subscribe", err)
+		id := channelIDOf(t, f, "long")
+		send := func(content string) (string, int64) {
+			t.Helper()
+			before := spy.reads.Load()
+			mid, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), id, "t", content)
+			wantNoErr(t, "send", err)
+			v, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), mid, chat.MessageFormat{ApplyMarkdown: true})
+			wantNoErr(t, "GetMessage", err)
+			return v.Content, spy.reads.Load() - before
+		}
+		// The topic's links are still made in the write (topics are
+		// short); the content's rendering is not, for a long message.
+		short, shortReads := send("see #12")
+		long, longReads := send("see #12 " + strings.Repeat("word ", 300))
+		if longReads != shortReads-1 {
+			t.Errorf("linkifier reads in the write: %d for a long message, %d for a short one; want one fewer", longReads, shortReads)
+		}
+		for _, rendered := range []string{short, long} {
+			if !strings.Contains(rendered, `href="https://example.org/12"`) {
+				t.Errorf("rendered %.80q", rendered)
+			}
+		}
 	})
 }

@@ -126,6 +126,7 @@ func (v GroupSetting) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// AppendIDs appends ids to b as a JSON array of integers.
 func AppendIDs(b []byte, ids []int64) []byte {
 	b = append(b, '[')
 	for i, id := range ids {

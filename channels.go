@@ -216,14 +216,13 @@ func (s *Service) Channels(ctx context.Context, actor Actor, q ChannelQuery) ([]
 		for i, c := range picked {
 			ids[i] = c.ID
 		}
-		subs, err := tx.ChannelSubscriptions(ids)
+		counts, err := storage.SubscriberCounts(tx, ids)
 		if err != nil {
 			return err
 		}
-		counts := subscriberIDs(subs)
 		out = make([]ChannelView, len(picked))
 		for i, c := range picked {
-			out[i] = viewChannel(c, len(counts[c.ID]))
+			out[i] = viewChannel(c, counts[c.ID])
 			if q.IncludeDefault {
 				out[i].IsDefault = ptrTo(c.IsDefault)
 			}

@@ -86,6 +86,30 @@ func MessageReaders(tx Tx, messageIDs []int64) ([]int64, error) {
 	return out, nil
 }
 
+// SubscriberCountsTx counts channels' subscriptions without reading them.
+type SubscriberCountsTx interface {
+	// SubscriberCounts returns the number of subscriptions of each of the
+	// channels that has any, by channel ID.
+	SubscriberCounts(channelIDs []int64) (map[int64]int, error)
+}
+
+// SubscriberCounts answers SubscriberCountsTx's query in tx: with tx's
+// own method when it has one, else from ChannelSubscriptions.
+func SubscriberCounts(tx Tx, channelIDs []int64) (map[int64]int, error) {
+	if o, ok := tx.(SubscriberCountsTx); ok {
+		return o.SubscriberCounts(channelIDs)
+	}
+	subs, err := tx.ChannelSubscriptions(channelIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]int{}
+	for _, s := range subs {
+		out[s.ChannelID]++
+	}
+	return out, nil
+}
+
 // ReadMarkerTx marks a user's unread messages read in bulk.
 type ReadMarkerTx interface {
 	// MarkRead sets FlagRead on at most limit of the user's unread rows,

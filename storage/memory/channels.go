@@ -289,6 +289,16 @@ func (t *tx) SubscriptionColors(userIDs []int64) (map[int64][]string, error) {
 	return out, nil
 }
 
+func (t *tx) SubscriberCounts(channelIDs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	for _, ch := range channelIDs {
+		if n := len(t.s.c.channelSubs[ch]); n > 0 {
+			out[ch] = n
+		}
+	}
+	return out, nil
+}
+
 func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, error) {
 	ids := slices.Clone(channelIDs)
 	slices.Sort(ids)

@@ -36,6 +36,7 @@ var (
 	_ storage.MessageReadersTx     = (*tx)(nil)
 	_ storage.MessageMoverTx       = (*tx)(nil)
 	_ storage.ReadMarkerTx         = (*tx)(nil)
+	_ storage.SubscriberCountsTx   = (*tx)(nil)
 )
 
 // Store is an in-memory storage.Store. The zero value is not usable; call New.

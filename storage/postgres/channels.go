@@ -203,6 +203,23 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, e
 		scanSub, channelIDs)
 }
 
+func (t *tx) SubscriberCounts(channelIDs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	if len(channelIDs) == 0 {
+		return out, nil
+	}
+	err := t.query("SubscriberCounts", `SELECT channel_id, count(*) FROM subscriptions
+		WHERE channel_id = ANY($1) GROUP BY channel_id`, func(sc sqlcommon.Scanner) error {
+		var ch, n int64
+		if err := sc.Scan(&ch, &n); err != nil {
+			return err
+		}
+		out[ch] = int(n)
+		return nil
+	}, channelIDs)
+	return out, err
+}
+
 func (t *tx) UpdateSubscription(s storage.Subscription) error {
 	return t.execOne("UpdateSubscription", `UPDATE subscriptions SET color = $1, is_muted = $2, pin_to_top = $3,
 		desktop = $4, audible = $5, push = $6, email = $7, wildcard = $8 WHERE user_id = $9 AND channel_id = $10`,

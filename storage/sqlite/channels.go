@@ -324,6 +324,23 @@ func (t *tx) ChannelSubscriptions(channelIDs []int64) ([]storage.Subscription, e
 	return t.subs("ChannelSubscriptions", qChannelSubscriptions, jsonIDs(channelIDs))
 }
 
+func (t *tx) SubscriberCounts(channelIDs []int64) (map[int64]int, error) {
+	out := map[int64]int{}
+	if len(channelIDs) == 0 {
+		return out, nil
+	}
+	err := t.query("SubscriberCounts", `SELECT channel_id, count(*) FROM subscriptions
+		WHERE channel_id IN (SELECT value FROM json_each(?)) GROUP BY channel_id`, func(sc scanner) error {
+		var ch, n int64
+		if err := sc.Scan(&ch, &n); err != nil {
+			return err
+		}
+		out[ch] = int(n)
+		return nil
+	}, jsonIDs(channelIDs))
+	return out, err
+}
+
 func (t *tx) UpdateSubscription(s storage.Subscription) error {
 	res, err := t.execQ("UpdateSubscription", qUpdateSubscription, s.Color, b2i(s.IsMuted), b2i(s.PinToTop),
 		nullBool(s.DesktopNotifications), nullBool(s.AudibleNotifications), nullBool(s.PushNotifications),

@@ -211,3 +211,31 @@ func subscriptionOf(tx storage.Tx, userID, channelID int64) (storage.Subscriptio
 	}
 	return storage.Subscription{}, storage.ErrNotFound
 }
+
+// testSubscriberCounts checks storage.SubscriberCounts, a backend's own
+// SubscriberCountsTx or its derivation: the subscriptions of each channel
+// that has any, channels without none.
+func (s *suite) testSubscriberCounts(t *testing.T) {
+	st, f := s.channelStore(t)
+	var chans []storage.Channel
+	update(t, st, func(tx storage.Tx) {
+		chans = createChannels(t, tx, channelN(f.r1.ID, 1), channelN(f.r1.ID, 2), channelN(f.r1.ID, 3))
+		if err := tx.CreateSubscriptions([]storage.Subscription{
+			{UserID: f.users[0].ID, ChannelID: chans[0].ID, Color: "#000"}, {UserID: f.users[1].ID, ChannelID: chans[0].ID, Color: "#000"},
+			{UserID: f.users[2].ID, ChannelID: chans[0].ID, Color: "#000"}, {UserID: f.users[1].ID, ChannelID: chans[2].ID, Color: "#000"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, err := storage.SubscriberCounts(tx, []int64{chans[0].ID, chans[1].ID, chans[2].ID, chans[2].ID + 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "SubscriberCounts", got, map[int64]int{chans[0].ID: 3, chans[2].ID: 1})
+		none, err := storage.SubscriberCounts(tx, nil)
+		if err != nil || len(none) != 0 {
+			t.Errorf("SubscriberCounts(nil) = %v, %v", none, err)
+		}
+	})
+}

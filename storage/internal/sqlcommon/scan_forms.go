@@ -271,6 +271,7 @@ type Tx interface {
 	storage.UserMessageTx
 	storage.MessageReadersTx
 	storage.ReadMarkerTx
+	storage.SubscriberCountsTx
 }
 
 // OrEmpty returns s, or an empty slice for nil: array columns are NOT

@@ -520,14 +520,10 @@ func (s *Service) UpdateUserGroupSubgroups(ctx context.Context, actor Actor, id 
 	})
 }
 
-// UserGroupMembers returns the IDs of a group's members, ascending: its
-// direct members only, or everyone it contains through its subgroups too
-// (active users only). Any user may ask.
-//
-// Errors: ErrInvalidUserGroup; those of the actor check.
-func (s *Service) UserGroupMembers(ctx context.Context, actor Actor, id int64, directOnly bool) ([]int64, error) {
-	var out []int64
-	err := s.view(ctx, actor, func(tx storage.Tx) error {
+// viewGroup runs fn in a read transaction with the group context loaded
+// and group id looked up, for the read operations any user may call.
+func (s *Service) viewGroup(ctx context.Context, actor Actor, id int64, fn func(tx storage.Tx, ga *groupAdmin, grp *storage.UserGroup) error) error {
+	return s.view(ctx, actor, func(tx storage.Tx) error {
 		ga, err := s.groupAdmin(tx, actor, OpUserGroups)
 		if err != nil {
 			return err
@@ -536,24 +532,42 @@ func (s *Service) UserGroupMembers(ctx context.Context, actor Actor, id int64, d
 		if grp == nil {
 			return ErrInvalidUserGroup
 		}
-		users, err := tx.Users(ga.realm.ID, nil)
-		if err != nil {
-			return err
-		}
-		out = []int64{}
-		for i := range users {
-			u := &users[i]
-			if !u.IsActive {
-				continue
-			}
-			direct := (grp.IsSystem && roleMember(grp.Name, u.Role)) || slices.Contains(grp.Members, u.ID)
-			if direct || (!directOnly && ga.g.contains(grp.ID, u)) {
-				out = append(out, u.ID)
-			}
-		}
-		return nil
+		return fn(tx, ga, grp)
+	})
+}
+
+// UserGroupMembers returns the IDs of a group's members, ascending: its
+// direct members only, or everyone it contains through its subgroups too
+// (active users only). Any user may ask.
+//
+// Errors: ErrInvalidUserGroup; those of the actor check.
+func (s *Service) UserGroupMembers(ctx context.Context, actor Actor, id int64, directOnly bool) ([]int64, error) {
+	var out []int64
+	err := s.viewGroup(ctx, actor, id, func(tx storage.Tx, ga *groupAdmin, grp *storage.UserGroup) (err error) {
+		out, err = ga.members(tx, grp, directOnly)
+		return err
 	})
 	return out, err
+}
+
+// members lists grp's active members, ascending.
+func (ga *groupAdmin) members(tx storage.Tx, grp *storage.UserGroup, directOnly bool) ([]int64, error) {
+	users, err := tx.Users(ga.realm.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := []int64{}
+	for i := range users {
+		u := &users[i]
+		if !u.IsActive {
+			continue
+		}
+		direct := (grp.IsSystem && roleMember(grp.Name, u.Role)) || slices.Contains(grp.Members, u.ID)
+		if direct || (!directOnly && ga.g.contains(grp.ID, u)) {
+			out = append(out, u.ID)
+		}
+	}
+	return out, nil
 }
 
 // IsUserGroupMember reports whether a user is a member of a group,
@@ -562,18 +576,16 @@ func (s *Service) UserGroupMembers(ctx context.Context, actor Actor, id int64, d
 // Errors: ErrInvalidUserGroup; "Invalid user ID: {id}"; those of the actor
 // check.
 func (s *Service) IsUserGroupMember(ctx context.Context, actor Actor, id, userID int64, directOnly bool) (bool, error) {
-	members, err := s.UserGroupMembers(ctx, actor, id, directOnly)
-	if err != nil {
-		return false, err
-	}
-	err = s.view(ctx, actor, func(tx storage.Tx) error {
-		_, realm, err := s.actor(tx, actor)
-		if err != nil {
+	var is bool
+	err := s.viewGroup(ctx, actor, id, func(tx storage.Tx, ga *groupAdmin, grp *storage.UserGroup) error {
+		if err := checkMembers(tx, ga.realm.ID, []int64{userID}); err != nil {
 			return err
 		}
-		return checkMembers(tx, realm.ID, []int64{userID})
+		members, err := ga.members(tx, grp, directOnly)
+		is = slices.Contains(members, userID)
+		return err
 	})
-	return slices.Contains(members, userID), err
+	return is, err
 }
 
 // UserGroupSubgroups returns the IDs of a group's subgroups, ascending:
@@ -582,15 +594,7 @@ func (s *Service) IsUserGroupMember(ctx context.Context, actor Actor, id, userID
 // Errors: ErrInvalidUserGroup; those of the actor check.
 func (s *Service) UserGroupSubgroups(ctx context.Context, actor Actor, id int64, directOnly bool) ([]int64, error) {
 	var out []int64
-	err := s.view(ctx, actor, func(tx storage.Tx) error {
-		ga, err := s.groupAdmin(tx, actor, OpUserGroups)
-		if err != nil {
-			return err
-		}
-		grp := ga.g.byID[id]
-		if grp == nil {
-			return ErrInvalidUserGroup
-		}
+	err := s.viewGroup(ctx, actor, id, func(_ storage.Tx, ga *groupAdmin, grp *storage.UserGroup) error {
 		out = []int64{}
 		for _, other := range ga.g.list {
 			if other.ID == grp.ID {

@@ -52,6 +52,15 @@ func TestUserGroupAdministration(t *testing.T) {
 		if is {
 			t.Error("the member is a direct member of web")
 		}
+		is, err = f.svc.IsUserGroupMember(ctx, chat.AsUser(f.guest.ID), web, f.member.ID, false)
+		wantNoErr(t, "IsUserGroupMember through subgroups", err)
+		if !is {
+			t.Error("the member is not a member of web through design")
+		}
+		_, err = f.svc.IsUserGroupMember(ctx, chat.AsUser(f.guest.ID), web, 9999, false)
+		wantCodeMsg(t, "IsUserGroupMember of an unknown user", err, chat.CodeBadRequest, "Invalid user ID: 9999")
+		_, err = f.svc.IsUserGroupMember(ctx, chat.AsUser(f.guest.ID), 9999, f.member.ID, false)
+		wantErr(t, "IsUserGroupMember of an unknown group", err, chat.ErrInvalidUserGroup)
 		subs, err := f.svc.UserGroupSubgroups(ctx, chat.AsUser(f.guest.ID), web, true)
 		wantNoErr(t, "UserGroupSubgroups", err)
 		diff(t, "web's subgroups", subs, []int64{design})

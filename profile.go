@@ -112,33 +112,15 @@ func (s *Service) CreateProfileField(ctx context.Context, actor Actor, req NewPr
 		} else if name == "" {
 			return ErrLabelBlank
 		}
-		if len(data) > 0 {
-			text, err := json.Marshal(data)
-			if err != nil {
-				return err
-			}
-			f.FieldData = string(text)
+		if f.FieldData, err = encodeFieldData(data); err != nil {
+			return err
 		}
 		fields, err := tx.ProfileFields(realm.ID)
 		if err != nil {
 			return err
 		}
-		if f.DisplayInProfileSummary {
-			if f.Type == FieldUsers {
-				return ErrSummaryFieldType
-			}
-			n := 0
-			for i := range fields {
-				if fields[i].DisplayInProfileSummary {
-					n++
-				}
-			}
-			if n >= maxSummaryFields {
-				return ErrSummaryFieldLimit
-			}
-		}
-		if f.UseForUserMatching && f.Type != FieldShortText && f.Type != FieldExternalAccount {
-			return ErrUserMatchingFieldType
+		if err := checkFieldFlags(&f, fields, f.DisplayInProfileSummary); err != nil {
+			return err
 		}
 		for i := range fields {
 			f.Order = max(f.Order, fields[i].Order)
@@ -543,4 +525,38 @@ func (s *Service) UpdateProfileData(ctx context.Context, actor Actor, data []Pro
 		}
 		return applyProfileData(tx, emit, realm.ID, &u, changes)
 	})
+}
+
+// checkFieldFlags checks f's summary and user-matching flags against the
+// organization's other fields; addsSummary says f newly joins the summary,
+// which holds at most maxSummaryFields.
+func checkFieldFlags(f *ProfileField, fields []ProfileField, addsSummary bool) error {
+	if addsSummary {
+		if f.Type == FieldUsers {
+			return ErrSummaryFieldType
+		}
+		n := 0
+		for i := range fields {
+			if fields[i].DisplayInProfileSummary {
+				n++
+			}
+		}
+		if n >= maxSummaryFields {
+			return ErrSummaryFieldLimit
+		}
+	}
+	if f.UseForUserMatching && f.Type != FieldShortText && f.Type != FieldExternalAccount {
+		return ErrUserMatchingFieldType
+	}
+	return nil
+}
+
+// encodeFieldData is the stored text of a field's checked data: its JSON,
+// or "" when there is none.
+func encodeFieldData(data map[string]any) (string, error) {
+	if len(data) == 0 {
+		return "", nil
+	}
+	text, err := json.Marshal(data)
+	return string(text), err
 }

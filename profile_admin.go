@@ -65,13 +65,8 @@ func (s *Service) UpdateProfileField(ctx context.Context, actor Actor, id int64,
 			if err != nil {
 				return err
 			}
-			f.FieldData = ""
-			if len(data) > 0 {
-				text, err := json.Marshal(data)
-				if err != nil {
-					return err
-				}
-				f.FieldData = string(text)
+			if f.FieldData, err = encodeFieldData(data); err != nil {
+				return err
 			}
 		}
 		for _, b := range []struct {
@@ -83,22 +78,8 @@ func (s *Service) UpdateProfileField(ctx context.Context, actor Actor, id int64,
 				*b.dst = *b.v
 			}
 		}
-		if f.DisplayInProfileSummary && !fields[i].DisplayInProfileSummary {
-			if f.Type == FieldUsers {
-				return ErrSummaryFieldType
-			}
-			n := 0
-			for j := range fields {
-				if fields[j].DisplayInProfileSummary {
-					n++
-				}
-			}
-			if n >= maxSummaryFields {
-				return ErrSummaryFieldLimit
-			}
-		}
-		if f.UseForUserMatching && f.Type != FieldShortText && f.Type != FieldExternalAccount {
-			return ErrUserMatchingFieldType
+		if err := checkFieldFlags(&f, fields, f.DisplayInProfileSummary && !fields[i].DisplayInProfileSummary); err != nil {
+			return err
 		}
 		if f == fields[i] {
 			return nil

@@ -57,3 +57,34 @@ func TestProfileFieldAdministration(t *testing.T) {
 		diff(t, "custom_profile_fields events", counts, []int{2, 2, 1})
 	})
 }
+
+func TestProfileFieldFlagsOnUpdate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		admin := chat.AsUser(f.admin.ID)
+		create := func(name string, typ chat.FieldType, summary bool) int64 {
+			id, err := f.svc.CreateProfileField(ctx, admin, chat.NewProfileField{Name: name, Type: typ, DisplayInProfileSummary: summary})
+			wantNoErr(t, "create "+name, err)
+			return id
+		}
+		first := create("First", chat.FieldShortText, true)
+		create("Second", chat.FieldShortText, true)
+		third := create("Third", chat.FieldShortText, false)
+		people := create("People", chat.FieldUsers, false)
+
+		wantErr(t, "a third summary field", f.svc.UpdateProfileField(ctx, admin, third,
+			chat.ProfileFieldUpdate{DisplayInProfileSummary: ptr(true)}), chat.ErrSummaryFieldLimit)
+		wantErr(t, "a users field in the summary", f.svc.UpdateProfileField(ctx, admin, people,
+			chat.ProfileFieldUpdate{DisplayInProfileSummary: ptr(true)}), chat.ErrSummaryFieldType)
+		wantErr(t, "a users field for matching", f.svc.UpdateProfileField(ctx, admin, people,
+			chat.ProfileFieldUpdate{UseForUserMatching: ptr(true)}), chat.ErrUserMatchingFieldType)
+		// A field already in the summary stays there when it changes.
+		wantNoErr(t, "a summary field renamed", f.svc.UpdateProfileField(ctx, admin, first,
+			chat.ProfileFieldUpdate{Name: ptr("Primary"), DisplayInProfileSummary: ptr(true), UseForUserMatching: ptr(true)}))
+		fields, err := f.svc.ProfileFields(ctx, admin)
+		wantNoErr(t, "ProfileFields", err)
+		diff(t, "the renamed field", fields[0], chat.ProfileField{ID: first, RealmID: f.realm, Name: "Primary", Type: chat.FieldShortText,
+			Order: 1, DisplayInProfileSummary: true, UseForUserMatching: true})
+	})
+}

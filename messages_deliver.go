@@ -134,7 +134,7 @@ type flagSources struct {
 func readFlagSources(tx storage.Tx, realmID int64, sender *storage.UserRecord) (flagSources, error) {
 	words, err := tx.RealmAlertWords(realmID)
 	if err != nil || sender == nil {
-		return flagSources{alertWords: words}, err
+		return flagSources{alertWords: newAlertWordsMatcher(words)}, err
 	}
 	muting, err := tx.UsersMuting(sender.ID)
 	if err != nil {
@@ -144,7 +144,7 @@ func readFlagSources(tx storage.Tx, realmID int64, sender *storage.UserRecord) (
 	for _, id := range muting {
 		muters[id] = true
 	}
-	return flagSources{alertWords: words, muters: muters}, nil
+	return flagSources{alertWords: newAlertWordsMatcher(words), muters: muters}, nil
 }
 
 // deliveryRecipients reads the channel subscribers (once per channel,
@@ -210,11 +210,12 @@ func (r *recipients) rows(ms []*storage.MessageRecord, info []deliveryRendering,
 		if o.sender != nil {
 			ev.senderID = o.sender.ID
 		}
+		folded := r.lists.alertWords.fold(m.Content)
 		for _, uid := range users {
 			if !r.active[uid] {
 				continue
 			}
-			f := deliveryFlags(uid, m.Content, info[i], o, &r.lists)
+			f := deliveryFlags(uid, folded, info[i], o, &r.lists)
 			rows = append(rows, storage.UserMessage{UserID: uid, MessageID: m.ID, Flags: f})
 			if f != 0 {
 				ev.flags[uid] = f
@@ -226,8 +227,9 @@ func (r *recipients) rows(ms []*storage.MessageRecord, info []deliveryRendering,
 	return rows, events, to
 }
 
-// deliveryFlags are the flags a new message starts with for a recipient.
-func deliveryFlags(uid int64, content string, info deliveryRendering, o deliverOptions, lists *flagSources) storage.MessageFlags {
+// deliveryFlags are the flags a new message starts with for a recipient;
+// folded is its content folded by lists.alertWords.
+func deliveryFlags(uid int64, folded string, info deliveryRendering, o deliverOptions, lists *flagSources) storage.MessageFlags {
 	var f storage.MessageFlags
 	if o.imported {
 		f |= storage.FlagRead
@@ -247,7 +249,7 @@ func deliveryFlags(uid int64, content string, info deliveryRendering, o deliverO
 	if info.topic {
 		f |= storage.FlagTopicWildcardMentioned
 	}
-	if lists.alertWords.matches(uid, content) {
+	if lists.alertWords.matches(uid, folded) {
 		f |= storage.FlagHasAlertWord
 	}
 	if lists.muters[uid] {

@@ -193,7 +193,7 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	if err != nil {
 		return m, err
 	}
-	if rows, err = remention(tx, &m, rows, deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}, words); err != nil {
+	if rows, err = remention(tx, &m, rows, deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}, newAlertWordsMatcher(words)); err != nil {
 		return m, err
 	}
 	flags := map[int64]storage.MessageFlags{}
@@ -232,10 +232,12 @@ const mentionFlags = storage.FlagMentioned | storage.FlagStreamWildcardMentioned
 // state stays.
 func remention(tx storage.Tx, m *storage.MessageRecord, rows []storage.UserMessage, r deliveryRendering,
 	words alertWordsMatcher) ([]storage.UserMessage, error) {
+	lists := flagSources{alertWords: words}
+	folded := words.fold(m.Content)
 	for i, row := range rows {
 		want := row.Flags &^ mentionFlags
 		if row.UserID != m.SenderID {
-			want |= deliveryFlags(row.UserID, m.Content, r, deliverOptions{}, &flagSources{alertWords: words}) & mentionFlags
+			want |= deliveryFlags(row.UserID, folded, r, deliverOptions{}, &lists) & mentionFlags
 		}
 		if want == row.Flags {
 			continue

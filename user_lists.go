@@ -123,18 +123,37 @@ func (s *Service) changeAlertWords(ctx context.Context, actor Actor, change func
 }
 
 // alertWordsMatcher finds which users' alert words a message contains.
+// Its words are lowercased once, when it is made, and a message's content
+// once per message (fold), not once per recipient.
 type alertWordsMatcher map[int64][]string
 
-// matches reports whether content holds one of the user's alert words as
-// a whole word, without regard to case, as the reference matches them.
-func (a alertWordsMatcher) matches(userID int64, content string) bool {
-	words := a[userID]
-	if len(words) == 0 {
-		return false
+// newAlertWordsMatcher makes a matcher of the users' words.
+func newAlertWordsMatcher(words map[int64][]string) alertWordsMatcher {
+	a := make(alertWordsMatcher, len(words))
+	for id, list := range words {
+		lower := make([]string, len(list))
+		for i, w := range list {
+			lower[i] = strings.ToLower(w)
+		}
+		a[id] = lower
 	}
-	lower := strings.ToLower(content)
-	for _, w := range words {
-		if containsWord(lower, strings.ToLower(w)) {
+	return a
+}
+
+// fold is content as matches takes it; "" when nobody has alert words.
+func (a alertWordsMatcher) fold(content string) string {
+	if len(a) == 0 {
+		return ""
+	}
+	return strings.ToLower(content)
+}
+
+// matches reports whether folded content holds one of the user's alert
+// words as a whole word, without regard to case, as the reference matches
+// them.
+func (a alertWordsMatcher) matches(userID int64, folded string) bool {
+	for _, w := range a[userID] {
+		if containsWord(folded, w) {
 			return true
 		}
 	}

@@ -54,6 +54,8 @@ func TestAlertWordsAndMutedUsers(t *testing.T) {
 		diff(t, "non-ASCII", flagsOf(accent), []string{"has_alert_word"})
 		wantNoErr(t, "edit away", updateMessage(f.svc, ctx, chat.AsUser(f.admin.ID), hit, chat.MessageEdit{Content: ptr("done")}))
 		diff(t, "after an edit", flagsOf(hit), []string{})
+		wantNoErr(t, "edit in", updateMessage(f.svc, ctx, chat.AsUser(f.admin.ID), miss, chat.MessageEdit{Content: ptr("Deploy, then CAFÉ")}))
+		diff(t, "after an edit that adds the word", flagsOf(miss), []string{"has_alert_word"})
 		words, err = f.svc.RemoveAlertWords(ctx, me, []string{"DEPLOY", "absent"})
 		wantNoErr(t, "RemoveAlertWords", err)
 		diff(t, "removed", words, []string{"café"})

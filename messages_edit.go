@@ -95,6 +95,10 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 	if mode != PropagateChangeOne && edit.Topic == nil && edit.StreamID == nil {
 		return out, ErrPropagateWithoutMove
 	}
+	var pre *preRendered
+	if edit.Content != nil {
+		pre = s.preRender(ctx, actor, *edit.Content)
+	}
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
@@ -118,7 +122,7 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 		rec := storage.MessageEditRecord{MessageID: m.ID, UserID: cc.actor.ID, Time: s.now()}
 		if edit.Content != nil {
 			orig := m
-			if m, err = s.editContent(tx, emit, cc, m, *edit.Content, &out.DetachedUploads); err != nil {
+			if m, err = s.editContent(tx, emit, cc, m, *edit.Content, pre, &out.DetachedUploads); err != nil {
 				return err
 			}
 			rec.PrevContent, rec.PrevRenderedContent = &orig.Content, &orig.RenderedContent
@@ -149,9 +153,9 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 
 // editContent replaces the content of m after the content-edit checks,
 // stores it and emits its update_message event; it returns the message
-// as stored.
+// as stored. pre is the content's rendering when preRender made one.
 func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContext, m storage.MessageRecord, content string,
-	detached *[]AttachmentView) (storage.MessageRecord, error) {
+	pre *preRendered, detached *[]AttachmentView) (storage.MessageRecord, error) {
 	if err := s.checkEditable(cc, &m); err != nil {
 		return m, err
 	}
@@ -162,12 +166,15 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	if err != nil {
 		return m, err
 	}
-	rc, err := newRenderContext(tx, cc.realm.ID, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
-	if err != nil {
-		return m, err
+	r, ok := pre.of(cc.realm.ID, text)
+	if !ok {
+		rc, err := newRenderContext(tx, cc.realm.ID, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		if err != nil {
+			return m, err
+		}
+		r = rc.render(text)
 	}
 	orig := m
-	r := rc.render(text)
 	m.Content, m.RenderedContent = text, r.HTML
 	m.HasLink, m.HasImage, m.HasAttachment = r.HasLink, r.HasImage, r.HasAttachment
 	if m.RecipientType == RecipientChannel {

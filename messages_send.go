@@ -255,8 +255,8 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 			sender: &cc.actor, readBySender: read, canLink: func(c *storage.Channel) bool { return cc.access(c).metadata(c) },
 			queueID: req.QueueID, localID: req.LocalID, rendered: &rendered,
 		}
-		if pre != nil && pre.realmID == cc.realm.ID && pre.content == m.Content {
-			o.prerendered = []markdown.Result{pre.result}
+		if r, ok := pre.of(cc.realm.ID, m.Content); ok {
+			o.prerendered = []markdown.Result{r}
 		}
 		err = s.deliver(tx, emit, cc.realm.ID, []*storage.MessageRecord{m}, o)
 		if err != nil {
@@ -403,14 +403,22 @@ type preRendered struct {
 	result  markdown.Result
 }
 
+// of returns the rendering when it was made of content in the realm.
+func (p *preRendered) of(realmID int64, content string) (markdown.Result, bool) {
+	if p == nil || p.realmID != realmID || p.content != content {
+		return markdown.Result{}, false
+	}
+	return p.result, true
+}
+
 // preRenderMinBytes is the length from which a message is rendered before
 // its write transaction: shorter ones render in microseconds, less than
 // the read transaction would cost.
 const preRenderMinBytes = 1000
 
-// preRender renders the content of a long message to be sent in a read
-// transaction of its own, so that the single writer is not held while
-// Markdown and the organization's linkifiers run over it; nil for short
+// preRender renders the content of a long message to be sent or edited,
+// in a read transaction of its own, so that the single writer is not held
+// while Markdown and the organization's linkifiers run over it; nil for short
 // content, content that would be refused (the write transaction then
 // reports it, in its order), or reads that fail. The write uses the
 // rendering when the content it stores is the same.

@@ -295,7 +295,23 @@ func TestLongMessagesRenderBeforeTheWrite(t *testing.T) {
 		if longReads != shortReads-1 {
 			t.Errorf("linkifier reads in the write: %d for a long message, %d for a short one; want one fewer", longReads, shortReads)
 		}
-		for _, rendered := range []string{short, long} {
+		// Edits likewise: a long new content renders before the write.
+		edit := func(content string) (string, int64) {
+			t.Helper()
+			mid, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), id, "t", "draft")
+			wantNoErr(t, "send", err)
+			before := spy.reads.Load()
+			wantNoErr(t, "edit", updateMessage(f.svc, ctx, chat.AsUser(f.member.ID), mid, chat.MessageEdit{Content: &content}))
+			v, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), mid, chat.MessageFormat{ApplyMarkdown: true})
+			wantNoErr(t, "GetMessage", err)
+			return v.Content, spy.reads.Load() - before
+		}
+		shortEdit, shortEditReads := edit("see #12")
+		longEdit, longEditReads := edit("see #12 " + strings.Repeat("word ", 300))
+		if shortEditReads != 1 || longEditReads != 0 {
+			t.Errorf("linkifier reads in the edit's write: %d for a long content, %d for a short one; want 0 and 1", longEditReads, shortEditReads)
+		}
+		for _, rendered := range []string{short, long, shortEdit, longEdit} {
 			if !strings.Contains(rendered, `href="https://example.org/12"`) {
 				t.Errorf("rendered %.80q", rendered)
 			}

@@ -96,27 +96,5 @@ func BenchmarkMoveTopic(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var svcTimes, rawTimes, ratios []float64
-	pair := func() {
-		var s, r time.Duration
-		if len(ratios)%2 == 0 {
-			s, r = service(), rawMove()
-		} else {
-			r, s = rawMove(), service()
-		}
-		svcTimes = append(svcTimes, float64(s)/1e6)
-		rawTimes = append(rawTimes, float64(r)/1e6)
-		ratios = append(ratios, float64(r)/float64(s))
-	}
-	for b.Loop() {
-		pair()
-	}
-	b.StopTimer()
-	for len(ratios) < minPairs {
-		pair()
-	}
-	b.ReportMetric(median(svcTimes), "service-ms")
-	b.ReportMetric(median(rawTimes), "raw-ms")
-	b.ReportMetric(median(ratios), "raw/service")
-	b.ReportMetric(float64(len(ratios)), "pairs")
+	runPairs(b, service, rawMove, time.Millisecond)
 }

@@ -100,7 +100,7 @@ func benchSendFanoutSQLite(b *testing.B, members int) {
 		}
 		return time.Since(start)
 	}
-	runFanoutPairs(b, service, raw)
+	runPairs(b, service, raw, time.Microsecond)
 }
 
 func benchSendFanoutPostgres(b *testing.B, members int) {
@@ -175,25 +175,25 @@ func benchSendFanoutPostgres(b *testing.B, members int) {
 		}
 		return time.Since(start)
 	}
-	runFanoutPairs(b, service, raw)
+	runPairs(b, service, raw, time.Microsecond)
 }
 
-// runFanoutPairs runs service and raw alternately, which goes first
+// runPairs runs service and raw alternately, which goes first
 // alternating too, for b.N rounds and at least minPairs, and reports the
-// medians.
-func runFanoutPairs(b *testing.B, service, raw func() time.Duration) {
+// medians of their times in unit (time.Millisecond or time.Microsecond)
+// and of raw/service.
+func runPairs(b *testing.B, service, raw func() time.Duration, unit time.Duration) {
+	name := map[time.Duration]string{time.Millisecond: "ms", time.Microsecond: "µs"}[unit]
 	var svcTimes, rawTimes, ratios []float64
-	round := 0
 	pair := func() {
-		round++
 		var s, r time.Duration
-		if round%2 == 0 {
+		if len(ratios)%2 == 0 {
 			s, r = service(), raw()
 		} else {
 			r, s = raw(), service()
 		}
-		svcTimes = append(svcTimes, float64(s)/1e3)
-		rawTimes = append(rawTimes, float64(r)/1e3)
+		svcTimes = append(svcTimes, float64(s)/float64(unit))
+		rawTimes = append(rawTimes, float64(r)/float64(unit))
 		ratios = append(ratios, float64(r)/float64(s))
 	}
 	for b.Loop() {
@@ -203,8 +203,8 @@ func runFanoutPairs(b *testing.B, service, raw func() time.Duration) {
 	for len(ratios) < minPairs {
 		pair()
 	}
-	b.ReportMetric(median(svcTimes), "service-µs")
-	b.ReportMetric(median(rawTimes), "raw-µs")
+	b.ReportMetric(median(svcTimes), "service-"+name)
+	b.ReportMetric(median(rawTimes), "raw-"+name)
 	b.ReportMetric(median(ratios), "raw/service")
 	b.ReportMetric(float64(len(ratios)), "pairs")
 }

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -11,134 +10,114 @@ import (
 
 	"github.com/teamchat/chat/internal/pgtest"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/internal/searchbench"
 	"github.com/teamchat/chat/storage/postgres"
 )
 
 // BenchmarkSearchNewest is storage/sqlite's BenchmarkSearchNewest on
 // PostgreSQL: it fetches the newest 50 messages of a reader in a history
-// of n messages spread over 10 channels of 100 topics each, all received
-// by the reader, written through the store: without a narrow ("newest"),
-// matching a word every message has ("common"), one in every hundredth
-// ("rare"), in one channel and in one topic. It reports each as µs and
-// common/newest; every one should stay flat in n. Each size runs after
-// ANALYZE, as autovacuum leaves the tables, and without it, as they are
-// right after the load. It runs when
-// CHAT_TEST_POSTGRES_DSN names a database (scripts/with-postgres.sh).
+// of n messages (searchbench's, written through the store): without a
+// narrow ("newest"), matching a word every message has ("common"), one in
+// every hundredth ("rare"), in one channel and in one topic. It reports each
+// as µs and common/newest; every one should stay flat in n. Each size runs
+// after ANALYZE, as autovacuum leaves the tables, and without it, as they
+// are right after the load. It runs when CHAT_TEST_POSTGRES_DSN names a
+// database (scripts/with-postgres.sh).
 func BenchmarkSearchNewest(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
 		for _, analyze := range []bool{true, false} {
-			b.Run(fmt.Sprintf("messages=%d/analyzed=%v", n, analyze), func(b *testing.B) { benchSearchNewest(b, n, analyze) })
+			b.Run(fmt.Sprintf("messages=%d/analyzed=%v", n, analyze), func(b *testing.B) {
+				dsn := pgtest.Schema(b)
+				s, err := postgres.Open(context.Background(), dsn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				h := searchbench.Setup(b, s)
+				searchbench.Fill(b, &h, n)
+				// The statistics autovacuum would gather within a minute of
+				// such a load: without them the planner takes the freshly
+				// filled tables for empty ones.
+				if analyze {
+					execAll(b, dsn, "ANALYZE")
+				}
+				searchbench.Newest(b, h)
+			})
 		}
 	}
 }
 
-func benchSearchNewest(b *testing.B, n int, analyze bool) {
+// BenchmarkSearchScale is storage/sqlite's BenchmarkSearchScale on
+// PostgreSQL: the reads of BenchmarkSearchNewest in a history of 1 000 000
+// messages against the same in one of 10 000, alternating in every round
+// (searchbench.Scale), with for each read the medians in µs at both sizes
+// and the median of the ratios large/small (goal: at most 1.5). Both
+// histories are written the same way, by one INSERT ... SELECT per table in
+// one transaction, and then vacuumed and analyzed, as autovacuum leaves the
+// tables a minute after such a load. One op is one round of every read on
+// both histories.
+func BenchmarkSearchScale(b *testing.B) {
+	start := time.Now()
+	hs := []searchbench.History{openHistory(b, 10000), openHistory(b, 1000000)}
+	b.Logf("filled %d and %d messages in %v", hs[0].N, hs[1].N, time.Since(start).Round(time.Second))
+	searchbench.Scale(b, hs)
+}
+
+// openHistory returns a store, in a schema of its own, holding
+// searchbench's history of n messages.
+func openHistory(b testing.TB, n int) searchbench.History {
 	ctx := context.Background()
 	dsn := pgtest.Schema(b)
 	s, err := postgres.Open(ctx, dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
-	var realmID, userID, channelID int64
-	t0 := time.Unix(1, 0).UTC()
-	err = s.Update(ctx, func(tx storage.Tx) error {
-		r := storage.Realm{Name: "Bench", Host: "bench.example.com", URL: "https://bench.example.com", DateCreated: t0,
-			DefaultEmailVisibility: storage.EmailVisibleAdmins}
-		if err := tx.CreateRealm(&r); err != nil {
+	b.Cleanup(func() { s.Close() })
+	h := searchbench.Setup(b, s)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		// searchbench.Content and Topic in SQL, and the search words the
+		// store computes for them: the topic's and the content's, in order.
+		if _, err := tx.Exec(ctx, `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
+				direct_user_ids, topic, topic_key, content, rendered_content, date_sent, client, search_words)
+			SELECT $1, $2, $3, $4 + i % 10, '{}', tp, tp, t, '<p>' || t || '</p>', $5, '',
+				ARRAY[tp, 'common', 'words', 'of', 'message', i::text] ||
+					CASE WHEN i % 100 = 0 THEN ARRAY['walrus'] ELSE '{}'::text[] END
+			FROM (SELECT i, 't' || (i / 10 % 10) AS tp,
+				'common words of message ' || i || CASE WHEN i % 100 = 0 THEN ' walrus' ELSE '' END AS t
+				FROM generate_series(0, $6::bigint - 1) AS i) AS g
+			ORDER BY i`,
+			h.RealmID, h.UserID, int64(storage.RecipientChannel), h.ChannelID, searchbench.DateSent.UnixNano(), int64(n)); err != nil {
 			return err
 		}
-		u := storage.UserRecord{RealmID: r.ID, Email: "reader@example.com", FullName: "Reader", Role: storage.RoleMember,
-			IsActive: true, DateJoined: t0, Timezone: "UTC", APIKey: "bench-reader-key", EmailVisibility: storage.EmailVisibleAdmins}
-		if err := tx.CreateUser(&u); err != nil {
-			return err
-		}
-		realmID, userID = r.ID, u.ID
-		var cs []*storage.Channel
-		for i := range 10 {
-			cs = append(cs, &storage.Channel{RealmID: r.ID, Name: fmt.Sprintf("c%d", i), DateCreated: t0})
-		}
-		if err := tx.CreateChannels(cs); err != nil {
-			return err
-		}
-		channelID = cs[0].ID
-		return nil
+		_, err := tx.Exec(ctx, `INSERT INTO user_messages (user_id, message_id, flags) SELECT $1, id, 0 FROM messages ORDER BY id`, h.UserID)
+		return err
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for start := 0; start < n; start += 1000 {
-		err := s.Update(ctx, func(tx storage.Tx) error {
-			var ms []*storage.MessageRecord
-			for i := start; i < start+1000 && i < n; i++ {
-				text := fmt.Sprintf("common words of message %d", i)
-				if i%100 == 0 {
-					text += " walrus"
-				}
-				ms = append(ms, &storage.MessageRecord{RealmID: realmID, SenderID: userID, RecipientType: storage.RecipientChannel,
-					ChannelID: channelID + int64(i%10), Topic: fmt.Sprintf("t%d", i/10%10), Content: text, RenderedContent: "<p>" + text + "</p>",
-					DateSent: time.Unix(2, 0).UTC()})
-			}
-			if err := tx.CreateMessages(ms); err != nil {
-				return err
-			}
-			rows := make([]storage.UserMessage, len(ms))
-			for i, m := range ms {
-				rows[i] = storage.UserMessage{UserID: userID, MessageID: m.ID}
-			}
-			return tx.CreateUserMessages(rows)
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	// The statistics autovacuum would gather within a minute of such a
-	// load: without them the planner takes the freshly filled tables for
-	// empty ones.
-	if analyze {
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, err = conn.Exec(ctx, "ANALYZE")
-		conn.Close(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	topic := storage.TopicKey("t0")
-	find := func(f storage.MessageFilter) float64 {
-		f.RealmID, f.UserID, f.Descending, f.Limit = realmID, userID, true, 50
-		start := time.Now()
-		var got []storage.MessageRow
-		err := s.View(ctx, func(tx storage.Tx) (err error) {
-			got, err = tx.FindMessages(f)
-			return err
-		})
-		if err != nil || len(got) != 50 {
-			b.Fatalf("FindMessages %+v: %d rows, %v", f, len(got), err)
-		}
-		return float64(time.Since(start)) / 1e3
-	}
-	var common, rare, newest, channel, inTopic, ratios []float64
-	for b.Loop() {
-		newest = append(newest, find(storage.MessageFilter{}))
-		common = append(common, find(storage.MessageFilter{Search: []string{"common"}}))
-		rare = append(rare, find(storage.MessageFilter{Search: []string{"walrus"}}))
-		channel = append(channel, find(storage.MessageFilter{ChannelID: channelID}))
-		inTopic = append(inTopic, find(storage.MessageFilter{ChannelID: channelID, TopicKey: &topic}))
-		ratios = append(ratios, common[len(common)-1]/newest[len(newest)-1])
-	}
-	b.ReportMetric(median(newest), "newest-µs")
-	b.ReportMetric(median(channel), "channel-µs")
-	b.ReportMetric(median(inTopic), "topic-µs")
-	b.ReportMetric(median(common), "common-µs")
-	b.ReportMetric(median(rare), "rare-µs")
-	b.ReportMetric(median(ratios), "common/newest")
+	execAll(b, dsn, "VACUUM (ANALYZE) messages, user_messages")
+	h.N = n
+	searchbench.Check(b, h)
+	return h
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
+// execAll runs statements on a connection of its own, outside any
+// transaction (VACUUM cannot run in one).
+func execAll(b testing.TB, dsn string, statements ...string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range statements {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
@@ -189,12 +191,25 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 }
 
 // FindMessages builds one statement from the filter's set fields.
+//
+// The statement is planned for its values at every run
+// (pgx.QueryExecModeCacheDescribe: an unnamed statement, one round trip
+// once its description is cached), not prepared once per connection as the
+// other statements are. After five runs of a prepared statement PostgreSQL
+// may switch to a generic plan, made without the values, and here the best
+// plan depends on them: the newest 50 messages with a word of every
+// message come from walking the reader's rows newest first, those with a
+// word of a hundred messages from the search index's matches, sorted, and
+// a topic narrow from the channel's topic index. Generic plans read every
+// match of a common word and sorted them (10 ms at 10 000 messages, against
+// 0.7 ms) and every row of the reader for a topic (4 ms, against 0.8 ms);
+// planning costs a fraction of a millisecond.
 func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
 	var q strings.Builder
-	var args []any
+	args := []any{pgx.QueryExecModeCacheDescribe}
 	arg := func(v any) string {
 		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+		return "$" + strconv.Itoa(len(args)-1)
 	}
 	maxID := f.MaxID
 	if maxID == 0 {

@@ -1,0 +1,72 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teamchat/chat/internal/pgtest"
+	"github.com/teamchat/chat/storage"
+)
+
+// TestFindMessagesNotPrepared checks that FindMessages's statements are
+// not kept prepared on the connection, where PostgreSQL could fall to a
+// generic plan (see FindMessages), while the store's other statements are:
+// with one connection in the pool, the session's prepared statements are
+// the store's.
+func TestFindMessagesNotPrepared(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	if strings.Contains(dsn, "://") {
+		dsn += "&pool_max_conns=1"
+	} else {
+		dsn += " pool_max_conns=1"
+	}
+	s := open(t, dsn)
+	defer s.Close()
+	ctx := context.Background()
+	topic := "t"
+	err := s.View(ctx, func(tx storage.Tx) error {
+		// More runs than PostgreSQL's five custom plans of a prepared
+		// statement.
+		for range 7 {
+			for _, f := range []storage.MessageFilter{
+				{RealmID: 1, UserID: 1, Descending: true, Limit: 50},
+				{RealmID: 1, UserID: 1, Search: []string{"word"}, Descending: true, Limit: 50},
+				{RealmID: 1, UserID: 1, ChannelID: 1, TopicKey: &topic, Descending: true, Limit: 50},
+				{RealmID: 1, UserID: 1, ChannelID: 1, ChannelHistory: true, Limit: 50},
+			} {
+				if _, err := tx.FindMessages(f); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.Message(1); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("Message(1): %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Pool().Query(ctx, `SELECT statement FROM pg_prepared_statements`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statements, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var message bool
+	for _, st := range statements {
+		if strings.Contains(st, "JOIN messages AS m") || strings.Contains(st, "JOIN user_messages AS um") {
+			t.Errorf("a FindMessages statement is prepared: %s", st)
+		}
+		message = message || strings.Contains(st, "FROM messages AS m WHERE m.id = $1")
+	}
+	if !message {
+		t.Errorf("the statement of Message is not among the session's prepared statements %q", statements)
+	}
+}

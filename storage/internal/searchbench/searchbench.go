@@ -1,9 +1,9 @@
 // Package searchbench holds what the SQL backends' search and narrow
 // benchmarks share: the history they read, the reads, and how the times
 // are reported. Each backend opens its own stores, and fills a large
-// history with its own SQL (through the store, a million messages would
-// take most of an hour); the shape of that history is defined here once,
-// and Check verifies that a backend's SQL wrote it.
+// history with its own SQL, one statement per table rather than the
+// store's batches of 1 000 messages; the shape of that history is defined
+// here once, and Check verifies that a backend's SQL wrote it.
 //
 // A history is one reader who received every message, 10 channels with
 // consecutive IDs, and n messages: message i goes to channel i%10 with the

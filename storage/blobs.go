@@ -52,3 +52,21 @@ type BlobLister interface {
 	// List returns the keys that start with prefix, sorted.
 	List(ctx context.Context, prefix string) ([]string, error)
 }
+
+// LinkedBlob is a Blob that clients may fetch from its store directly,
+// through a short-lived link (an S3 presigned URL), so that the bytes do
+// not pass through the server. Stores configured to stream return Blobs
+// without this method.
+type LinkedBlob interface {
+	Blob
+	// Link returns a URL that serves the blob with the response headers
+	// of h until it expires a short time later.
+	Link(ctx context.Context, h BlobHeader) (string, error)
+}
+
+// BlobHeader is what the response to a blob's link says of it.
+type BlobHeader struct {
+	ContentType        string
+	ContentDisposition string
+	CacheControl       string
+}

@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/blobfs"
+	"github.com/teamchat/chat/storage/storagetest"
 )
 
 func newStore(t *testing.T) (*blobfs.Store, string) {
@@ -42,6 +42,16 @@ func read(t *testing.T, s *blobfs.Store, key string) string {
 	return string(data)
 }
 
+// TestConformance runs the BlobStore suite that every store passes.
+func TestConformance(t *testing.T) {
+	storagetest.RunBlobStore(t, func(t *testing.T) storage.BlobStore {
+		s, _ := newStore(t)
+		return s
+	})
+}
+
+// TestPutOpenDelete checks where the files go, and that Delete takes an
+// upload's own directory with it.
 func TestPutOpenDelete(t *testing.T) {
 	ctx := context.Background()
 	s, dir := newStore(t)
@@ -84,41 +94,6 @@ func TestPutOpenDelete(t *testing.T) {
 	}
 }
 
-func TestAppend(t *testing.T) {
-	ctx := context.Background()
-	s, _ := newStore(t)
-	key := "tus/0123"
-	for _, part := range []string{"", "abc", "def"} {
-		if n, err := s.Append(ctx, key, strings.NewReader(part), 8); err != nil || n != int64(len(part)) {
-			t.Fatalf("Append(%q) = %d, %v", part, n, err)
-		}
-	}
-	n, err := s.Append(ctx, key, strings.NewReader("ghijk"), 8)
-	if !errors.Is(err, storage.ErrBlobTooLarge) || n != 2 {
-		t.Errorf("Append past the limit = %d, %v; want 2, ErrBlobTooLarge", n, err)
-	}
-	if got := read(t, s, key); got != "abcdefgh" {
-		t.Errorf("read %q, want abcdefgh", got)
-	}
-	if size, err := s.Size(ctx, key); err != nil || size != 8 {
-		t.Errorf("Size = %d, %v; want 8", size, err)
-	}
-	// A failing reader keeps what arrived before it failed.
-	key2 := "tus/4567"
-	boom := errors.New("connection lost")
-	r := io.MultiReader(strings.NewReader("partial"), errReader{boom})
-	if n, err := s.Append(ctx, key2, r, 100); !errors.Is(err, boom) || n != 7 {
-		t.Errorf("Append of a failing reader = %d, %v; want 7, %v", n, err, boom)
-	}
-	if got := read(t, s, key2); got != "partial" {
-		t.Errorf("read %q, want partial", got)
-	}
-}
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
-
 func TestBadKeys(t *testing.T) {
 	ctx := context.Background()
 	s, dir := newStore(t)
@@ -139,31 +114,5 @@ func TestBadKeys(t *testing.T) {
 	}
 	if _, err := os.Stat(outside); !os.IsNotExist(err) {
 		t.Errorf("a file was written outside the store: %v", err)
-	}
-}
-
-// TestList lists keys by prefix, sorted, without the temporary files of
-// writes, and nothing under a missing directory.
-func TestList(t *testing.T) {
-	s, err := blobfs.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for _, k := range []string{"tus/b", "tus/a", "1/ab/x/file.txt", "tusk"} {
-		if _, err := s.Put(ctx, k, strings.NewReader("x"), 10); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := s.List(ctx, "tus/")
-	if err != nil || !slices.Equal(got, []string{"tus/a", "tus/b"}) {
-		t.Errorf("List(tus/) = %v, %v", got, err)
-	}
-	got, err = s.List(ctx, "")
-	if err != nil || !slices.Equal(got, []string{"1/ab/x/file.txt", "tus/a", "tus/b", "tusk"}) {
-		t.Errorf("List() = %v, %v", got, err)
-	}
-	if got, err := s.List(ctx, "nothing/"); err != nil || len(got) != 0 {
-		t.Errorf("List(nothing/) = %v, %v", got, err)
 	}
 }

@@ -100,7 +100,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.PushRelay = relay
 	}
-	if cfg.Blobs, err = sf.blobs(); err != nil {
+	if cfg.Blobs, err = sf.blobs(ctx); err != nil {
 		return err
 	}
 	store, err := sf.open(ctx)

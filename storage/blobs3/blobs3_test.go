@@ -21,7 +21,7 @@ func open(t *testing.T) *blobs3.Store {
 	return openURL(t, s3test.URL(t))
 }
 
-func openURL(t *testing.T, raw string) *blobs3.Store {
+func openURL(t testing.TB, raw string) *blobs3.Store {
 	t.Helper()
 	cfg, err := blobs3.ParseURL(raw)
 	if err != nil {

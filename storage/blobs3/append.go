@@ -119,9 +119,9 @@ func (s *Store) Append(ctx context.Context, key string, r io.Reader, limit int64
 	if err != nil {
 		return 0, err
 	}
-	resumed := u == nil
+	resumed, hadObject := u == nil, false
 	if resumed {
-		u, err = s.resume(ctx, obj, bp)
+		u, hadObject, err = s.resume(ctx, obj, bp)
 	} else if u.Tail > 0 {
 		err = s.readTail(ctx, key, u.Tail, bp)
 	}
@@ -141,6 +141,12 @@ func (s *Store) Append(ctx context.Context, key string, r io.Reader, limit int64
 		saveErr = s.finishUpload(saveCtx, key, u, *bp)
 	case n > 0 || resumed:
 		saveErr = s.saveTail(saveCtx, key, u, *bp)
+		if saveErr == nil && hadObject {
+			// The state now holds the object's bytes: an unfinished blob
+			// has no object, so that Open finds finished ones in one
+			// request.
+			saveErr = s.client.RemoveObject(saveCtx, s.bucket, obj, minio.RemoveObjectOptions{})
+		}
 	}
 	if saveErr != nil {
 		// What the parts hold is saved; the rest is lost, and the caller
@@ -155,38 +161,39 @@ func (s *Store) Append(ctx context.Context, key string, r io.Reader, limit int64
 }
 
 // resume starts the upload of an unfinished blob from the object under
-// obj, if any: a part copied on the server when it is at least a part
-// long, else its bytes read into the buffer, to be saved as the tail.
-func (s *Store) resume(ctx context.Context, obj string, bp *[]byte) (*upload, error) {
+// obj, if any (and says whether there was one): a part copied on the
+// server when it is at least a part long, else its bytes read into the
+// buffer, to be saved as the tail.
+func (s *Store) resume(ctx context.Context, obj string, bp *[]byte) (*upload, bool, error) {
 	u := &upload{s: s, obj: obj}
 	info, err := s.client.StatObject(ctx, s.bucket, obj, minio.StatObjectOptions{})
 	switch {
 	case notFound(err):
-		return u, nil
+		return u, false, nil
 	case err != nil:
-		return nil, err
+		return nil, false, err
 	case info.Size == 0:
-		return u, nil
+		return u, true, nil
 	case info.Size >= s.partSize:
 		if u.UploadID, err = s.core.NewMultipartUpload(ctx, s.bucket, obj, minio.PutObjectOptions{}); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		p, err := s.core.CopyObjectPart(ctx, s.bucket, obj, s.bucket, obj, u.UploadID, 1, 0, info.Size, nil)
 		if err != nil {
 			u.abort()
-			return nil, err
+			return nil, false, err
 		}
 		u.Parts = []part{{Number: 1, ETag: p.ETag, Size: info.Size}}
-		return u, nil
+		return u, true, nil
 	}
 	body, _, _, err := s.core.GetObject(ctx, s.bucket, obj, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer body.Close()
 	k, err := io.ReadFull(body, (*bp)[:info.Size])
 	*bp = (*bp)[:k]
-	return u, err
+	return u, true, err
 }
 
 // saveTail saves the bytes after the parts as the tail, then the state

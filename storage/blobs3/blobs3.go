@@ -338,33 +338,53 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 }
 
 // Open returns a reader of the blob under key, finishing it first when it
-// is being appended to. It reads nothing until the first Read.
+// is being appended to. A finished blob costs one request: a HEAD when
+// downloads are linked (the bytes are the client's to fetch), else the GET
+// of its bytes, which the first Read goes on with. An unfinished blob has
+// no object (Append removes the object it resumes from), so its state is
+// read only when the object is missing.
 func (s *Store) Open(ctx context.Context, key string) (storage.Blob, error) {
 	obj, err := s.object(key)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.loadState(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if st != nil {
-		if err := s.finishAppend(ctx, key, st); err != nil {
+	b, err := s.open(ctx, obj)
+	if notFound(err) {
+		var u *upload
+		if u, err = s.loadState(ctx, key); err != nil {
 			return nil, err
 		}
-	}
-	info, err := s.client.StatObject(ctx, s.bucket, obj, minio.StatObjectOptions{})
-	if notFound(err) {
-		return nil, storage.ErrNotFound
+		if u == nil {
+			return nil, storage.ErrNotFound
+		}
+		if err := s.finishAppend(ctx, key, u); err != nil {
+			return nil, err
+		}
+		b, err = s.open(ctx, obj)
 	}
 	if err != nil {
 		return nil, wrap(err)
 	}
-	b := &blob{ctx: ctx, s: s, obj: obj, etag: info.ETag, size: info.Size, mod: info.LastModified}
 	if s.linkTTL > 0 {
 		return &linkedBlob{b}, nil
 	}
 	return b, nil
+}
+
+// open opens the object obj: with its body when downloads are streamed.
+func (s *Store) open(ctx context.Context, obj string) (*blob, error) {
+	var info minio.ObjectInfo
+	var body io.ReadCloser
+	var err error
+	if s.linkTTL > 0 {
+		info, err = s.client.StatObject(ctx, s.bucket, obj, minio.StatObjectOptions{})
+	} else {
+		body, info, _, err = s.core.GetObject(ctx, s.bucket, obj, minio.GetObjectOptions{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &blob{ctx: ctx, s: s, obj: obj, etag: info.ETag, size: info.Size, mod: info.LastModified, body: body}, nil
 }
 
 // Delete removes the blob under key, and an unfinished one's upload.
@@ -409,7 +429,11 @@ type blob struct {
 	size   int64
 	mod    time.Time
 	offset int64
+	// body reads the object from bodyAt on; a Read elsewhere replaces it,
+	// so that seeking to the end and back (as http.ServeContent does to
+	// learn the size) costs nothing.
 	body   io.ReadCloser
+	bodyAt int64
 }
 
 func (b *blob) Size() int64        { return b.size }
@@ -418,6 +442,10 @@ func (b *blob) ModTime() time.Time { return b.mod }
 func (b *blob) Read(p []byte) (int, error) {
 	if b.offset >= b.size {
 		return 0, io.EOF
+	}
+	if b.body != nil && b.bodyAt != b.offset {
+		b.body.Close()
+		b.body = nil
 	}
 	if b.body == nil {
 		opts := minio.GetObjectOptions{}
@@ -433,10 +461,11 @@ func (b *blob) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, wrap(err)
 		}
-		b.body = body
+		b.body, b.bodyAt = body, b.offset
 	}
 	n, err := b.body.Read(p)
 	b.offset += int64(n)
+	b.bodyAt = b.offset
 	if err == io.EOF && b.offset < b.size {
 		err = io.ErrUnexpectedEOF
 	}
@@ -452,10 +481,6 @@ func (b *blob) Seek(offset int64, whence int) (int64, error) {
 	}
 	if offset < 0 {
 		return 0, errors.New("blobs3: seek before the start")
-	}
-	if offset != b.offset && b.body != nil {
-		b.body.Close()
-		b.body = nil
 	}
 	b.offset = offset
 	return offset, nil

@@ -80,7 +80,9 @@ type Config struct {
 	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
 	MaxUploadMiB int
 	// Blobs stores the bytes of uploaded files. Nil means in memory, lost
-	// when the program ends; servers use the storage/blobfs package.
+	// when the program ends; servers use the storage/blobfs package (a
+	// directory), or storage/blobs3 (an S3-compatible bucket, which
+	// processes on several machines share).
 	Blobs BlobStore
 	// UploadURLKey signs the temporary download URLs of uploads. Empty
 	// means a random key, so URLs from before a restart stop working

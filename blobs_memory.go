@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -55,7 +56,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
+// errBadBlobKey answers a key that storage.ValidBlobKey refuses.
+var errBadBlobKey = errors.New("chat: invalid blob key")
+
 func (m *memBlobs) Put(ctx context.Context, key string, r io.Reader, limit int64) (int64, error) {
+	if !storage.ValidBlobKey(key) {
+		return 0, errBadBlobKey
+	}
 	data, err := readLimited(ctx, r, limit)
 	if err != nil {
 		return 0, err
@@ -67,6 +74,9 @@ func (m *memBlobs) Put(ctx context.Context, key string, r io.Reader, limit int64
 }
 
 func (m *memBlobs) Append(ctx context.Context, key string, r io.Reader, limit int64) (int64, error) {
+	if !storage.ValidBlobKey(key) {
+		return 0, errBadBlobKey
+	}
 	size, err := m.Size(ctx, key)
 	if err != nil && err != storage.ErrNotFound {
 		return 0, err
@@ -80,6 +90,9 @@ func (m *memBlobs) Append(ctx context.Context, key string, r io.Reader, limit in
 }
 
 func (m *memBlobs) Size(_ context.Context, key string) (int64, error) {
+	if !storage.ValidBlobKey(key) {
+		return 0, errBadBlobKey
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.blobs[key]
@@ -90,6 +103,9 @@ func (m *memBlobs) Size(_ context.Context, key string) (int64, error) {
 }
 
 func (m *memBlobs) Open(_ context.Context, key string) (Blob, error) {
+	if !storage.ValidBlobKey(key) {
+		return nil, errBadBlobKey
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.blobs[key]
@@ -101,6 +117,9 @@ func (m *memBlobs) Open(_ context.Context, key string) (Blob, error) {
 }
 
 func (m *memBlobs) Delete(_ context.Context, key string) error {
+	if !storage.ValidBlobKey(key) {
+		return errBadBlobKey
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.blobs, key)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -69,4 +71,21 @@ type BlobHeader struct {
 	ContentType        string
 	ContentDisposition string
 	CacheControl       string
+}
+
+// ValidBlobKey reports whether key has the form of the keys package chat
+// makes: a clean relative slash path, without empty, "." or ".."
+// elements, whose first element does not start with a dot (stores may keep
+// objects of their own there). Blob stores refuse other keys, so that no
+// key reaches outside its place.
+func ValidBlobKey(key string) bool {
+	if key == "" || key[0] == '.' || path.Clean(key) != key {
+		return false
+	}
+	for _, el := range strings.Split(key, "/") {
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+	}
+	return true
 }

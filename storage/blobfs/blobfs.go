@@ -43,7 +43,7 @@ var errBadKey = errors.New("blobfs: invalid key")
 // file returns the file name of key. Keys come validated from package chat;
 // this check makes path traversal impossible even so.
 func (s *Store) file(key string) (string, error) {
-	if key == "" || key == "." || path.Clean(key) != key || !fs.ValidPath(key) || strings.ContainsRune(key, '\\') ||
+	if !storage.ValidBlobKey(key) || !fs.ValidPath(key) || strings.ContainsRune(key, '\\') ||
 		!filepath.IsLocal(filepath.FromSlash(key)) {
 		return "", fmt.Errorf("%w: %q", errBadKey, key)
 	}

@@ -33,7 +33,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -196,8 +195,7 @@ var errBadKey = errors.New("blobs3: invalid key")
 // object returns the object name of key. Keys come validated from
 // package chat; this check keeps them off the store's own objects.
 func (s *Store) object(key string) (string, error) {
-	if key == "" || path.Clean(key) != key || strings.HasPrefix(key, ".") || strings.HasPrefix(key, "/") ||
-		strings.Contains(key, "/.") {
+	if !storage.ValidBlobKey(key) {
 		return "", fmt.Errorf("%w: %q", errBadKey, key)
 	}
 	return s.prefix + key, nil

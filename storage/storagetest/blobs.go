@@ -92,6 +92,14 @@ func testBlobPutOpenDelete(t *testing.T, s storage.BlobStore) {
 	if got := readBlob(t, s, key); string(got) != "bye" {
 		t.Errorf("after a second Put read %q, want bye", got)
 	}
+	// A file name may start with a dot.
+	dotted := "1/0a/abcdefghijklmnopqrstuvwx/.profile"
+	if _, err := s.Put(ctx, dotted, strings.NewReader("dot"), 5); err != nil {
+		t.Fatalf("Put(%q): %v", dotted, err)
+	}
+	if got := readBlob(t, s, dotted); string(got) != "dot" {
+		t.Errorf("read %q, want dot", got)
+	}
 	// An empty blob is a blob.
 	if n, err := s.Put(ctx, "1/0a/abcdefghijklmnopqrstuvwx/empty", strings.NewReader(""), 5); err != nil || n != 0 {
 		t.Fatalf("Put of nothing = %d, %v", n, err)

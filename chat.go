@@ -76,6 +76,10 @@ type Config struct {
 	// JWTAlgorithms are the accepted signing algorithms of those tokens.
 	// Empty means HS256 only.
 	JWTAlgorithms []string
+	// JWTRequireExpiry refuses tokens without an exp claim, so that no
+	// token logs in forever. Off by default, as in the reference server,
+	// whose tokens need only an email claim.
+	JWTRequireExpiry bool
 	// MaxUploadMiB is the largest file, in mebibytes, that an upload may
 	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
 	MaxUploadMiB int

@@ -33,7 +33,7 @@ func newMemBlobs(now func() time.Time) *memBlobs {
 // readLimited reads r until EOF or past limit bytes.
 func readLimited(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
 	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(ctxReader{ctx, r}, limit+1))
+	n, err := io.Copy(&buf, io.LimitReader(storage.ContextReader(ctx, r), limit+1))
 	if err != nil {
 		return buf.Bytes(), err
 	}
@@ -41,19 +41,6 @@ func readLimited(ctx context.Context, r io.Reader, limit int64) ([]byte, error) 
 		return buf.Bytes()[:limit], ErrBlobTooLarge
 	}
 	return buf.Bytes(), nil
-}
-
-// ctxReader stops reading once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // errBadBlobKey answers a key that storage.ValidBlobKey refuses.

@@ -73,13 +73,30 @@ type BlobHeader struct {
 	CacheControl       string
 }
 
+// ContextReader returns a reader of r that fails with ctx's error once
+// ctx is done, so that a blob store's copy stops with its request even
+// when r itself would wait on.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // ValidBlobKey reports whether key has the form of the keys package chat
 // makes: a clean relative slash path, without empty, "." or ".."
-// elements, whose first element does not start with a dot (stores may keep
-// objects of their own there). Blob stores refuse other keys, so that no
-// key reaches outside its place.
+// elements or backslashes, whose first element does not start with a dot
+// (stores may keep objects of their own there). Blob stores refuse other
+// keys, so that no key reaches outside its place.
 func ValidBlobKey(key string) bool {
-	if key == "" || key[0] == '.' || path.Clean(key) != key {
+	if key == "" || key[0] == '.' || path.Clean(key) != key || strings.ContainsRune(key, '\\') {
 		return false
 	}
 	for _, el := range strings.Split(key, "/") {

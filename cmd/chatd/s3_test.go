@@ -143,20 +143,6 @@ func upload(t *testing.T, p *process, email, key, name string, data []byte) map[
 	return decodeOK(t, req)
 }
 
-func decodeOK(t *testing.T, req *http.Request) map[string]any {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s %s: %s, %v %v", req.Method, req.URL.Path, resp.Status, out, err)
-	}
-	return out
-}
-
 // noRedirects is a client that shows redirects instead of following them.
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 

@@ -53,19 +53,6 @@ func (s *Store) file(key string) (string, error) {
 // copyBufferSize is the buffer of every copy: the memory a write costs.
 const copyBufferSize = 64 << 10
 
-// ctxReader stops a copy once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // copyN copies at most n bytes of r to w with a buffer of copyBufferSize
 // (io.Copy would also do, but this keeps the buffer size explicit and
 // avoids the ReaderFrom paths that ignore it).
@@ -94,7 +81,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, limit int64) (
 			os.Remove(f.Name())
 		}
 	}()
-	n, err = copyN(f, ctxReader{ctx, r}, limit+1)
+	n, err = copyN(f, storage.ContextReader(ctx, r), limit+1)
 	if err != nil {
 		return 0, err
 	}
@@ -131,7 +118,7 @@ func (s *Store) Append(ctx context.Context, key string, r io.Reader, limit int64
 	if err != nil {
 		return 0, fmt.Errorf("blobfs: %w", err)
 	}
-	n, err := copyN(f, ctxReader{ctx, r}, max(limit-fi.Size(), 0))
+	n, err := copyN(f, storage.ContextReader(ctx, r), max(limit-fi.Size(), 0))
 	if err == nil {
 		// Everything that fits is written: is there more?
 		var probe [1]byte

@@ -226,19 +226,6 @@ func (s *Store) buffer() *[]byte {
 	return b
 }
 
-// ctxReader stops a copy once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // Put stores r under key: in one request when it is shorter than a part,
 // else as a multipart upload that is aborted on any failure.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, limit int64) (int64, error) {
@@ -272,7 +259,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, limit int64) (
 // which saved, when not nil, records the progress). It returns how many
 // bytes of r it read.
 func (s *Store) fill(ctx context.Context, w *upload, bp *[]byte, r io.Reader, limit int64, saved func() error) (int64, error) {
-	lr := io.LimitReader(ctxReader{ctx, r}, limit)
+	lr := io.LimitReader(storage.ContextReader(ctx, r), limit)
 	var n int64
 	for {
 		buf := *bp

@@ -336,7 +336,7 @@ func testBlobSeek(t *testing.T, s storage.BlobStore) {
 
 func testBlobBadKeys(t *testing.T, s storage.BlobStore) {
 	ctx := context.Background()
-	for _, key := range []string{"", "../outside", "1/../../outside", "/etc/passwd", "1//x", "1/./x", "1/x/", "..", "."} {
+	for _, key := range []string{"", "../outside", "1/../../outside", "/etc/passwd", "1//x", "1/./x", "1/x/", `1\..\..\x`, "..", ".", ".append/x"} {
 		if _, err := s.Put(ctx, key, bytes.NewReader(nil), 10); err == nil {
 			t.Errorf("Put(%q) succeeded", key)
 		}

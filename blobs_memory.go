@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -32,7 +33,7 @@ func newMemBlobs(now func() time.Time) *memBlobs {
 // readLimited reads r until EOF or past limit bytes.
 func readLimited(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
 	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(ctxReader{ctx, r}, limit+1))
+	n, err := io.Copy(&buf, io.LimitReader(storage.ContextReader(ctx, r), limit+1))
 	if err != nil {
 		return buf.Bytes(), err
 	}
@@ -42,20 +43,13 @@ func readLimited(ctx context.Context, r io.Reader, limit int64) ([]byte, error) 
 	return buf.Bytes(), nil
 }
 
-// ctxReader stops reading once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
+// errBadBlobKey answers a key that storage.ValidBlobKey refuses.
+var errBadBlobKey = errors.New("chat: invalid blob key")
 
 func (m *memBlobs) Put(ctx context.Context, key string, r io.Reader, limit int64) (int64, error) {
+	if !storage.ValidBlobKey(key) {
+		return 0, errBadBlobKey
+	}
 	data, err := readLimited(ctx, r, limit)
 	if err != nil {
 		return 0, err
@@ -67,6 +61,9 @@ func (m *memBlobs) Put(ctx context.Context, key string, r io.Reader, limit int64
 }
 
 func (m *memBlobs) Append(ctx context.Context, key string, r io.Reader, limit int64) (int64, error) {
+	if !storage.ValidBlobKey(key) {
+		return 0, errBadBlobKey
+	}
 	size, err := m.Size(ctx, key)
 	if err != nil && err != storage.ErrNotFound {
 		return 0, err
@@ -80,6 +77,9 @@ func (m *memBlobs) Append(ctx context.Context, key string, r io.Reader, limit in
 }
 
 func (m *memBlobs) Size(_ context.Context, key string) (int64, error) {
+	if !storage.ValidBlobKey(key) {
+		return 0, errBadBlobKey
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.blobs[key]
@@ -90,6 +90,9 @@ func (m *memBlobs) Size(_ context.Context, key string) (int64, error) {
 }
 
 func (m *memBlobs) Open(_ context.Context, key string) (Blob, error) {
+	if !storage.ValidBlobKey(key) {
+		return nil, errBadBlobKey
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.blobs[key]
@@ -101,6 +104,9 @@ func (m *memBlobs) Open(_ context.Context, key string) (Blob, error) {
 }
 
 func (m *memBlobs) Delete(_ context.Context, key string) error {
+	if !storage.ValidBlobKey(key) {
+		return errBadBlobKey
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.blobs, key)

@@ -76,11 +76,17 @@ type Config struct {
 	// JWTAlgorithms are the accepted signing algorithms of those tokens.
 	// Empty means HS256 only.
 	JWTAlgorithms []string
+	// JWTRequireExpiry refuses tokens without an exp claim, so that no
+	// token logs in forever. Off by default, as in the reference server,
+	// whose tokens need only an email claim.
+	JWTRequireExpiry bool
 	// MaxUploadMiB is the largest file, in mebibytes, that an upload may
 	// store (max_file_upload_size_mib). Zero means DefaultMaxUploadMiB.
 	MaxUploadMiB int
 	// Blobs stores the bytes of uploaded files. Nil means in memory, lost
-	// when the program ends; servers use the storage/blobfs package.
+	// when the program ends; servers use the storage/blobfs package (a
+	// directory), or storage/blobs3 (an S3-compatible bucket, which
+	// processes on several machines share).
 	Blobs BlobStore
 	// UploadURLKey signs the temporary download URLs of uploads. Empty
 	// means a random key, so URLs from before a restart stop working

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"time"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -44,3 +45,7 @@ func SetMarkReadBatchForTest(n int) (restore func()) {
 	markReadBatch = n
 	return func() { markReadBatch = old }
 }
+
+// NewMemBlobsForTest returns the in-memory BlobStore of a Config without
+// one, for its conformance test.
+func NewMemBlobsForTest() storage.BlobStore { return newMemBlobs(time.Now) }

@@ -31,7 +31,7 @@ type JWTLoginResult struct {
 // "email" claim (compared without regard to case). The token must be
 // signed by one of Config.JWTAlgorithms with the organization's key of
 // Config.JWTKeys, else with Config.JWTSecret; its exp and nbf claims are
-// honoured, and an aud claim must name the organization (host or URL). With includeProfile the answer carries the
+// honoured (exp is required with Config.JWTRequireExpiry), and an aud claim must name the organization (host or URL). With includeProfile the answer carries the
 // user's object as GET /users gives it with client_gravatar off. The first
 // login of an account sets its date_joined, as FetchAPIKey does. Anyone may
 // call it.
@@ -58,9 +58,13 @@ func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includ
 			return ErrJWTMissing
 		}
 		claims := jwt.MapClaims{}
+		opts := []jwt.ParserOption{jwt.WithValidMethods(s.cfg.JWTAlgorithms), jwt.WithTimeFunc(s.cfg.Now)}
+		if s.cfg.JWTRequireExpiry {
+			opts = append(opts, jwt.WithExpirationRequired())
+		}
 		_, err = jwt.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) {
 			return key, nil
-		}, jwt.WithValidMethods(s.cfg.JWTAlgorithms), jwt.WithTimeFunc(s.cfg.Now))
+		}, opts...)
 		if err != nil || !audienceAllows(claims, realm) {
 			return ErrJWTBad
 		}

@@ -33,6 +33,14 @@ type BlobStore = storage.BlobStore
 // Blob is an open stored file (see storage.Blob).
 type Blob = storage.Blob
 
+// LinkedBlob is a Blob that clients may download from its store directly,
+// through a short-lived link (see storage.LinkedBlob; the S3 store's Blobs
+// are, unless it streams).
+type LinkedBlob = storage.LinkedBlob
+
+// BlobHeader is what the response to a blob's link says of it.
+type BlobHeader = storage.BlobHeader
+
 // UploadResult is the answer of an upload.
 type UploadResult struct {
 	// URL is the relative URL of the file, "/user_uploads/{path_id}".

@@ -8,6 +8,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/storagetest"
 )
 
 func readAll(t *testing.T, b chat.Blob) string {
@@ -140,4 +141,10 @@ func TestSanitizeFilename(t *testing.T) {
 	if len(got) > 200 || !strings.HasSuffix(got, ".jpeg") || !strings.HasPrefix(got, "ää") {
 		t.Errorf("long name sanitised to %q (%d bytes)", got, len(got))
 	}
+}
+
+// TestMemBlobsConformance runs the BlobStore suite on the in-memory store
+// of a Config without one.
+func TestMemBlobsConformance(t *testing.T) {
+	storagetest.RunBlobStore(t, func(*testing.T) storage.BlobStore { return chat.NewMemBlobsForTest() })
 }

@@ -2,13 +2,18 @@ package chat_test
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/internal/s3test"
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/blobfs"
+	"github.com/teamchat/chat/storage/blobs3"
 	"github.com/teamchat/chat/storage/memory"
 )
 
@@ -111,5 +116,61 @@ func TestCollectOrphanedFiles(t *testing.T) {
 	path := strings.TrimPrefix(res.URL, "/user_uploads/")
 	if _, err := blobs.Size(ctx, path); err != nil {
 		t.Errorf("the attachment's file: %v", err)
+	}
+}
+
+// TestResumableUploadsOnS3: on the S3 blob store (CHAT_TEST_S3_URL), an
+// upload that is finished becomes a readable attachment, and the
+// collection of expired uploads removes an unfinished one with its
+// multipart upload, keeping only the finished file.
+func TestResumableUploadsOnS3(t *testing.T) {
+	raw := s3test.URL(t)
+	cfg, err := blobs3.ParseURL(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blobs3.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureWith(t, func(*testing.T) storage.Store { return memory.New() }, chat.Config{Blobs: blobs, MaxUploadMiB: 20})
+	ctx := t.Context()
+	me := chat.AsUser(f.member.ID)
+	data := strings.Repeat("0123456789abcdef", 12<<16) // 12 MiB
+	finished, err := f.svc.CreateResumableUpload(ctx, me, int64(len(data)), map[string]string{"filename": "whole.bin"})
+	wantNoErr(t, "CreateResumableUpload", err)
+	abandoned, err := f.svc.CreateResumableUpload(ctx, me, int64(len(data)), map[string]string{"filename": "half.bin"})
+	wantNoErr(t, "CreateResumableUpload", err)
+	for _, off := range []int{0, 7 << 20} {
+		end := min(off+7<<20, len(data))
+		_, err := f.svc.AppendResumableUpload(ctx, me, finished.ID, int64(off), strings.NewReader(data[off:end]))
+		wantNoErr(t, "append", err)
+	}
+	_, err = f.svc.AppendResumableUpload(ctx, me, abandoned.ID, 0, strings.NewReader(data[:7<<20]))
+	wantNoErr(t, "append", err)
+	st, err := f.svc.ResumableUploadState(ctx, me, finished.ID)
+	wantNoErr(t, "ResumableUploadState", err)
+	if st.Result == nil {
+		t.Fatalf("the upload of every byte has no result: %+v", st)
+	}
+	path := strings.TrimPrefix(st.Result.URL, "/user_uploads/")
+	_, rest, _ := strings.Cut(path, "/")
+	_, blob, err := f.svc.OpenAttachment(ctx, me, f.realm, rest)
+	wantNoErr(t, "OpenAttachment", err)
+	got, err := io.ReadAll(blob)
+	blob.Close()
+	if err != nil || string(got) != data {
+		t.Errorf("read %d bytes (%v) that differ from the %d uploaded", len(got), err, len(data))
+	}
+
+	f.clock.Advance(chat.TusUploadLifetime + time.Minute)
+	n, err := f.svc.CollectExpiredUploads(ctx)
+	wantNoErr(t, "CollectExpiredUploads", err)
+	if n != 2 {
+		t.Errorf("collected %d uploads, want 2 (the state of the finished one, and the abandoned one)", n)
+	}
+	keys, uploads := s3test.Objects(t, raw)
+	if diff := cmp.Diff([]string{path}, keys); diff != "" || uploads != 0 {
+		t.Errorf("left in the bucket: %d multipart uploads, and objects (-want +got):\n%s", uploads, diff)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/memory"
 )
 
 // TestConcurrentUserCreation creates users from several clients at once:
@@ -94,6 +96,29 @@ func TestJWTBoundToOrganization(t *testing.T) {
 		wantNoErr(t, "aud naming the organization", login(host1, sign(shared, jwt.MapClaims{"email": f.member.Email, "aud": host1})))
 		wantErr(t, "aud naming another", login(host1, sign(shared, jwt.MapClaims{"email": f.member.Email, "aud": []string{host2}})), chat.ErrJWTBad)
 	})
+}
+
+// TestJWTRequireExpiry: with Config.JWTRequireExpiry a token without exp
+// is refused, one with a future exp accepted; without it, both are.
+func TestJWTRequireExpiry(t *testing.T) {
+	for _, require := range []bool{false, true} {
+		secret := []byte("secret")
+		f := newFixtureWith(t, func(*testing.T) storage.Store { return memory.New() }, chat.Config{JWTSecret: secret, JWTRequireExpiry: require})
+		sign := func(claims jwt.MapClaims) string {
+			s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
+			wantNoErr(t, "sign", err)
+			return s
+		}
+		_, err := f.svc.FetchAPIKeyJWT(t.Context(), host1, sign(jwt.MapClaims{"email": f.member.Email}), false)
+		if require {
+			wantErr(t, "no exp, required", err, chat.ErrJWTBad)
+		} else {
+			wantNoErr(t, "no exp, not required", err)
+		}
+		_, err = f.svc.FetchAPIKeyJWT(t.Context(), host1, sign(jwt.MapClaims{"email": f.member.Email,
+			"exp": f.clock.Now().Add(time.Minute).Unix()}), false)
+		wantNoErr(t, fmt.Sprintf("a future exp (required %v)", require), err)
+	}
 }
 
 // updateCounter counts the write transactions of a store.

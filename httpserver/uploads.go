@@ -2,7 +2,9 @@ package httpserver
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"slices"
@@ -225,7 +227,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request, forceDownload 
 		return
 	}
 	defer blob.Close()
-	serveBlob(idleWriter{w, http.NewResponseController(w)}, r, a, blob, forceDownload)
+	serveBlob(idleWriter{w, http.NewResponseController(w)}, r, s.log, a, blob, forceDownload)
 }
 
 // GET /user_uploads/temporary/{token}/{filename}
@@ -246,7 +248,7 @@ func (s *Server) temporaryDownload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer blob.Close()
-	serveBlob(idleWriter{w, http.NewResponseController(w)}, r, a, blob, false)
+	serveBlob(idleWriter{w, http.NewResponseController(w)}, r, s.log, a, blob, false)
 }
 
 // writeFileError answers a failed download: a missing or forbidden file
@@ -278,18 +280,37 @@ func inlineType(contentType string) bool {
 }
 
 // serveBlob writes a file with its name and type; ranges, HEAD and
-// conditional requests come from http.ServeContent.
-func serveBlob(w http.ResponseWriter, r *http.Request, a chat.Attachment, blob chat.Blob, forceDownload bool) {
+// conditional requests come from http.ServeContent. A blob that its store
+// serves itself (an S3 store's) is answered with a redirect to its
+// short-lived link, with the same headers, as the reference server does
+// with S3.
+func serveBlob(w http.ResponseWriter, r *http.Request, log *slog.Logger, a chat.Attachment, blob chat.Blob, forceDownload bool) {
 	disposition := "attachment"
 	if !forceDownload && inlineType(a.ContentType) {
 		disposition = "inline"
 	}
+	header := chat.BlobHeader{
+		ContentType:        a.ContentType,
+		ContentDisposition: mime.FormatMediaType(disposition, map[string]string{"filename": a.Name}),
+		CacheControl:       "private, max-age=3600",
+	}
 	h := w.Header()
-	h.Set("Content-Type", a.ContentType)
-	h.Set("Content-Disposition", mime.FormatMediaType(disposition, map[string]string{"filename": a.Name}))
+	if lb, ok := blob.(chat.LinkedBlob); ok {
+		link, err := lb.Link(r.Context(), header)
+		if err != nil {
+			writeError(w, log, fmt.Errorf("linking to a download: %w", err))
+			return
+		}
+		// The link lives a minute or so: never cache the redirect longer.
+		h.Set("Cache-Control", "private, no-store")
+		http.Redirect(w, r, link, http.StatusFound)
+		return
+	}
+	h.Set("Content-Type", header.ContentType)
+	h.Set("Content-Disposition", header.ContentDisposition)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
-	h.Set("Cache-Control", "private, max-age=3600")
+	h.Set("Cache-Control", header.CacheControl)
 	http.ServeContent(w, r, "", blob.ModTime(), blob)
 }
 

@@ -1,14 +1,13 @@
 package httpserver_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/teamchat/chat/httpserver"
+	"github.com/teamchat/chat/internal/s3test"
+	"github.com/teamchat/chat/storage/blobs3"
 )
 
 // TestUploadMemory streams a 200 MiB file through POST /user_uploads to
@@ -23,9 +24,27 @@ import (
 // must never hold the file in memory. The peak is logged (go test -v -run
 // TestUploadMemory).
 func TestUploadMemory(t *testing.T) {
+	uploadMemory(t, newUploadEnv(t, 256))
+}
+
+// TestUploadMemoryS3 is TestUploadMemory on the S3 blob store of
+// CHAT_TEST_S3_URL (scripts/with-s3.sh), which holds one 5 MiB part of a
+// stream at a time.
+func TestUploadMemoryS3(t *testing.T) {
+	cfg, err := blobs3.ParseURL(s3test.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blobs3.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploadMemory(t, newUploadEnvWith(t, 256, blobs, ""))
+}
+
+func uploadMemory(t *testing.T, e *uploadEnv) {
 	const size = 200 << 20
 	const maxHeap = 64 << 20
-	e := newUploadEnv(t, 256)
 
 	// The body is generated while the handler reads it.
 	pr, pw := io.Pipe()
@@ -102,7 +121,7 @@ func TestUploadMemory(t *testing.T) {
 	}
 
 	// The stored bytes are the uploaded ones.
-	f, err := os.Open(filepath.Join(e.dir, filepath.FromSlash(strings.TrimPrefix(res.URL, "/user_uploads/"))))
+	f, err := e.blobs.Open(context.Background(), strings.TrimPrefix(res.URL, "/user_uploads/"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,9 @@ import (
 // of maxMiB and a clock that the test can move.
 type uploadEnv struct {
 	*env
-	dir string
-	now *time.Time
+	dir   string
+	blobs chat.BlobStore
+	now   *time.Time
 }
 
 func newUploadEnv(t *testing.T, maxMiB int) *uploadEnv {
@@ -40,13 +41,20 @@ func newUploadEnv(t *testing.T, maxMiB int) *uploadEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newUploadEnvWith(t, maxMiB, blobs, dir)
+}
+
+// newUploadEnvWith is newUploadEnv with the uploads in blobs (whose
+// directory, if it has one, is dir).
+func newUploadEnvWith(t *testing.T, maxMiB int, blobs chat.BlobStore, dir string) *uploadEnv {
+	t.Helper()
 	now := joined
 	e := newEnvWith(t, memory.New(), func(c *chat.Config) {
 		c.MaxUploadMiB = maxMiB
 		c.Blobs = blobs
 		c.Now = func() time.Time { return now }
 	})
-	return &uploadEnv{env: e, dir: dir, now: &now}
+	return &uploadEnv{env: e, dir: dir, blobs: blobs, now: &now}
 }
 
 // part is one part of a multipart upload body: a file when filename is set

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -51,4 +53,56 @@ type Blob interface {
 type BlobLister interface {
 	// List returns the keys that start with prefix, sorted.
 	List(ctx context.Context, prefix string) ([]string, error)
+}
+
+// LinkedBlob is a Blob that clients may fetch from its store directly,
+// through a short-lived link (an S3 presigned URL), so that the bytes do
+// not pass through the server. Stores configured to stream return Blobs
+// without this method.
+type LinkedBlob interface {
+	Blob
+	// Link returns a URL that serves the blob with the response headers
+	// of h until it expires a short time later.
+	Link(ctx context.Context, h BlobHeader) (string, error)
+}
+
+// BlobHeader is what the response to a blob's link says of it.
+type BlobHeader struct {
+	ContentType        string
+	ContentDisposition string
+	CacheControl       string
+}
+
+// ContextReader returns a reader of r that fails with ctx's error once
+// ctx is done, so that a blob store's copy stops with its request even
+// when r itself would wait on.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// ValidBlobKey reports whether key has the form of the keys package chat
+// makes: a clean relative slash path, without empty, "." or ".."
+// elements or backslashes, whose first element does not start with a dot
+// (stores may keep objects of their own there). Blob stores refuse other
+// keys, so that no key reaches outside its place.
+func ValidBlobKey(key string) bool {
+	if key == "" || key[0] == '.' || path.Clean(key) != key || strings.ContainsRune(key, '\\') {
+		return false
+	}
+	for _, el := range strings.Split(key, "/") {
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+	}
+	return true
 }

@@ -58,7 +58,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	blobs, err := sf.blobs()
+	blobs, err := sf.blobs(ctx)
 	if err != nil {
 		store.Close()
 		return err

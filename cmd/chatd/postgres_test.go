@@ -35,17 +35,20 @@ func call(t *testing.T, p *process, method, path, email, key string, form url.Va
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	req.SetBasicAuth(email, key)
-	res, err := http.DefaultClient.Do(req)
+	return decodeOK(t, req)
+}
+
+// decodeOK sends req and decodes its JSON answer, which must be a 200.
+func decodeOK(t *testing.T, req *http.Request) map[string]any {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
+	defer resp.Body.Close()
 	var out map[string]any
-	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("%s %s: %d %v", method, path, res.StatusCode, out)
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s: %s, %v %v", req.Method, req.URL.Path, resp.Status, out, err)
 	}
 	return out
 }

@@ -61,6 +61,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxUploadMiB := fs.Int("max-upload-mib", chat.DefaultMaxUploadMiB, "largest file an upload may store, in MiB")
 	pushRelayURL := fs.String("push-relay-url", "", "URL of the push notification relay (push is disabled when empty)")
 	jwtSecret := fs.String("jwt-secret", "", "HS256 key of the tokens of POST /jwt/fetch_api_key (JWT login is disabled when empty)")
+	jwtRequireExp := fs.Bool("jwt-require-exp", false, "refuse JWTs without an exp claim (the reference accepts them)")
 	jwtKeys := jwtKeyFlag{}
 	fs.Var(jwtKeys, "jwt-key", "HOST=KEY: the HS256 key of one organization's tokens, instead of --jwt-secret (repeatable)")
 	rateLimit := fs.Int("rate-limit", httpserver.DefaultRateLimits.PerUser,
@@ -86,7 +87,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := chat.Config{
-		Logger: logger, JWTSecret: []byte(*jwtSecret), JWTKeys: jwtKeys,
+		Logger: logger, JWTSecret: []byte(*jwtSecret), JWTKeys: jwtKeys, JWTRequireExpiry: *jwtRequireExp,
 		VideoCalls: videoCalls, AuthenticationMethods: methods,
 		MaxUploadMiB: *maxUploadMiB, UploadURLKey: []byte(*uploadURLKey),
 	}
@@ -100,7 +101,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.PushRelay = relay
 	}
-	if cfg.Blobs, err = sf.blobs(); err != nil {
+	if cfg.Blobs, err = sf.blobs(ctx); err != nil {
 		return err
 	}
 	store, err := sf.open(ctx)

@@ -11,6 +11,7 @@ import (
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/blobfs"
+	"github.com/teamchat/chat/storage/blobs3"
 	"github.com/teamchat/chat/storage/memory"
 	"github.com/teamchat/chat/storage/postgres"
 	"github.com/teamchat/chat/storage/sqlite"
@@ -21,12 +22,16 @@ type storeFlags struct {
 	kind string
 	data string
 	dsn  string
+	blob string
 }
 
 func (sf *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.kind, "store", "sqlite", "storage backend: sqlite, postgres (needs --dsn; several processes may share it) or memory (keeps nothing across restarts)")
 	fs.StringVar(&sf.data, "data", "chatd-data", "data directory (SQLite database and uploads; with postgres, uploads only, shared by every process)")
 	fs.StringVar(&sf.dsn, "dsn", "", "PostgreSQL database of --store postgres, as postgres://user:password@host:5432/db?sslmode=disable")
+	fs.StringVar(&sf.blob, "blob", "", "where uploaded files live: empty for uploads/ in the data directory, or an S3-compatible bucket, "+
+		"s3://bucket/prefix?endpoint=host:port&region=R&link=1m (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "+
+		"or the AWS shared credentials file; link=0 streams downloads instead of redirecting to presigned URLs)")
 }
 
 // dbFile is the SQLite database inside the data directory.
@@ -54,11 +59,19 @@ func (sf *storeFlags) open(ctx context.Context) (storage.Store, error) {
 // uploadsDir is the directory of uploaded files inside the data directory.
 const uploadsDir = "uploads"
 
-// blobs returns the store of uploaded files: a directory of the data
-// directory with the SQLite and PostgreSQL stores (processes sharing a
-// PostgreSQL database must share it too, on a network file system); nil
-// (in memory, like the records) with the memory store.
-func (sf *storeFlags) blobs() (chat.BlobStore, error) {
+// blobs returns the store of uploaded files: the S3 bucket of --blob; else
+// a directory of the data directory with the SQLite and PostgreSQL stores
+// (processes sharing a PostgreSQL database must then share it too, on a
+// network file system); else nil (in memory, like the records) with the
+// memory store.
+func (sf *storeFlags) blobs(ctx context.Context) (chat.BlobStore, error) {
+	if sf.blob != "" {
+		cfg, err := blobs3.ParseURL(sf.blob)
+		if err != nil {
+			return nil, fmt.Errorf("--blob: %w", err)
+		}
+		return blobs3.New(ctx, cfg)
+	}
 	if sf.kind == "memory" {
 		return nil, nil
 	}

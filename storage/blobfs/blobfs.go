@@ -43,7 +43,7 @@ var errBadKey = errors.New("blobfs: invalid key")
 // file returns the file name of key. Keys come validated from package chat;
 // this check makes path traversal impossible even so.
 func (s *Store) file(key string) (string, error) {
-	if key == "" || key == "." || path.Clean(key) != key || !fs.ValidPath(key) || strings.ContainsRune(key, '\\') ||
+	if !storage.ValidBlobKey(key) || !fs.ValidPath(key) || strings.ContainsRune(key, '\\') ||
 		!filepath.IsLocal(filepath.FromSlash(key)) {
 		return "", fmt.Errorf("%w: %q", errBadKey, key)
 	}
@@ -52,19 +52,6 @@ func (s *Store) file(key string) (string, error) {
 
 // copyBufferSize is the buffer of every copy: the memory a write costs.
 const copyBufferSize = 64 << 10
-
-// ctxReader stops a copy once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
 
 // copyN copies at most n bytes of r to w with a buffer of copyBufferSize
 // (io.Copy would also do, but this keeps the buffer size explicit and
@@ -94,7 +81,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, limit int64) (
 			os.Remove(f.Name())
 		}
 	}()
-	n, err = copyN(f, ctxReader{ctx, r}, limit+1)
+	n, err = copyN(f, storage.ContextReader(ctx, r), limit+1)
 	if err != nil {
 		return 0, err
 	}
@@ -131,7 +118,7 @@ func (s *Store) Append(ctx context.Context, key string, r io.Reader, limit int64
 	if err != nil {
 		return 0, fmt.Errorf("blobfs: %w", err)
 	}
-	n, err := copyN(f, ctxReader{ctx, r}, max(limit-fi.Size(), 0))
+	n, err := copyN(f, storage.ContextReader(ctx, r), max(limit-fi.Size(), 0))
 	if err == nil {
 		// Everything that fits is written: is there more?
 		var probe [1]byte

@@ -1,16 +1,20 @@
 package chat_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/internal/pgtest"
+	"github.com/teamchat/chat/storage/postgres"
 )
 
 // BenchmarkOrgScale compares an organization of 1 000 users with one of
-// 10 000 on SQLite, alternating, for the operations that must stay flat in
+// 10 000 on SQLite, and on PostgreSQL when CHAT_TEST_POSTGRES_DSN names a
+// database (scripts/with-postgres.sh), alternating, for the operations that must stay flat in
 // the organization's size: creating a user (without a password, so that
 // bcrypt is not measured) and POST /register with every block. It reports
 // the medians of create-1k-µs, create-10k-µs and create-10k/1k (goal: at
@@ -19,7 +23,22 @@ import (
 // register/json, the register call at 10 000 users against encoding/json
 // encoding its answer alone (goal: at most 2). One op is one round.
 func BenchmarkOrgScale(b *testing.B) {
-	small, large := newBenchOrg(b, 1000), newBenchOrg(b, 10000)
+	b.Run("sqlite", func(b *testing.B) { benchOrgScale(b, newBenchOrg(b, 1000), newBenchOrg(b, 10000)) })
+	if pgtest.Available() {
+		b.Run("postgres", func(b *testing.B) {
+			open := func(members int) *benchOrg {
+				st, err := postgres.Open(context.Background(), pgtest.Schema(b))
+				if err != nil {
+					b.Fatal(err)
+				}
+				return newBenchOrgOn(b, st, members)
+			}
+			benchOrgScale(b, open(1000), open(10000))
+		})
+	}
+}
+
+func benchOrgScale(b *testing.B, small, large *benchOrg) {
 	round := 0
 	create := func(f *benchOrg) time.Duration {
 		start := time.Now()

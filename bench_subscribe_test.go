@@ -85,21 +85,36 @@ func BenchmarkSubscribe1000x100(b *testing.B) {
 type benchOrg struct {
 	b   *testing.B
 	ctx context.Context
-	st  *sqlite.Store
+	st  storage.Store
 	svc *chat.Service
 	org chat.NewOrgResult
 	ids []int64
 	db  *sql.DB
 }
 
-// newBenchOrg opens a store in a temporary directory with an organization
-// of members users (the owner included); everything is closed when b ends.
+// newBenchOrg opens a SQLite store in a temporary directory with an
+// organization of members users (the owner included), and a raw
+// connection to its file; everything is closed when b ends.
 func newBenchOrg(b *testing.B, members int) *benchOrg {
 	path := filepath.Join(b.TempDir(), "bench.db")
 	st, err := sqlite.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
+	f := newBenchOrgOn(b, st, members)
+	// The raw side's connection has the store's pragmas.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	f.db = db
+	return f
+}
+
+// newBenchOrgOn makes an organization of members users on st, which it
+// closes when b ends; it has no raw connection.
+func newBenchOrgOn(b *testing.B, st storage.Store, members int) *benchOrg {
 	svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost})
 	b.Cleanup(func() { svc.Close() })
 	ctx := context.Background()
@@ -115,13 +130,7 @@ func newBenchOrg(b *testing.B, members int) *benchOrg {
 		}
 		ids = append(ids, res.UserID)
 	}
-	// The raw side's connection has the store's pragmas.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	return &benchOrg{b: b, ctx: ctx, st: st, svc: svc, org: org, ids: ids, db: db}
+	return &benchOrg{b: b, ctx: ctx, st: st, svc: svc, org: org, ids: ids}
 }
 
 func (f *benchOrg) exec(q string, args ...any) {

@@ -12,9 +12,10 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
-// TestFindMessagesNotPrepared checks that FindMessages's statements are
-// not kept prepared on the connection, where PostgreSQL could fall to a
-// generic plan (see FindMessages), while the store's other statements are:
+// TestFindMessagesNotPrepared checks that FindMessages's and UserByEmail's
+// statements are not kept prepared on the connection, where PostgreSQL
+// could fall to a generic plan (see each), while the store's other
+// statements are:
 // with one connection in the pool, the session's prepared statements are
 // the store's.
 func TestFindMessagesNotPrepared(t *testing.T) {
@@ -43,6 +44,11 @@ func TestFindMessagesNotPrepared(t *testing.T) {
 				}
 			}
 		}
+		for range 7 {
+			if _, err := tx.UserByEmail(1, "nobody@example.com"); !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("UserByEmail: %v, want ErrNotFound", err)
+			}
+		}
 		if _, err := tx.Message(1); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("Message(1): %v, want ErrNotFound", err)
 		}
@@ -63,6 +69,9 @@ func TestFindMessagesNotPrepared(t *testing.T) {
 	for _, st := range statements {
 		if strings.Contains(st, "JOIN messages AS m") || strings.Contains(st, "JOIN user_messages AS um") {
 			t.Errorf("a FindMessages statement is prepared: %s", st)
+		}
+		if strings.Contains(st, "email_key = $2") {
+			t.Errorf("UserByEmail's statement is prepared: %s", st)
 		}
 		message = message || strings.Contains(st, "FROM messages AS m WHERE m.id = $1")
 	}

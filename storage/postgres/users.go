@@ -3,6 +3,8 @@ package postgres
 import (
 	"errors"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
@@ -137,9 +139,16 @@ func (t *tx) User(id int64) (storage.UserRecord, error) {
 	return one(t, "User", sqlcommon.SelectUser+`WHERE id = $1`, scanUser, id)
 }
 
+// UserByEmail is planned for its values at every run
+// (pgx.QueryExecModeCacheDescribe), as FindMessages is: prepared once per
+// connection, after five runs PostgreSQL kept a generic plan made while
+// the organization had a handful of users, which went through the
+// (realm_id, role) index and tested the address of every user of the
+// organization (1 ms at 10 000 users, and growing), where the unique
+// (realm_id, email_key) index finds the one row (16 µs).
 func (t *tx) UserByEmail(realmID int64, email string) (storage.UserRecord, error) {
 	return one(t, "UserByEmail", sqlcommon.SelectUser+`WHERE realm_id = $1 AND email_key = $2`, scanUser,
-		realmID, storage.EmailKey(email))
+		pgx.QueryExecModeCacheDescribe, realmID, storage.EmailKey(email))
 }
 
 func (t *tx) UserByAPIKey(key string) (storage.UserRecord, error) {

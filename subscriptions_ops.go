@@ -12,6 +12,12 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
+// manySubscriptions is the number of subscriptions beyond which
+// Subscriptions reads every channel of the realm in one query instead of
+// each subscribed channel by itself: 1 000 single-row queries cost about
+// 20 ms on SQLite, a listing of 1 000 channels a few.
+const manySubscriptions = 50
+
 // Subscriptions returns the actor's subscriptions sorted by channel name,
 // with subscriber lists when withSubscribers. Errors: those of the actor
 // check.
@@ -32,14 +38,31 @@ func (s *Service) Subscriptions(ctx context.Context, actor Actor, withSubscriber
 			return err
 		}
 		subscribers := subscriberIDs(all)
-		out = make([]SubscriptionView, 0, len(ids))
-		for _, id := range ids {
-			c, err := tx.Channel(id)
+		// Many subscriptions are read with the realm's channels in one
+		// query rather than one query each.
+		var realmChannels map[int64]*storage.Channel
+		if len(ids) > manySubscriptions {
+			list, err := tx.Channels(cc.realm.ID)
 			if err != nil {
 				return err
 			}
+			realmChannels = make(map[int64]*storage.Channel, len(list))
+			for i := range list {
+				realmChannels[list[i].ID] = &list[i]
+			}
+		}
+		out = make([]SubscriptionView, 0, len(ids))
+		for _, id := range ids {
+			c, ok := realmChannels[id]
+			if !ok {
+				one, err := tx.Channel(id)
+				if err != nil {
+					return err
+				}
+				c = &one
+			}
 			sub := cc.subs[id]
-			out = append(out, viewSubscription(&c, &sub, subscribers[id], withSubscribers))
+			out = append(out, viewSubscription(c, &sub, subscribers[id], withSubscribers))
 		}
 		slices.SortFunc(out, func(a, b SubscriptionView) int {
 			return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.StreamID, b.StreamID))

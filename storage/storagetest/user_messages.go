@@ -261,3 +261,62 @@ func (s *suite) testMarkRead(t *testing.T) {
 			{UserID: f.b.ID, MessageID: ms[0].ID, Flags: storage.FlagRead}, {UserID: f.c.ID, MessageID: ms[0].ID}})
 	})
 }
+
+// testUnreadMessages checks storage.UnreadMessages, a backend's own
+// UnreadMessagesTx or its derivation: a user's rows without FlagRead,
+// highest message IDs first, at most limit, each with the user's flags
+// and its conversation (channel and topic as sent, or the participants),
+// and the same answer as the derivation from FindMessages.
+func (s *suite) testUnreadMessages(t *testing.T) {
+	st := s.store(t)
+	f := newMessageFixture(t, st)
+	pair, group := []int64{f.a.ID, f.b.ID}, []int64{f.a.ID, f.b.ID, f.c.ID}
+	var ms []storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		ms = createMessages(t, tx, channelMessageN(f.r.ID, f.a.ID, f.ch, "Lunch", 0), directMessageN(f.r.ID, f.a.ID, pair, 1),
+			directMessageN(f.r.ID, f.a.ID, group, 2), channelMessageN(f.r.ID, f.a.ID, f.ch, "lunch", 3),
+			channelMessageN(f.r.ID, f.a.ID, f.ch+1, "Topic \"quoted\" ✓ \\ ,", 4))
+		rows := []storage.UserMessage{{UserID: f.b.ID, MessageID: ms[0].ID}, {UserID: f.b.ID, MessageID: ms[1].ID, Flags: storage.FlagMentioned},
+			{UserID: f.b.ID, MessageID: ms[2].ID, Flags: storage.FlagStarred}, {UserID: f.b.ID, MessageID: ms[3].ID, Flags: storage.FlagRead},
+			{UserID: f.b.ID, MessageID: ms[4].ID, Flags: storage.FlagStreamWildcardMentioned | storage.FlagHasAlertWord},
+			{UserID: f.c.ID, MessageID: ms[0].ID, Flags: storage.FlagRead}, {UserID: f.c.ID, MessageID: ms[2].ID}}
+		if err := tx.CreateUserMessages(rows); err != nil {
+			t.Fatal(err)
+		}
+	})
+	unreadOf := func(tx storage.Tx, user int64, limit int) []storage.UnreadMessage {
+		t.Helper()
+		got, err := storage.UnreadMessages(tx, f.r.ID, user, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		derived, err := storage.UnreadMessages(requiredTx{tx}, f.r.ID, user, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "UnreadMessages against its derivation", got, derived)
+		return got
+	}
+	view(t, st, func(tx storage.Tx) {
+		all := []storage.UnreadMessage{
+			{ID: ms[4].ID, Flags: storage.FlagStreamWildcardMentioned | storage.FlagHasAlertWord, RecipientType: storage.RecipientChannel,
+				ChannelID: f.ch + 1, Topic: "Topic \"quoted\" ✓ \\ ,"},
+			{ID: ms[2].ID, Flags: storage.FlagStarred, RecipientType: storage.RecipientDirect, DirectUserIDs: group},
+			{ID: ms[1].ID, Flags: storage.FlagMentioned, RecipientType: storage.RecipientDirect, DirectUserIDs: pair},
+			{ID: ms[0].ID, RecipientType: storage.RecipientChannel, ChannelID: f.ch, Topic: "Lunch"},
+		}
+		checkEqual(t, "b's unread messages", unreadOf(tx, f.b.ID, 0), all)
+		checkEqual(t, "b's newest 2", unreadOf(tx, f.b.ID, 2), all[:2])
+		checkEqual(t, "c's unread messages", unreadOf(tx, f.c.ID, 10),
+			[]storage.UnreadMessage{{ID: ms[2].ID, RecipientType: storage.RecipientDirect, DirectUserIDs: group}})
+		checkEqual(t, "a has no rows", unreadOf(tx, f.a.ID, 0), []storage.UnreadMessage{})
+	})
+	update(t, st, func(tx storage.Tx) {
+		if _, err := storage.MarkRead(tx, f.r.ID, f.b.ID, 10); err != nil {
+			t.Fatal(err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		checkEqual(t, "b's unread messages once read", unreadOf(tx, f.b.ID, 0), []storage.UnreadMessage{})
+	})
+}

@@ -195,44 +195,54 @@ func (s *Service) Channels(ctx context.Context, actor Actor, q ChannelQuery) ([]
 		if err != nil {
 			return err
 		}
-		var picked []*storage.Channel
-		for i := range all {
-			c := &all[i]
-			if q.ExcludeArchived && c.IsArchived {
-				continue
-			}
-			_, sub := cc.subs[c.ID]
-			a := cc.access(c)
-			keep := (q.IncludeAll && a.metadata(c)) ||
-				(q.IncludeSubscribed && sub) ||
-				(q.IncludeWebPublic && c.IsWebPublic) ||
-				(q.IncludePublic && !c.InviteOnly && cc.actor.Role != RoleGuest) ||
-				(q.IncludeDefault && c.IsDefault && a.metadata(c))
-			if keep {
-				picked = append(picked, c)
-			}
-		}
-		ids := make([]int64, len(picked))
-		for i, c := range picked {
-			ids[i] = c.ID
-		}
-		counts, err := storage.SubscriberCounts(tx, ids)
-		if err != nil {
-			return err
-		}
-		out = make([]ChannelView, len(picked))
-		for i, c := range picked {
-			out[i] = viewChannel(c, counts[c.ID])
-			if q.IncludeDefault {
-				out[i].IsDefault = ptrTo(c.IsDefault)
-			}
-		}
-		slices.SortFunc(out, func(a, b ChannelView) int {
-			return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.StreamID, b.StreamID))
-		})
-		return nil
+		out, err = cc.channelViews(tx, all, func(c *storage.Channel) bool { return cc.selects(q, c) }, q.IncludeDefault)
+		return err
 	})
 	return out, err
+}
+
+// selects reports whether q selects the channel c for the actor.
+func (cc *channelContext) selects(q ChannelQuery, c *storage.Channel) bool {
+	if q.ExcludeArchived && c.IsArchived {
+		return false
+	}
+	_, sub := cc.subs[c.ID]
+	a := cc.access(c)
+	return (q.IncludeAll && a.metadata(c)) ||
+		(q.IncludeSubscribed && sub) ||
+		(q.IncludeWebPublic && c.IsWebPublic) ||
+		(q.IncludePublic && !c.InviteOnly && cc.actor.Role != RoleGuest) ||
+		(q.IncludeDefault && c.IsDefault && a.metadata(c))
+}
+
+// channelViews are the channels of all that keep selects, with their
+// subscriber counts (and is_default when withDefault), sorted by name.
+func (cc *channelContext) channelViews(tx storage.Tx, all []storage.Channel, keep func(*storage.Channel) bool, withDefault bool) ([]ChannelView, error) {
+	var picked []*storage.Channel
+	for i := range all {
+		if keep(&all[i]) {
+			picked = append(picked, &all[i])
+		}
+	}
+	ids := make([]int64, len(picked))
+	for i, c := range picked {
+		ids[i] = c.ID
+	}
+	counts, err := storage.SubscriberCounts(tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChannelView, len(picked))
+	for i, c := range picked {
+		out[i] = viewChannel(c, counts[c.ID])
+		if withDefault {
+			out[i].IsDefault = ptrTo(c.IsDefault)
+		}
+	}
+	slices.SortFunc(out, func(a, b ChannelView) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.StreamID, b.StreamID))
+	})
+	return out, nil
 }
 
 // ChannelByID returns the channel object of a channel the actor may see.

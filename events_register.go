@@ -1,8 +1,11 @@
 package chat
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/teamchat/chat/storage"
@@ -65,7 +68,9 @@ type RegisterRequest struct {
 type RegisterState map[string]any
 
 // stateBlock adds one fetch type's keys to a register answer. Each block
-// reads in transactions of its own, after the queue exists.
+// reads in transactions of its own, after the queue exists, and may run
+// at the same time as the others (readBlocks): it writes only the state
+// it is given and changes nothing else.
 type stateBlock func(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error
 
 // stateBlocks are the initial-state blocks by fetch type.
@@ -143,18 +148,77 @@ func (s *Service) Register(ctx context.Context, actor Actor, req RegisterRequest
 			fetch = append(fetch, name)
 		}
 	}
+	var blocks []string
 	for _, name := range fetch {
 		if name == "muted_topics" && slices.Contains(fetch, "user_topic") {
 			continue // user_topic supersedes it
 		}
-		if block, ok := stateBlocks[name]; ok {
-			if err := block(s, ctx, actor, &req, state); err != nil {
-				s.hub.DeleteQueue(actor.UserID(), queueID)
-				return nil, err
-			}
+		if _, ok := stateBlocks[name]; ok && !slices.Contains(blocks, name) {
+			blocks = append(blocks, name)
 		}
 	}
+	parts, err := s.readBlocks(ctx, actor, &req, blocks)
+	if err != nil {
+		s.hub.DeleteQueue(actor.UserID(), queueID)
+		return nil, err
+	}
+	// In the order asked, as if the blocks had been read one after the
+	// other.
+	for _, part := range parts {
+		maps.Copy(state, part)
+	}
 	return state, nil
+}
+
+// registerReaders is the number of state blocks Register reads at once:
+// the blocks are independent reads, each in its own transaction, and the
+// unread state of a large account alone takes as long as all the others.
+// It is no more than SQLite's pool of readers.
+const registerReaders = 4
+
+// heavyBlocks are the blocks that take longest with many users, channels
+// and unread messages, in that order; readBlocks starts them first, so
+// that the others are read meanwhile.
+var heavyBlocks = []string{"update_message_flags", "subscription", "stream", "realm_user"}
+
+// readBlocks reads the named state blocks, at most registerReaders at
+// once, and returns each one's keys in the order of names; the error is
+// that of the first block in that order which failed.
+func (s *Service) readBlocks(ctx context.Context, actor Actor, req *RegisterRequest, names []string) ([]RegisterState, error) {
+	parts := make([]RegisterState, len(names))
+	errs := make([]error, len(names))
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	weight := func(name string) int {
+		if i := slices.Index(heavyBlocks, name); i >= 0 {
+			return i
+		}
+		return len(heavyBlocks)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(weight(names[a]), weight(names[b])) })
+	next := make(chan int, len(order))
+	for _, i := range order {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(registerReaders, len(names)) {
+		wg.Go(func() {
+			for i := range next {
+				parts[i] = RegisterState{}
+				errs[i] = stateBlocks[names[i]](s, ctx, actor, req, parts[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
 }
 
 // checkQueueNarrow validates an event queue's narrow.

@@ -2,9 +2,7 @@ package chat
 
 import (
 	"context"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -112,29 +110,38 @@ func realmUserState(s *Service, ctx context.Context, actor Actor, req *RegisterR
 // subscribed to with their settings, and the channels they could join.
 // Unsubscribing forgets a subscription, so "unsubscribed" is always empty.
 func subscriptionState(s *Service, ctx context.Context, actor Actor, _ *RegisterRequest, state RegisterState) error {
-	subs, err := s.Subscriptions(ctx, actor, true)
-	if err != nil {
-		return err
-	}
-	visible, err := s.Channels(ctx, actor, ChannelQuery{IncludePublic: true, IncludeSubscribed: true, ExcludeArchived: true})
-	if err != nil {
-		return err
-	}
-	subscribed := make(map[int64]bool, len(subs))
-	for _, sub := range subs {
-		subscribed[sub.StreamID] = true
-	}
-	never := []ChannelView{}
-	for _, c := range visible {
-		if !subscribed[c.StreamID] {
-			never = append(never, c)
+	var (
+		subs  []SubscriptionView
+		never []ChannelView
+	)
+	// One transaction reads the realm's channels once for both lists.
+	err := s.view(ctx, actor, func(tx storage.Tx) error {
+		cc, err := s.channelContext(tx, actor)
+		if err != nil {
+			return err
 		}
+		all, err := tx.Channels(cc.realm.ID)
+		if err != nil {
+			return err
+		}
+		if subs, err = cc.subscriptionViews(tx, true, all); err != nil {
+			return err
+		}
+		q := ChannelQuery{IncludePublic: true, IncludeSubscribed: true, ExcludeArchived: true}
+		never, err = cc.channelViews(tx, all, func(c *storage.Channel) bool {
+			_, subscribed := cc.subs[c.ID]
+			return !subscribed && cc.selects(q, c)
+		}, false)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	byName := func(a, b ChannelView) int { return strings.Compare(a.Name, b.Name) }
-	slices.SortFunc(never, byName)
-	slices.SortFunc(subs, func(a, b SubscriptionView) int { return byName(a.ChannelView, b.ChannelView) })
 	if subs == nil {
 		subs = []SubscriptionView{}
+	}
+	if never == nil {
+		never = []ChannelView{}
 	}
 	state["subscriptions"] = subs
 	state["unsubscribed"] = []SubscriptionView{}

@@ -37,6 +37,15 @@ func (s *Service) LinkAttachmentsForTest(ctx context.Context, sender, messageID 
 // messages code will provide.
 func (s *Service) SetMessageReadCheckerForTest(f messageReadChecker) { s.readMessage = f }
 
+// SetMaxUnreadMessagesForTest sets the cap of the unread state, so that
+// tests reach it with few messages; it returns a function that restores
+// the cap.
+func SetMaxUnreadMessagesForTest(n int) (restore func()) {
+	old := maxUnreadMessages
+	maxUnreadMessages = n
+	return func() { maxUnreadMessages = old }
+}
+
 // SetMarkReadBatchForTest sets the messages marked read per transaction,
 // so that tests cross batches with few messages; it returns a function
 // that restores the batch size.

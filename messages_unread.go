@@ -12,8 +12,9 @@ import (
 
 // maxUnreadMessages bounds the unread messages POST /register reports,
 // newest kept, as the reference server's MAX_UNREAD_MESSAGES; beyond it
-// old_unreads_missing is true.
-const maxUnreadMessages = 50_000
+// old_unreads_missing is true. A variable only so that tests reach it
+// with few messages.
+var maxUnreadMessages = 50_000
 
 // unreadChannelTopic is one topic's unread messages in unread_msgs.
 type unreadChannelTopic struct {
@@ -50,74 +51,88 @@ func unreadState(s *Service, ctx context.Context, actor Actor, req *RegisterRequ
 		return nil
 	}
 	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
-		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Unread: true,
-			Descending: true, Limit: maxUnreadMessages + 1})
+		rows, err := storage.UnreadMessages(tx, v.realm.ID, v.user.ID, maxUnreadMessages+1)
 		if err != nil {
 			return err
 		}
-		out := unreadMsgs{PMs: []unreadDirect{}, Streams: []unreadChannelTopic{}, Huddles: []unreadDirect{}, Mentions: []int64{}}
-		if len(rows) > maxUnreadMessages {
-			rows, out.OldUnreadsMissing = rows[:maxUnreadMessages], true
-		}
-		slices.Reverse(rows)
 		subs, err := subscribedSet(tx, v.user.ID)
 		if err != nil {
 			return err
 		}
-		type topicKey struct {
-			channel int64
-			topic   string
-		}
-		topics := map[topicKey]int{}
-		direct := map[string]int{}
-		for _, r := range rows {
-			m := &r.Message
-			if r.Flags.MentionedAny() {
-				out.Mentions = append(out.Mentions, m.ID)
-			}
-			if m.RecipientType == RecipientChannel {
-				key := topicKey{m.ChannelID, storage.TopicKey(m.Topic)}
-				i, ok := topics[key]
-				if !ok {
-					i = len(out.Streams)
-					topics[key] = i
-					out.Streams = append(out.Streams, unreadChannelTopic{StreamID: m.ChannelID, Topic: m.Topic})
-				}
-				out.Streams[i].UnreadMessageIDs = append(out.Streams[i].UnreadMessageIDs, m.ID)
-				if sub, ok := subs[m.ChannelID]; ok && !sub.IsMuted {
-					out.Count++
-				}
-				continue
-			}
-			out.Count++
-			key := directKey(m.DirectUserIDs, v.user.ID)
-			i, ok := direct[key]
-			if !ok {
-				d := unreadDirect{}
-				if len(m.DirectUserIDs) > 2 {
-					i, d.UserIDsString = len(out.Huddles), key
-					out.Huddles = append(out.Huddles, d)
-				} else {
-					other, _ := strconv.ParseInt(key, 10, 64)
-					i, d.OtherUserID, d.SenderID = len(out.PMs), other, other
-					out.PMs = append(out.PMs, d)
-				}
-				direct[key] = i
-			}
-			if len(m.DirectUserIDs) > 2 {
-				out.Huddles[i].UnreadMessageIDs = append(out.Huddles[i].UnreadMessageIDs, m.ID)
-			} else {
-				out.PMs[i].UnreadMessageIDs = append(out.PMs[i].UnreadMessageIDs, m.ID)
-			}
-		}
-		slices.SortFunc(out.PMs, func(a, b unreadDirect) int { return cmp.Compare(a.OtherUserID, b.OtherUserID) })
-		slices.SortFunc(out.Huddles, func(a, b unreadDirect) int { return strings.Compare(a.UserIDsString, b.UserIDsString) })
-		slices.SortFunc(out.Streams, func(a, b unreadChannelTopic) int {
-			return cmp.Or(cmp.Compare(a.StreamID, b.StreamID), strings.Compare(a.Topic, b.Topic))
-		})
-		state["unread_msgs"] = out
+		state["unread_msgs"] = buildUnread(rows, v.user.ID, subs)
 		return nil
 	})
+}
+
+// buildUnread groups the user's unread messages, newest first and at most
+// one beyond the cap, by conversation. Topics are grouped as the
+// reference groups them, ignoring case, under the name of their oldest
+// message listed; counted are direct messages and those of unmuted
+// subscribed channels.
+func buildUnread(rows []storage.UnreadMessage, self int64, subs map[int64]storage.Subscription) unreadMsgs {
+	out := unreadMsgs{PMs: []unreadDirect{}, Streams: []unreadChannelTopic{}, Huddles: []unreadDirect{}, Mentions: []int64{}}
+	if len(rows) > maxUnreadMessages {
+		rows, out.OldUnreadsMissing = rows[:maxUnreadMessages], true
+	}
+	type topicKey struct {
+		channel int64
+		topic   string
+	}
+	topics := map[topicKey]int{}
+	// The key of a topic name, by name: a topic's messages repeat it.
+	keys := map[string]string{}
+	direct := map[string]int{}
+	for k := len(rows) - 1; k >= 0; k-- { // oldest first, so that every list ascends
+		m := &rows[k]
+		if m.Flags.MentionedAny() {
+			out.Mentions = append(out.Mentions, m.ID)
+		}
+		if m.RecipientType == RecipientChannel {
+			tk, ok := keys[m.Topic]
+			if !ok {
+				tk = storage.TopicKey(m.Topic)
+				keys[m.Topic] = tk
+			}
+			key := topicKey{m.ChannelID, tk}
+			i, ok := topics[key]
+			if !ok {
+				i = len(out.Streams)
+				topics[key] = i
+				out.Streams = append(out.Streams, unreadChannelTopic{StreamID: m.ChannelID, Topic: m.Topic})
+			}
+			out.Streams[i].UnreadMessageIDs = append(out.Streams[i].UnreadMessageIDs, m.ID)
+			if sub, ok := subs[m.ChannelID]; ok && !sub.IsMuted {
+				out.Count++
+			}
+			continue
+		}
+		out.Count++
+		key := directKey(m.DirectUserIDs, self)
+		i, ok := direct[key]
+		if !ok {
+			d := unreadDirect{}
+			if len(m.DirectUserIDs) > 2 {
+				i, d.UserIDsString = len(out.Huddles), key
+				out.Huddles = append(out.Huddles, d)
+			} else {
+				other, _ := strconv.ParseInt(key, 10, 64)
+				i, d.OtherUserID, d.SenderID = len(out.PMs), other, other
+				out.PMs = append(out.PMs, d)
+			}
+			direct[key] = i
+		}
+		if len(m.DirectUserIDs) > 2 {
+			out.Huddles[i].UnreadMessageIDs = append(out.Huddles[i].UnreadMessageIDs, m.ID)
+		} else {
+			out.PMs[i].UnreadMessageIDs = append(out.PMs[i].UnreadMessageIDs, m.ID)
+		}
+	}
+	slices.SortFunc(out.PMs, func(a, b unreadDirect) int { return cmp.Compare(a.OtherUserID, b.OtherUserID) })
+	slices.SortFunc(out.Huddles, func(a, b unreadDirect) int { return strings.Compare(a.UserIDsString, b.UserIDsString) })
+	slices.SortFunc(out.Streams, func(a, b unreadChannelTopic) int {
+		return cmp.Or(cmp.Compare(a.StreamID, b.StreamID), strings.Compare(a.Topic, b.Topic))
+	})
+	return out
 }
 
 // directKey names a direct conversation in unread_msgs: the other

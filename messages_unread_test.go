@@ -84,3 +84,71 @@ func TestRegisterUnreadState(t *testing.T) {
 		}
 	})
 }
+
+// TestRegisterUnreadStateMutedAndCapped checks whole unread_msgs bodies on
+// every backend: a muted channel's messages are listed but not counted, a
+// wildcard mention is a mention, topics group ignoring case under the name
+// of their oldest message listed, and beyond the cap only the newest
+// messages are listed, with old_unreads_missing.
+func TestRegisterUnreadStateMutedAndCapped(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)
+		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "loud"}, {Name: "quiet"}},
+			Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		loud, _ := f.svc.ChannelIDByName(ctx, owner, "loud")
+		quiet, _ := f.svc.ChannelIDByName(ctx, owner, "quiet")
+		for done := false; !done; {
+			done, err = f.svc.MarkAllAsRead(ctx, member)
+			wantNoErr(t, "MarkAllAsRead", err)
+		}
+		wantNoErr(t, "mute", f.svc.UpdateSubscriptionProperties(ctx, member, []chat.PropertyChange{
+			{StreamID: quiet, Property: "is_muted", Value: chat.BoolValue(true)}}))
+		post := func(channel int64, topic, content string) int64 {
+			t.Helper()
+			id, err := f.svc.PostChannelMessage(ctx, owner, channel, topic, content)
+			wantNoErr(t, "PostChannelMessage", err)
+			return id
+		}
+		q1 := post(quiet, "Plans", "shh")
+		w1 := post(loud, "News", "@**all** news")
+		q2 := post(quiet, "PLANS", "shh again")
+		d1, err := f.svc.SendMessage(ctx, owner, chat.SendMessageRequest{Type: "direct", To: &chat.MessageTo{IDs: []int64{f.member.ID}}, Content: "psst"})
+		wantNoErr(t, "SendMessage", err)
+		unread := func() any {
+			t.Helper()
+			st, err := f.svc.Register(ctx, member, chat.RegisterRequest{FetchEventTypes: []string{"message", "update_message_flags"}})
+			wantNoErr(t, "Register", err)
+			b, err := json.Marshal(st["unread_msgs"])
+			wantNoErr(t, "Marshal", err)
+			var out any
+			wantNoErr(t, "Unmarshal", json.Unmarshal(b, &out))
+			return out
+		}
+		n := func(ids ...int64) []any {
+			out := []any{}
+			for _, id := range ids {
+				out = append(out, float64(id))
+			}
+			return out
+		}
+		topic := func(channel int64, name string, ids ...int64) any {
+			return map[string]any{"stream_id": float64(channel), "topic": name, "unread_message_ids": n(ids...)}
+		}
+		pms := []any{map[string]any{"other_user_id": float64(f.owner.ID), "sender_id": float64(f.owner.ID), "unread_message_ids": n(d1)}}
+		streams := []any{topic(loud, "News", w1), topic(quiet, "Plans", q1, q2)}
+		if quiet < loud {
+			streams = []any{streams[1], streams[0]}
+		}
+		diff(t, "unread state", unread(), map[string]any{
+			"count": float64(2), "pms": pms, "streams": streams, "huddles": []any{}, "mentions": n(w1), "old_unreads_missing": false,
+		})
+		defer chat.SetMaxUnreadMessagesForTest(2)()
+		diff(t, "unread state beyond the cap", unread(), map[string]any{
+			"count": float64(1), "pms": pms, "streams": []any{topic(quiet, "PLANS", q2)}, "huddles": []any{}, "mentions": []any{},
+			"old_unreads_missing": true,
+		})
+	})
+}

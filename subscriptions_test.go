@@ -1,7 +1,10 @@
 package chat_test
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -177,3 +180,48 @@ func TestDeleteTopicTimeBudget(t *testing.T) {
 }
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// TestSubscriptionsMany checks Subscriptions past the count at which it
+// reads the realm's channels in one query, on every backend: each
+// subscription with its own channel, settings and subscribers, sorted by
+// name, and no channel the user is not subscribed to.
+func TestSubscriptionsMany(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		member := chat.AsUser(f.member.ID)
+		before, err := f.svc.Subscriptions(ctx, member, true)
+		wantNoErr(t, "Subscriptions", err)
+		specs := make([]chat.ChannelSpec, 60)
+		for i := range specs {
+			specs[i] = chat.ChannelSpec{Name: fmt.Sprintf("many %02d", 59-i), Description: fmt.Sprintf("number %d", 59-i)}
+		}
+		_, err = f.svc.Subscribe(ctx, member, chat.SubscribeRequest{Subscriptions: specs,
+			Principals: &chat.Principals{IDs: []int64{f.member.ID, f.visEveryone.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "not mine"}}})
+		wantNoErr(t, "Subscribe admin", err)
+		first, _ := f.svc.ChannelIDByName(ctx, member, "many 00")
+		wantNoErr(t, "mute", f.svc.UpdateSubscriptionProperties(ctx, member, []chat.PropertyChange{
+			{StreamID: first, Property: "is_muted", Value: chat.BoolValue(true)}}))
+		subs, err := f.svc.Subscriptions(ctx, member, true)
+		wantNoErr(t, "Subscriptions", err)
+		if len(subs) != len(before)+60 {
+			t.Fatalf("%d subscriptions, want %d", len(subs), len(before)+60)
+		}
+		var many []chat.SubscriptionView
+		for _, s := range subs {
+			if strings.HasPrefix(s.Name, "many ") {
+				many = append(many, s)
+			}
+		}
+		want := []int64{f.member.ID, f.visEveryone.ID}
+		slices.Sort(want)
+		for i, s := range many {
+			if s.Name != fmt.Sprintf("many %02d", i) || s.Description != fmt.Sprintf("number %d", i) ||
+				s.SubscriberCount != 2 || s.Subscribers == nil || !slices.Equal(*s.Subscribers, want) || s.IsMuted != (i == 0) {
+				t.Errorf("subscription %d: %+v", i, s)
+			}
+		}
+	})
+}

@@ -27,6 +27,12 @@ type queryCase struct {
 	max int64
 }
 
+// warmCases run once before their counted run. Register reads its state
+// blocks at the same time, and they race to fill the store's user and
+// channel caches: how many miss them depends on timing, so it is counted
+// once they are filled.
+var warmCases = map[string]bool{"register": true}
+
 // TestQueriesPerRequest runs each operation over SQLite twice: in the
 // fixture's organization, and again after 40 more users joined its
 // channels. The statement count must not grow with the users (no query
@@ -45,7 +51,7 @@ func TestQueriesPerRequest(t *testing.T) {
 		{"me", http.MethodGet, "/users/me", member, none, 3},
 		{"subscriptions", http.MethodGet, "/users/me/subscriptions", member,
 			func(*env) []string { return []string{"include_subscribers", "true"} }, 6},
-		{"streams", http.MethodGet, "/streams", member, none, 6},
+		{"streams", http.MethodGet, "/streams", member, none, 7}, // the channel list's version, which spares reading the list once cached
 		{"user groups", http.MethodGet, "/user_groups", member, none, 4},
 		{"subscribe", http.MethodPost, "/users/me/subscriptions", member,
 			// The access policy is checked in the operation's own
@@ -57,7 +63,7 @@ func TestQueriesPerRequest(t *testing.T) {
 			func(*env) []string { return []string{"status_text", "busy"} }, 2},
 		{"realm settings", http.MethodPatch, "/realm", owner,
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
-		{"register", http.MethodPost, "/register", member, none, 87}, // every state block: unread, starred, user settings (with the stored ones), custom emoji, presence, alert words, muted users, bots and the realm's group settings included
+		{"register", http.MethodPost, "/register", member, none, 80}, // every state block: unread, starred, user settings (with the stored ones), custom emoji, presence, alert words, muted users, bots and the realm's group settings included
 	}
 
 	// count runs every case once on a fresh environment with extra more
@@ -90,6 +96,9 @@ func TestQueriesPerRequest(t *testing.T) {
 		}
 		out := map[string]int64{}
 		for _, c := range cases {
+			if warmCases[c.name] {
+				e.call(c.method, c.path, c.as(e), form(c.form(e)...))
+			}
 			before := store.QueryCount()
 			res := e.call(c.method, c.path, c.as(e), form(c.form(e)...))
 			if res.status != http.StatusOK {

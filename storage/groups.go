@@ -152,6 +152,15 @@ func (v *GroupSetting) UnmarshalJSON(data []byte) error {
 // the parameter name, with the reference server's error texts.
 func ParseGroupSetting(name string, data []byte) (GroupSetting, error) {
 	data = bytes.TrimSpace(data)
+	// The forms that MarshalJSON writes, which are what the stores hold,
+	// skip the decoder, which allocates: every channel listed has 7
+	// settings.
+	if id, ok := plainInt(data); ok {
+		return GroupSetting{GroupID: id}, nil
+	}
+	if v, ok := canonicalGroupSetting(data); ok {
+		return v, nil
+	}
 	if len(data) > 0 && data[0] == '{' {
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal(data, &raw); err != nil {
@@ -194,6 +203,71 @@ func ParseGroupSetting(name string, data []byte) (GroupSetting, error) {
 }
 
 // intList decodes a JSON array of integers (never null).
+// canonicalGroupSetting reads the object form exactly as appendJSON
+// writes it, with the IDs in plainInt's form; anything else is left to
+// the decoder. The lists come out sorted and without duplicates, as the
+// decoder's.
+func canonicalGroupSetting(data []byte) (GroupSetting, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"direct_members":[`))
+	if !ok {
+		return GroupSetting{}, false
+	}
+	members, rest, ok := plainIntList(rest)
+	if !ok {
+		return GroupSetting{}, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"direct_subgroups":[`)); !ok {
+		return GroupSetting{}, false
+	}
+	subgroups, rest, ok := plainIntList(rest)
+	if !ok || string(rest) != "}" {
+		return GroupSetting{}, false
+	}
+	slices.Sort(members)
+	slices.Sort(subgroups)
+	return GroupSetting{Members: slices.Compact(members), Subgroups: slices.Compact(subgroups)}, true
+}
+
+// plainIntList reads the integers of a JSON array whose "[" is already
+// read, up to its "]", each in plainInt's form, and returns them (never
+// nil) with what follows the array.
+func plainIntList(data []byte) ([]int64, []byte, bool) {
+	end := bytes.IndexByte(data, ']')
+	if end < 0 {
+		return nil, nil, false
+	}
+	out := []int64{}
+	if end == 0 {
+		return out, data[1:], true
+	}
+	for field := range bytes.SplitSeq(data[:end], []byte(",")) {
+		n, ok := plainInt(field)
+		if !ok {
+			return nil, nil, false
+		}
+		out = append(out, n)
+	}
+	return out, data[end+1:], true
+}
+
+// plainInt reads data made of ASCII digits only (at most 18, so that it
+// cannot overflow) as a non-negative integer. Anything else, a leading
+// zero included (which the decoder reads as the JSON value 0 followed by
+// more), is left to the decoder.
+func plainInt(data []byte) (int64, bool) {
+	if len(data) == 0 || len(data) > 18 || (data[0] == '0' && len(data) > 1) {
+		return 0, false
+	}
+	var n int64
+	for _, c := range data {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
 func intList(data []byte) ([]int64, error) {
 	var raw []json.Number
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -136,6 +136,52 @@ func MarkRead(tx Tx, realmID, userID int64, limit int) ([]int64, error) {
 	return tx.UpdateUserMessageFlags(userID, ids, FlagRead, 0)
 }
 
+// UnreadMessage is what the unread state shows of one of a user's unread
+// messages: its conversation and the user's flags, without its content.
+type UnreadMessage struct {
+	ID            int64
+	Flags         MessageFlags
+	RecipientType int
+	// ChannelID and Topic are those of a channel message, zero for a
+	// direct message.
+	ChannelID int64
+	Topic     string
+	// DirectUserIDs are a direct message's participants, nil for a
+	// channel message.
+	DirectUserIDs []int64
+}
+
+// UnreadMessagesTx reads a user's unread messages without their content.
+type UnreadMessagesTx interface {
+	// UnreadMessages returns the realm's messages for which the user has a
+	// row without FlagRead, highest IDs first, at most limit of them (no
+	// bound when limit is zero).
+	UnreadMessages(realmID, userID int64, limit int) ([]UnreadMessage, error)
+}
+
+// UnreadMessages answers UnreadMessagesTx's query in tx: with tx's own
+// method when it has one, else with FindMessages.
+func UnreadMessages(tx Tx, realmID, userID int64, limit int) ([]UnreadMessage, error) {
+	if o, ok := tx.(UnreadMessagesTx); ok {
+		return o.UnreadMessages(realmID, userID, limit)
+	}
+	rows, err := tx.FindMessages(MessageFilter{RealmID: realmID, UserID: userID, Unread: true, Descending: true, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UnreadMessage, len(rows))
+	for i, r := range rows {
+		m := &r.Message
+		out[i] = UnreadMessage{ID: m.ID, Flags: r.Flags, RecipientType: m.RecipientType}
+		if m.RecipientType == RecipientChannel {
+			out[i].ChannelID, out[i].Topic = m.ChannelID, m.Topic
+		} else {
+			out[i].DirectUserIDs = m.DirectUserIDs
+		}
+	}
+	return out, nil
+}
+
 // MessageMoverTx moves many channel messages at once.
 type MessageMoverTx interface {
 	// MoveMessages sets the channel, topic and EditedAt of the channel

@@ -73,3 +73,48 @@ func pick(users []storage.UserRecord, ids []int64) []storage.UserRecord {
 	}
 	return out
 }
+
+// channelsCache keeps each realm's channel list as usersCache keeps its
+// users, tagged with the realm's channels_version, which a trigger bumps
+// with every write to the realm's channels.
+type channelsCache struct {
+	mu     sync.Mutex
+	realms map[int64]cachedChannels
+}
+
+type cachedChannels struct {
+	version  int64
+	channels []storage.Channel // ordered by ID; never modified
+}
+
+// get returns a copy of the realm's cached list if it has the version.
+func (c *channelsCache) get(realmID, version int64) ([]storage.Channel, bool) {
+	c.mu.Lock()
+	e, ok := c.realms[realmID]
+	c.mu.Unlock()
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return cloneChannels(e.channels), true
+}
+
+// put caches a copy of the realm's committed list at the version.
+func (c *channelsCache) put(realmID, version int64, channels []storage.Channel) {
+	kept := cloneChannels(channels)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.realms == nil {
+		c.realms = map[int64]cachedChannels{}
+	}
+	c.realms[realmID] = cachedChannels{version: version, channels: kept}
+}
+
+// cloneChannels copies channels with their group settings' lists, so that
+// the copy shares nothing that can be modified.
+func cloneChannels(channels []storage.Channel) []storage.Channel {
+	out := make([]storage.Channel, len(channels))
+	for i := range channels {
+		out[i] = channels[i].Clone()
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -143,4 +144,129 @@ func TestUsersCache(t *testing.T) {
 	}
 	rename(t, s, 2, "Real", false)
 	checkNames(t, "after a rolled-back read", names(t, s, 1, nil), "Inside", "Real", "From elsewhere")
+}
+
+// channelNames lists the names of the realm's channels as a View reads
+// them.
+func channelNames(t *testing.T, s storage.Store, realmID int64) []string {
+	t.Helper()
+	var out []string
+	view(t, s, func(tx storage.Tx) error {
+		channels, err := tx.Channels(realmID)
+		for _, c := range channels {
+			out = append(out, c.Name)
+		}
+		return err
+	})
+	return out
+}
+
+func renameChannel(t *testing.T, s storage.Store, id int64, name string, fail bool) {
+	t.Helper()
+	errFail := errors.New("fail on purpose")
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		c, err := tx.Channel(id)
+		if err != nil {
+			return err
+		}
+		c.Name = name
+		if err := tx.UpdateChannel(c); err != nil {
+			return err
+		}
+		if fail {
+			return errFail
+		}
+		return nil
+	})
+	if fail && !errors.Is(err, errFail) || !fail && err != nil {
+		t.Fatalf("renameChannel: %v", err)
+	}
+}
+
+// TestChannelsCache checks that the cached channel lists never show
+// anything but what an uncached read would: after commits, rollbacks,
+// writes of another Store on the same file, inside a transaction's own
+// writes, and after a caller changed a returned channel's group setting.
+func TestChannelsCache(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	var ids []int64
+	update(t, s, func(tx storage.Tx) error {
+		for i := 1; i <= 2; i++ {
+			r := testRealm(i)
+			if err := tx.CreateRealm(&r); err != nil {
+				return err
+			}
+		}
+		var cs []*storage.Channel
+		for i, realm := range []int64{1, 1, 2} {
+			cs = append(cs, &storage.Channel{RealmID: realm, Name: fmt.Sprintf("Channel %d", i+1),
+				CanAdministerChannelGroup: storage.GroupSetting{Members: []int64{7}, Subgroups: []int64{}}})
+		}
+		if err := tx.CreateChannels(cs); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			ids = append(ids, c.ID)
+		}
+		return nil
+	})
+	checkNames(t, "first read", channelNames(t, s, 1), "Channel 1", "Channel 2")
+	checkNames(t, "cached read", channelNames(t, s, 1), "Channel 1", "Channel 2")
+	var version int64
+	view(t, s, func(stx storage.Tx) error {
+		return stx.(*tx).stmt(qChannelsVersion).QueryRowContext(t.Context(), 1).Scan(&version)
+	})
+	if _, ok := s.channels.get(1, version); !ok {
+		t.Errorf("realm 1 at version %d is not cached", version)
+	}
+
+	renameChannel(t, s, ids[1], "Renamed", false)
+	checkNames(t, "after a commit", channelNames(t, s, 1), "Channel 1", "Renamed")
+	renameChannel(t, s, ids[1], "Rolled back", true)
+	checkNames(t, "after a rollback", channelNames(t, s, 1), "Channel 1", "Renamed")
+	checkNames(t, "other realm", channelNames(t, s, 2), "Channel 3")
+
+	// Another Store on the same file stands for another process.
+	other := open(t, path)
+	renameChannel(t, other, ids[0], "From elsewhere", false)
+	checkNames(t, "after another store's commit", channelNames(t, s, 1), "From elsewhere", "Renamed")
+
+	// A transaction sees its own writes, and what it read is not cached.
+	update(t, s, func(tx storage.Tx) error {
+		c, err := tx.Channel(ids[0])
+		if err != nil {
+			return err
+		}
+		c.Name = "Inside"
+		if err := tx.UpdateChannel(c); err != nil {
+			return err
+		}
+		channels, err := tx.Channels(1)
+		if err != nil {
+			return err
+		}
+		if channels[0].Name != "Inside" {
+			t.Errorf("transaction does not see its own write: %q", channels[0].Name)
+		}
+		return nil
+	})
+	checkNames(t, "after the write", channelNames(t, s, 1), "Inside", "Renamed")
+
+	// Changing a returned list, down to a group setting's members, leaves
+	// the cache alone.
+	view(t, s, func(tx storage.Tx) error {
+		channels, err := tx.Channels(1)
+		channels[0].Name = "Scribbled"
+		channels[0].CanAdministerChannelGroup.Members[0] = 99
+		return err
+	})
+	view(t, s, func(tx storage.Tx) error {
+		channels, err := tx.Channels(1)
+		if err == nil && (channels[0].Name != "Inside" || channels[0].CanAdministerChannelGroup.Members[0] != 7) {
+			t.Errorf("after changing a returned list: %+v", channels[0])
+		}
+		return err
+	})
+	checkNames(t, "unknown realm", channelNames(t, s, 99))
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 
@@ -200,8 +201,28 @@ func (t *tx) ChannelsByName(realmID int64, keys []string) ([]storage.Channel, er
 	return t.channels("ChannelsByName", qChannelsByName, realmID, string(list))
 }
 
+// Channels answers from the channel-list cache when the realm's
+// channels_version says it holds the realm's channels as this
+// transaction sees them.
 func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
-	return t.channels("Channels", qChannels, realmID)
+	var version int64
+	err := t.stmt(qChannelsVersion).QueryRowContext(t.ctx, realmID).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return []storage.Channel{}, nil
+	}
+	if err != nil {
+		return nil, t.check("Channels", err)
+	}
+	if cached, ok := t.channelCache.get(realmID, version); ok {
+		return cached, nil
+	}
+	all, err := t.channels("Channels", qChannels, realmID)
+	// Only a read-only transaction sees nothing but committed data, so
+	// only it may fill the cache.
+	if err == nil && t.ReadOnly {
+		t.channelCache.put(realmID, version, all)
+	}
+	return all, err
 }
 
 func (t *tx) UpdateChannel(c storage.Channel) error {

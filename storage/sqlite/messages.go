@@ -344,9 +344,19 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		args = append(args, f.ChannelID, f.RealmID, f.MinID, maxID, f.UserID)
 		order = "m.id"
 	default:
-		// The reader's rows drive the query (primary key user, message).
+		// The reader's rows drive the query (primary key user, message), or
+		// only the starred or unread ones, by their partial index: without
+		// statistics the planner would take the primary key and read the
+		// user's every row.
+		from := "user_messages AS um"
+		switch {
+		case f.Starred:
+			from += " INDEXED BY user_messages_starred"
+		case f.Unread:
+			from += " INDEXED BY user_messages_unread"
+		}
 		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
-			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
+			FROM ` + from + ` JOIN messages AS m ON m.id = um.message_id
 			WHERE um.user_id = ? AND um.message_id BETWEEN ? AND ? AND m.realm_id = ?`)
 		args = append(args, f.UserID, f.MinID, maxID, f.RealmID)
 		order = "um.message_id"

@@ -40,6 +40,7 @@ const (
 	qChannel
 	qChannelsByName
 	qChannels
+	qChannelsVersion
 	qSubscriptionsOfUsers
 	qSubscriptionColors
 	qChannelSubscriptions
@@ -201,6 +202,7 @@ var queries = [numQueries]string{
 	qChannel:              sqlcommon.SelectChannel + `WHERE id = ?`,
 	qChannelsByName:       sqlcommon.SelectChannel + `WHERE realm_id = ? AND name_key IN (SELECT value FROM json_each(?)) ORDER BY id`,
 	qChannels:             sqlcommon.SelectChannel + `WHERE realm_id = ? ORDER BY id`,
+	qChannelsVersion:      `SELECT channels_version FROM realms WHERE id = ?`,
 	qSubscriptionsOfUsers: sqlcommon.SelectSubscription + `WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, channel_id`,
 	qSubscriptionColors: `SELECT DISTINCT user_id, color FROM subscriptions
 		WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id, color`,

@@ -47,6 +47,8 @@ type Store struct {
 	wtexts textStmts
 	rtexts textStmts
 	cache  usersCache
+	// channels keeps the realms' channel lists (cache.go).
+	channels channelsCache
 	// rows caches rows that write transactions read (rowcache.go).
 	rows rowCache
 	// queries counts the statements transactions ran (QueryCount).
@@ -149,7 +151,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 		return fmt.Errorf("sqlite: begin read transaction: %w", err)
 	}
 	defer sqlTx.Rollback()
-	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.rstmts, texts: &s.rtexts,
+	return fn(&tx{ctx: ctx, tx: sqlTx, cache: &s.cache, channelCache: &s.channels, queries: &s.queries, stmts: &s.rstmts, texts: &s.rtexts,
 		TxState: sqlcommon.TxState{ReadOnly: true}})
 }
 
@@ -184,7 +186,7 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		done = true
 		return err
 	}
-	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, queries: &s.queries, stmts: &s.wstmts, texts: &s.wtexts, rows: &s.rows}
+	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, channelCache: &s.channels, queries: &s.queries, stmts: &s.wstmts, texts: &s.wtexts, rows: &s.rows}
 	err = fn(t)
 	done = true
 	if err != nil {

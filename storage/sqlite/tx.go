@@ -10,12 +10,14 @@ import (
 
 // tx is a storage.Tx over one database/sql transaction.
 type tx struct {
-	ctx     context.Context
-	tx      *sql.Tx
-	cache   *usersCache
-	queries *atomic.Int64
-	stmts   *stmts
-	txStmts stmts // the statements of stmts bound to tx, made on first use
+	ctx   context.Context
+	tx    *sql.Tx
+	cache *usersCache
+	// channelCache keeps the realms' channel lists (cache.go).
+	channelCache *channelsCache
+	queries      *atomic.Int64
+	stmts        *stmts
+	txStmts      stmts // the statements of stmts bound to tx, made on first use
 	// texts holds the pool's statements run by text; boundTexts those
 	// bound to tx.
 	texts      *textStmts

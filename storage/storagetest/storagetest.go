@@ -100,6 +100,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages", s.testMessages},
 		{"MoveMessages", s.testMoveMessages},
 		{"MarkRead", s.testMarkRead},
+		{"UnreadMessages", s.testUnreadMessages},
 		{"SubscriberCounts", s.testSubscriberCounts},
 		{"Reactions", s.testReactions},
 		{"Messages/RoundTrip", s.testMessageRoundTrip},

@@ -261,3 +261,87 @@ func (s *suite) testMarkRead(t *testing.T) {
 			{UserID: f.b.ID, MessageID: ms[0].ID, Flags: storage.FlagRead}, {UserID: f.c.ID, MessageID: ms[0].ID}})
 	})
 }
+
+// testUnreadMessages checks storage.UnreadMessages, a backend's own
+// UnreadMessagesTx or its derivation: a user's rows without FlagRead,
+// highest message IDs first, at most limit, each with the user's flags
+// and its conversation (channel and topic as sent, or the participants),
+// and the same answer as the derivation from FindMessages. The unread
+// messages are both close together and far apart among the others.
+func (s *suite) testUnreadMessages(t *testing.T) {
+	st := s.store(t)
+	f := newMessageFixture(t, st)
+	pair, group := []int64{f.a.ID, f.b.ID}, []int64{f.a.ID, f.b.ID, f.c.ID}
+	var ms, others []storage.MessageRecord
+	var last storage.MessageRecord
+	update(t, st, func(tx storage.Tx) {
+		ms = createMessages(t, tx, channelMessageN(f.r.ID, f.a.ID, f.ch, "Lunch", 0), directMessageN(f.r.ID, f.a.ID, pair, 1),
+			directMessageN(f.r.ID, f.a.ID, group, 2), channelMessageN(f.r.ID, f.a.ID, f.ch, "lunch", 3),
+			channelMessageN(f.r.ID, f.a.ID, f.ch+1, "Topic \"quoted\" ✓ \\ ,", 4))
+		for i := range 30 {
+			others = append(others, channelMessageN(f.r.ID, f.a.ID, f.ch+2, "others", 5+i))
+		}
+		others = createMessages(t, tx, others...)
+		last = createMessages(t, tx, directMessageN(f.r.ID, f.c.ID, group, 35))[0]
+		rows := []storage.UserMessage{{UserID: f.b.ID, MessageID: ms[0].ID}, {UserID: f.b.ID, MessageID: ms[1].ID, Flags: storage.FlagMentioned},
+			{UserID: f.b.ID, MessageID: ms[2].ID, Flags: storage.FlagStarred}, {UserID: f.b.ID, MessageID: ms[3].ID, Flags: storage.FlagRead},
+			{UserID: f.b.ID, MessageID: ms[4].ID, Flags: storage.FlagStreamWildcardMentioned | storage.FlagHasAlertWord},
+			{UserID: f.b.ID, MessageID: last.ID},
+			{UserID: f.c.ID, MessageID: ms[0].ID, Flags: storage.FlagRead}, {UserID: f.c.ID, MessageID: ms[2].ID},
+			{UserID: f.a.ID, MessageID: ms[1].ID}, {UserID: f.a.ID, MessageID: ms[2].ID}}
+		for _, m := range others {
+			rows = append(rows, storage.UserMessage{UserID: f.c.ID, MessageID: m.ID, Flags: storage.FlagRead})
+		}
+		if err := tx.CreateUserMessages(rows); err != nil {
+			t.Fatal(err)
+		}
+	})
+	unreadOf := func(tx storage.Tx, user int64, limit int) []storage.UnreadMessage {
+		t.Helper()
+		got, err := storage.UnreadMessages(tx, f.r.ID, user, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		derived, err := storage.UnreadMessages(requiredTx{tx}, f.r.ID, user, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "UnreadMessages against its derivation", got, derived)
+		return got
+	}
+	view(t, st, func(tx storage.Tx) {
+		all := []storage.UnreadMessage{
+			{ID: last.ID, RecipientType: storage.RecipientDirect, DirectUserIDs: group},
+			{ID: ms[4].ID, Flags: storage.FlagStreamWildcardMentioned | storage.FlagHasAlertWord, RecipientType: storage.RecipientChannel,
+				ChannelID: f.ch + 1, Topic: "Topic \"quoted\" ✓ \\ ,"},
+			{ID: ms[2].ID, Flags: storage.FlagStarred, RecipientType: storage.RecipientDirect, DirectUserIDs: group},
+			{ID: ms[1].ID, Flags: storage.FlagMentioned, RecipientType: storage.RecipientDirect, DirectUserIDs: pair},
+			{ID: ms[0].ID, RecipientType: storage.RecipientChannel, ChannelID: f.ch, Topic: "Lunch"},
+		}
+		checkEqual(t, "b's unread messages", unreadOf(tx, f.b.ID, 0), all)
+		checkEqual(t, "b's newest", unreadOf(tx, f.b.ID, 1), all[:1])
+		checkEqual(t, "b's newest 2", unreadOf(tx, f.b.ID, 2), all[:2])
+		checkEqual(t, "b's newest 4", unreadOf(tx, f.b.ID, 4), all[:4])
+		checkEqual(t, "c's unread messages", unreadOf(tx, f.c.ID, 10),
+			[]storage.UnreadMessage{{ID: ms[2].ID, RecipientType: storage.RecipientDirect, DirectUserIDs: group}})
+		checkEqual(t, "a's unread messages", unreadOf(tx, f.a.ID, 0), []storage.UnreadMessage{
+			{ID: ms[2].ID, RecipientType: storage.RecipientDirect, DirectUserIDs: group},
+			{ID: ms[1].ID, RecipientType: storage.RecipientDirect, DirectUserIDs: pair}})
+		got := unreadOf(tx, f.b.ID, 0)
+		got[0].DirectUserIDs[0] = -1
+		checkEqual(t, "a message's participants, after those of another of its conversation were changed",
+			got[2].DirectUserIDs, []int64{f.a.ID, f.b.ID, f.c.ID})
+	})
+	update(t, st, func(tx storage.Tx) {
+		for _, u := range []int64{f.a.ID, f.b.ID, f.c.ID} {
+			if _, err := storage.MarkRead(tx, f.r.ID, u, 100); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		for _, u := range []int64{f.a.ID, f.b.ID, f.c.ID} {
+			checkEqual(t, "unread messages once read", unreadOf(tx, u, 0), []storage.UnreadMessage{})
+		}
+	})
+}

@@ -7,42 +7,96 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
-// usersCache keeps each realm's full user list, tagged with the realm's
-// users_version when it was read. A trigger bumps users_version in the same
-// transaction as every write to the realm's users, whichever process makes
-// it, so a cached list is exactly the committed list while the versions
-// match; a transaction that reads the version learns whether the cache
-// holds what it would read itself. Reading 100 000 rows costs far more than
-// copying them, and user lists are read on every GET /users.
-type usersCache struct {
-	mu     sync.Mutex
-	realms map[int64]cachedUsers
+// realmCache keeps one list per realm (its users, its channels), tagged
+// with the realm's version of that list when it was read. A trigger bumps
+// the version in the same transaction as every write to the list's table,
+// whichever process makes it, so a cached list is exactly the committed
+// list while the versions match; a transaction that reads the version
+// learns whether the cache holds what it would read itself. Reading 100 000
+// rows costs far more than copying them, and user lists are read on every
+// GET /users and by several blocks of every POST /register.
+//
+// Transactions that miss the same version at once read the list once:
+// the blocks of a register, read side by side, would otherwise each read
+// the 10 000 users of an organization whose list a write just changed.
+//
+// The lists it returns are shared: callers copy what they return or keep.
+type realmCache[T any] struct {
+	// clone copies a list so that the copy shares nothing modifiable: the
+	// cache keeps such a copy of what a reader read.
+	clone   func([]T) []T
+	mu      sync.Mutex
+	realms  map[int64]cachedList[T]
+	loading map[int64]*listLoad[T]
 }
 
-type cachedUsers struct {
+type cachedList[T any] struct {
 	version int64
-	users   []storage.UserRecord // ordered by ID; never modified
+	list    []T // never modified
+}
+
+// listLoad is a read of a realm's list in progress, which others of the
+// same version wait for.
+type listLoad[T any] struct {
+	version int64
+	done    chan struct{}
+	list    []T
+	err     error
 }
 
 // get returns the realm's cached list if it has the version.
-func (c *usersCache) get(realmID, version int64) ([]storage.UserRecord, bool) {
+func (c *realmCache[T]) get(realmID, version int64) ([]T, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	e, ok := c.realms[realmID]
+	c.mu.Unlock()
 	if !ok || e.version != version {
 		return nil, false
 	}
-	return e.users, true
+	return e.list, true
 }
 
-// put caches a copy of the realm's committed list at the version.
-func (c *usersCache) put(realmID, version int64, users []storage.UserRecord) {
+// load returns the realm's list at version: the cached one, the one
+// another transaction is reading, or the one read reads (a read of
+// committed data only), which then fills the cache.
+func (c *realmCache[T]) load(realmID, version int64, read func() ([]T, error)) ([]T, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.realms == nil {
-		c.realms = map[int64]cachedUsers{}
+	if e, ok := c.realms[realmID]; ok && e.version == version {
+		c.mu.Unlock()
+		return e.list, nil
 	}
-	c.realms[realmID] = cachedUsers{version: version, users: slices.Clone(users)}
+	if l, ok := c.loading[realmID]; ok && l.version == version {
+		c.mu.Unlock()
+		<-l.done
+		if l.err != nil {
+			return read()
+		}
+		return l.list, nil
+	}
+	l := &listLoad[T]{version: version, done: make(chan struct{})}
+	if c.loading == nil {
+		c.loading = map[int64]*listLoad[T]{}
+	}
+	c.loading[realmID] = l
+	c.mu.Unlock()
+
+	list, err := read()
+	if err == nil {
+		l.list = c.clone(list)
+	}
+	l.err = err
+	c.mu.Lock()
+	if c.loading[realmID] == l {
+		delete(c.loading, realmID)
+	}
+	if err == nil {
+		if c.realms == nil {
+			c.realms = map[int64]cachedList[T]{}
+		}
+		c.realms[realmID] = cachedList[T]{version: version, list: l.list}
+	}
+	c.mu.Unlock()
+	close(l.done)
+	return list, err
 }
 
 // pick returns a fresh slice of the users whose IDs are in ids (all of them
@@ -72,41 +126,6 @@ func pick(users []storage.UserRecord, ids []int64) []storage.UserRecord {
 		}
 	}
 	return out
-}
-
-// channelsCache keeps each realm's channel list as usersCache keeps its
-// users, tagged with the realm's channels_version, which a trigger bumps
-// with every write to the realm's channels.
-type channelsCache struct {
-	mu     sync.Mutex
-	realms map[int64]cachedChannels
-}
-
-type cachedChannels struct {
-	version  int64
-	channels []storage.Channel // ordered by ID; never modified
-}
-
-// get returns a copy of the realm's cached list if it has the version.
-func (c *channelsCache) get(realmID, version int64) ([]storage.Channel, bool) {
-	c.mu.Lock()
-	e, ok := c.realms[realmID]
-	c.mu.Unlock()
-	if !ok || e.version != version {
-		return nil, false
-	}
-	return cloneChannels(e.channels), true
-}
-
-// put caches a copy of the realm's committed list at the version.
-func (c *channelsCache) put(realmID, version int64, channels []storage.Channel) {
-	kept := cloneChannels(channels)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.realms == nil {
-		c.realms = map[int64]cachedChannels{}
-	}
-	c.realms[realmID] = cachedChannels{version: version, channels: kept}
 }
 
 // cloneChannels copies channels with their group settings' lists, so that

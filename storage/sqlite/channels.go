@@ -214,15 +214,19 @@ func (t *tx) Channels(realmID int64) ([]storage.Channel, error) {
 		return nil, t.check("Channels", err)
 	}
 	if cached, ok := t.channelCache.get(realmID, version); ok {
-		return cached, nil
+		return cloneChannels(cached), nil
 	}
-	all, err := t.channels("Channels", qChannels, realmID)
-	// Only a read-only transaction sees nothing but committed data, so
-	// only it may fill the cache.
-	if err == nil && t.ReadOnly {
-		t.channelCache.put(realmID, version, all)
+	read := func() ([]storage.Channel, error) { return t.channels("Channels", qChannels, realmID) }
+	if !t.ReadOnly {
+		// Only a read-only transaction sees nothing but committed data, so
+		// only it may fill the cache.
+		return read()
 	}
-	return all, err
+	all, err := t.channelCache.load(realmID, version, read)
+	if err != nil {
+		return nil, err
+	}
+	return cloneChannels(all), nil
 }
 
 func (t *tx) UpdateChannel(c storage.Channel) error {

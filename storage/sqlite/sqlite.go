@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -46,9 +47,9 @@ type Store struct {
 	// wtexts and rtexts hold the statements run by their text.
 	wtexts textStmts
 	rtexts textStmts
-	cache  usersCache
+	cache  realmCache[storage.UserRecord]
 	// channels keeps the realms' channel lists (cache.go).
-	channels channelsCache
+	channels realmCache[storage.Channel]
 	// rows caches rows that write transactions read (rowcache.go).
 	rows rowCache
 	// queries counts the statements transactions ran (QueryCount).
@@ -68,6 +69,8 @@ func (s *Store) QueryCount() int64 { return s.queries.Load() }
 func Open(path string) (*Store, error) {
 	ctx := context.Background()
 	s := &Store{}
+	s.cache.clone = slices.Clone[[]storage.UserRecord]
+	s.channels.clone = cloneChannels
 	var err error
 	if s.writer, err = sql.Open("sqlite", dsn(path, false)); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"sync/atomic"
 
+	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
@@ -12,9 +13,9 @@ import (
 type tx struct {
 	ctx   context.Context
 	tx    *sql.Tx
-	cache *usersCache
+	cache *realmCache[storage.UserRecord]
 	// channelCache keeps the realms' channel lists (cache.go).
-	channelCache *channelsCache
+	channelCache *realmCache[storage.Channel]
 	queries      *atomic.Int64
 	stmts        *stmts
 	txStmts      stmts // the statements of stmts bound to tx, made on first use

@@ -202,13 +202,17 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		return pick(cached, ids), nil
 	}
 	if ids == nil {
-		all, err := t.users("Users", qUsersAll, realmID)
-		// Only a read-only transaction sees nothing but committed data, so
-		// only it may fill the cache.
-		if err == nil && t.ReadOnly {
-			t.cache.put(realmID, version, all)
+		read := func() ([]storage.UserRecord, error) { return t.users("Users", qUsersAll, realmID) }
+		if !t.ReadOnly {
+			// Only a read-only transaction sees nothing but committed
+			// data, so only it may fill the cache.
+			return read()
 		}
-		return all, err
+		all, err := t.cache.load(realmID, version, read)
+		if err != nil {
+			return nil, err
+		}
+		return pick(all, nil), nil
 	}
 	return t.users("Users", qUsersIDs, realmID, jsonIDs(ids))
 }

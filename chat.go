@@ -151,6 +151,8 @@ type Service struct {
 	// outgoingDone counts them, so that Close waits for them.
 	outgoing     chan struct{}
 	outgoingDone sync.WaitGroup
+	// hashing holds a token per password hash running (hashSlots).
+	hashing chan struct{}
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -202,7 +204,7 @@ func New(store storage.Store, cfg Config) *Service {
 	if cfg.DisposableEmailDomain == nil {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
-	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks)}
+	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), hashing: make(chan struct{}, hashSlots())}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

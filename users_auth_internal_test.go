@@ -1,6 +1,9 @@
 package chat
 
 import (
+	"context"
+	"errors"
+	"runtime"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -19,5 +22,46 @@ func TestDummyHashCost(t *testing.T) {
 			t.Errorf("dummy hash cost = %d, %v; want %d", got, err, cost)
 		}
 		s.Close()
+	}
+}
+
+// TestPasswordHashingBounded: password hashes run at most hashSlots at a
+// time, half the CPUs, so that failed logins cannot keep every CPU busy;
+// a login waiting for a slot gives up when its request ends, and hashes
+// once a slot is free.
+func TestPasswordHashingBounded(t *testing.T) {
+	if n, procs := hashSlots(), runtime.GOMAXPROCS(0); n < 1 || (procs >= 2 && n > procs/2) {
+		t.Errorf("hashSlots() = %d with GOMAXPROCS %d; want between 1 and half of it", n, procs)
+	}
+	ctx := context.Background()
+	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost})
+	defer s.Close()
+	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com",
+		OwnerName: "Owner", OwnerPassword: "owner-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range cap(s.hashing) {
+		s.hashing <- struct{}{}
+	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.FetchAPIKey(ended, "org.example.com", org.Email, "owner-password"); !errors.Is(err, context.Canceled) {
+		t.Errorf("login with every hashing slot taken and its request ended: %v, want context.Canceled", err)
+	}
+	if _, err := s.CreateUser(ended, AsUser(org.UserID), "new@example.com", "new-password", "New"); !errors.Is(err, context.Canceled) {
+		t.Errorf("new user with a password, every hashing slot taken and the request ended: %v, want context.Canceled", err)
+	}
+	for range cap(s.hashing) {
+		<-s.hashing
+	}
+	if res, err := s.FetchAPIKey(ctx, "org.example.com", org.Email, "owner-password"); err != nil || res.UserID != org.UserID {
+		t.Errorf("login with a slot free = %+v, %v", res, err)
+	}
+	if _, err := s.FetchAPIKey(ctx, "org.example.com", org.Email, "wrong-password"); !errors.Is(err, ErrAuthenticationFailed) {
+		t.Errorf("wrong password with a slot free: %v, want ErrAuthenticationFailed", err)
+	}
+	if len(s.hashing) != 0 {
+		t.Errorf("%d hashing slots still taken after the logins", len(s.hashing))
 	}
 }

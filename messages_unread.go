@@ -51,7 +51,7 @@ func unreadState(s *Service, ctx context.Context, actor Actor, req *RegisterRequ
 	}
 	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: v.realm.ID, UserID: v.user.ID, Unread: true,
-			Descending: true, Limit: maxUnreadMessages + 1})
+			Descending: true, Limit: maxUnreadMessages + 1, WithoutContent: true})
 		if err != nil {
 			return err
 		}

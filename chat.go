@@ -151,8 +151,9 @@ type Service struct {
 	// outgoingDone counts them, so that Close waits for them.
 	outgoing     chan struct{}
 	outgoingDone sync.WaitGroup
-	// hashing holds a token per password hash running (hashSlots).
-	hashing chan struct{}
+	// heavy holds a token per piece of heavy work running: password
+	// hashes and long messages' renderings (heavySlots).
+	heavy chan struct{}
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -204,7 +205,7 @@ func New(store storage.Store, cfg Config) *Service {
 	if cfg.DisposableEmailDomain == nil {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
-	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), hashing: make(chan struct{}, hashSlots())}
+	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots())}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

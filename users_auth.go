@@ -60,7 +60,7 @@ const minPasswordLength = 6
 
 // hashPassword returns the stored form of a password.
 func (s *Service) hashPassword(ctx context.Context, password string) (string, error) {
-	release, err := s.hashSlot(ctx)
+	release, err := s.heavySlot(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -72,21 +72,25 @@ func (s *Service) hashPassword(ctx context.Context, password string) (string, er
 	return string(h), nil
 }
 
-// hashSlots is how many password hashes (bcrypt, tens of milliseconds of
-// CPU each) may run at once: half of the CPUs Go uses, and at least one.
+// heavySlots is how many pieces of long CPU-bound work that any client can
+// ask for may run at once: password hashes (bcrypt, tens of milliseconds
+// each) and the rendering of long messages (up to hundreds of
+// milliseconds with many linkifiers). Half of the CPUs Go uses, and at
+// least one, so that the other half is left to every other request.
 // Without a bound, a stream of failed logins (each hashes, to take as long
 // as a real one) kept every CPU busy, and each request of every other
 // client waited behind the hashes at every step: with 4 concurrent logins
 // on 2 CPUs, the other clients' p99 went from 31 ms to 270 ms
-// (bench/soak). Logins and new passwords wait for a slot instead.
-func hashSlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+// (bench/soak). Logins, new passwords and long messages wait for a slot
+// instead.
+func heavySlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
-// hashSlot waits for a slot to hash a password in, or for ctx to end, and
+// heavySlot waits for a slot to run heavy work in, or for ctx to end, and
 // returns its release.
-func (s *Service) hashSlot(ctx context.Context) (func(), error) {
+func (s *Service) heavySlot(ctx context.Context) (func(), error) {
 	select {
-	case s.hashing <- struct{}{}:
-		return func() { <-s.hashing }, nil
+	case s.heavy <- struct{}{}:
+		return func() { <-s.heavy }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -118,9 +122,9 @@ func (s *Service) dummyHash() []byte {
 
 // passwordMatches reports whether password matches the stored hash. An empty
 // hash never matches, after as long as a comparison takes. It fails only
-// when ctx ends before a hashing slot is free.
+// when ctx ends before a heavy slot is free.
 func (s *Service) passwordMatches(ctx context.Context, hash, password string) (bool, error) {
-	release, err := s.hashSlot(ctx)
+	release, err := s.heavySlot(ctx)
 	if err != nil {
 		return false, err
 	}

@@ -16,7 +16,9 @@
 //     keeps -trickles uploads and downloads open on raw TCP connections,
 //     sending or reading a byte every -trickle-gap; and -login-rate
 //     rejected logins a second (wrong passwords of real accounts, and
-//     unknown accounts) go to POST /fetch_api_key.
+//     unknown accounts) go to POST /fetch_api_key. -hostile picks some of
+//     them, to see what each costs. The hostile clients wait out their
+//     429s: what is measured is what the server's limits leave to them.
 //
 // It prints, per phase, the normal requests' (sends and reads) p50 and p99
 // latency, the delivery latency of their messages to the channel's queues,

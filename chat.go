@@ -157,6 +157,9 @@ type Service struct {
 	// outgoingDone counts them, so that Close waits for them.
 	outgoing     chan struct{}
 	outgoingDone sync.WaitGroup
+	// heavy holds a token per piece of heavy work running: password
+	// hashes and long messages' renderings (heavySlots).
+	heavy chan struct{}
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -208,7 +211,7 @@ func New(store storage.Store, cfg Config) *Service {
 	if cfg.DisposableEmailDomain == nil {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
-	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks)}
+	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots())}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

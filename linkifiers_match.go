@@ -3,6 +3,7 @@ package chat
 import (
 	"regexp"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/teamchat/chat/internal/uritemplate"
@@ -57,17 +58,66 @@ func Linkify(text string, linkifiers []Linkifier) []LinkMatch {
 	return out
 }
 
-// compileForUse compiles a stored linkifier.
+// compileForUse compiles a stored linkifier, or returns the copy compiled
+// before from the same pattern and URL template.
 func compileForUse(l Linkifier) (compiledLinkifier, bool) {
-	t, ok := parseURLTemplate(l.URLTemplate)
-	if !ok {
-		return compiledLinkifier{}, false
+	key := linkifierKey{l.Pattern, l.URLTemplate}
+	if c, ok := linkifierCache.get(key); ok {
+		return c.compiled, c.ok
 	}
-	re, err := regexp.Compile(wrapForUse(l.Pattern))
-	if err != nil {
-		return compiledLinkifier{}, false
+	c := compiledOnce{}
+	if t, ok := parseURLTemplate(l.URLTemplate); ok {
+		if re, err := regexp.Compile(wrapForUse(l.Pattern)); err == nil {
+			c = compiledOnce{compiledLinkifier{re: re, actual: re.SubexpIndex(groupActual), template: t, groups: re.SubexpNames()}, true}
+		}
 	}
-	return compiledLinkifier{re: re, actual: re.SubexpIndex(groupActual), template: t, groups: re.SubexpNames()}, true
+	linkifierCache.put(key, c)
+	return c.compiled, c.ok
+}
+
+// linkifierCache holds the linkifiers compiled for use. Every send, edit
+// and read of messages needs all of its organization's linkifiers
+// compiled; compiling them each time (up to MaxLinkifiers regular
+// expressions) cost more than the rest of a send, inside its write
+// transaction, and slowed every read. A compiled linkifier is never
+// changed and a regexp.Regexp may be used concurrently, so one copy
+// serves every request of every organization.
+var linkifierCache = compileCache{limit: 10 * MaxLinkifiers}
+
+// linkifierKey is what a compiled linkifier depends on.
+type linkifierKey struct{ pattern, urlTemplate string }
+
+// compiledOnce is a compilation's outcome: ok is false for a linkifier
+// that does not compile, which is skipped.
+type compiledOnce struct {
+	compiled compiledLinkifier
+	ok       bool
+}
+
+// compileCache is a map of compiled linkifiers bounded to limit entries:
+// when full, it is emptied, so that patterns no longer stored do not stay
+// forever. Past limit linkifiers in use, requests compile some of them
+// again, as they all did before.
+type compileCache struct {
+	mu    sync.Mutex
+	limit int
+	m     map[linkifierKey]compiledOnce
+}
+
+func (c *compileCache) get(k linkifierKey) (compiledOnce, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *compileCache) put(k linkifierKey, v compiledOnce) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= c.limit {
+		c.m = make(map[linkifierKey]compiledOnce)
+	}
+	c.m[k] = v
 }
 
 // apply adds to taken, which is ordered by position, the matches of c in

@@ -123,3 +123,43 @@ func BenchmarkLinkifyLength(b *testing.B) {
 		})
 	}
 }
+
+// TestLinkifierCompiledOnce checks that a linkifier is compiled once for
+// every request that uses it, that one that does not compile is skipped
+// every time, and that the cache of compiled linkifiers stays within its
+// limit.
+func TestLinkifierCompiledOnce(t *testing.T) {
+	l := Linkifier{ID: 1, Pattern: `soak-(?P<id>[0-9]+)`, URLTemplate: "https://example.com/{id}"}
+	a, ok := compileForUse(l)
+	if !ok {
+		t.Fatal("the linkifier did not compile")
+	}
+	b, _ := compileForUse(l)
+	if a.re != b.re {
+		t.Error("the second use compiled the linkifier again")
+	}
+	other, ok := compileForUse(Linkifier{ID: 1, Pattern: l.Pattern, URLTemplate: "https://example.org/{id}"})
+	if !ok || other.re == a.re || other.template == a.template {
+		t.Error("a linkifier with another URL template shares the first one's compilation")
+	}
+	if got := Linkify("see soak-12", []Linkifier{l}); len(got) != 1 || got[0].URL != "https://example.com/12" {
+		t.Errorf("Linkify with the cached linkifier = %+v", got)
+	}
+	bad := Linkifier{ID: 2, Pattern: `(?P<id>[0-9]+)`, URLTemplate: "https://example.com/{id"}
+	for range 2 {
+		if _, ok := compileForUse(bad); ok {
+			t.Error("a linkifier with a malformed URL template compiled")
+		}
+	}
+
+	c := compileCache{limit: 3}
+	for i := range 10 {
+		c.put(linkifierKey{pattern: fmt.Sprint(i)}, compiledOnce{})
+		if len(c.m) > c.limit {
+			t.Fatalf("after %d entries the cache holds %d, over its limit of %d", i+1, len(c.m), c.limit)
+		}
+	}
+	if _, ok := c.get(linkifierKey{pattern: "9"}); !ok {
+		t.Error("the newest entry is not in the cache")
+	}
+}

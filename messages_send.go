@@ -430,6 +430,15 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) *preRe
 	if err != nil {
 		return nil
 	}
+	// The rendering takes a heavy slot, as password hashes do, so that
+	// long messages sent back to back (and failed logins beside them)
+	// leave half the CPUs to every other request. A sender whose request
+	// ends while it waits gets no rendering; its write fails as well.
+	release, err := s.heavySlot(ctx)
+	if err != nil {
+		return nil
+	}
+	defer release()
 	var out *preRendered
 	_ = s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)

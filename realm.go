@@ -141,7 +141,7 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 		return NewOrgResult{}, err
 	}
 	owner := NewUser{Email: req.OwnerEmail, FullName: req.OwnerName, Password: req.OwnerPassword, Role: RoleOwner}
-	if err := s.prehash(&owner); err != nil {
+	if err := s.prehash(ctx, &owner); err != nil {
 		return NewOrgResult{}, err
 	}
 	var out NewOrgResult

@@ -138,11 +138,11 @@ type NewUserResult struct {
 // the account: bcrypt takes tens of milliseconds, which a store with one
 // writer (SQLite) would make every organization's writes wait for. A
 // password provisionUser refuses is left to it.
-func (s *Service) prehash(req *NewUser) error {
+func (s *Service) prehash(ctx context.Context, req *NewUser) error {
 	if req.Password == "" || utf8.RuneCountInString(req.Password) < minPasswordLength {
 		return nil
 	}
-	h, err := s.hashPassword(req.Password)
+	h, err := s.hashPassword(ctx, req.Password)
 	req.passwordHash = h
 	return err
 }
@@ -215,7 +215,9 @@ func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwor
 		}
 		u.PasswordHash = req.passwordHash
 		if u.PasswordHash == "" {
-			if u.PasswordHash, err = s.hashPassword(req.Password); err != nil {
+			// Callers hash before their transaction (prehash); this is
+			// for those that did not, and has no request to end it.
+			if u.PasswordHash, err = s.hashPassword(context.Background(), req.Password); err != nil {
 				return storage.UserRecord{}, err
 			}
 		}
@@ -238,7 +240,7 @@ func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwor
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
 func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser) (NewUserResult, error) {
 	var out NewUserResult
-	if err := s.prehash(&req); err != nil {
+	if err := s.prehash(ctx, &req); err != nil {
 		return out, err
 	}
 	err := s.updateWithEvents(ctx, noActor, func(tx storage.Tx, emit func(Event)) error {
@@ -273,7 +275,7 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 	if err := s.view(ctx, actor, func(tx storage.Tx) error { _, _, err := s.admit(tx, actor, OpCreateUser); return err }); err != nil {
 		return 0, err // a refused caller costs no hashing
 	}
-	if err := s.prehash(&req); err != nil {
+	if err := s.prehash(ctx, &req); err != nil {
 		return 0, err
 	}
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {

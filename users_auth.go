@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/teamchat/chat/storage"
@@ -58,12 +59,41 @@ func wellFormedAPIKey(key string) bool {
 const minPasswordLength = 6
 
 // hashPassword returns the stored form of a password.
-func (s *Service) hashPassword(password string) (string, error) {
+func (s *Service) hashPassword(ctx context.Context, password string) (string, error) {
+	release, err := s.heavySlot(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	h, err := bcrypt.GenerateFromPassword(bcryptInput(password), s.cfg.PasswordCost)
 	if err != nil {
 		return "", err
 	}
 	return string(h), nil
+}
+
+// heavySlots is how many pieces of long CPU-bound work that any client can
+// ask for may run at once: password hashes (bcrypt, tens of milliseconds
+// each) and the rendering of long messages (up to hundreds of
+// milliseconds with many linkifiers). Half of the CPUs Go uses, and at
+// least one, so that the other half is left to every other request.
+// Without a bound, a stream of failed logins (each hashes, to take as long
+// as a real one) kept every CPU busy, and each request of every other
+// client waited behind the hashes at every step: with 4 concurrent logins
+// on 2 CPUs, the other clients' p99 went from 31 ms to 270 ms
+// (bench/soak). Logins, new passwords and long messages wait for a slot
+// instead.
+func heavySlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// heavySlot waits for a slot to run heavy work in, or for ctx to end, and
+// returns its release.
+func (s *Service) heavySlot(ctx context.Context) (func(), error) {
+	select {
+	case s.heavy <- struct{}{}:
+		return func() { <-s.heavy }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // bcryptMaxInput is the longest input bcrypt takes.
@@ -91,13 +121,19 @@ func (s *Service) dummyHash() []byte {
 }
 
 // passwordMatches reports whether password matches the stored hash. An empty
-// hash never matches, after as long as a comparison takes.
-func (s *Service) passwordMatches(hash, password string) bool {
+// hash never matches, after as long as a comparison takes. It fails only
+// when ctx ends before a heavy slot is free.
+func (s *Service) passwordMatches(ctx context.Context, hash, password string) (bool, error) {
+	release, err := s.heavySlot(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	if hash == "" {
 		bcrypt.CompareHashAndPassword(s.dummyHash(), bcryptInput(password))
-		return false
+		return false, nil
 	}
-	return bcrypt.CompareHashAndPassword([]byte(hash), bcryptInput(password)) == nil
+	return bcrypt.CompareHashAndPassword([]byte(hash), bcryptInput(password)) == nil, nil
 }
 
 // Authenticate checks HTTP Basic credentials, an API email address and an
@@ -206,7 +242,9 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 	}
 	// The password is checked before the account's state, so that only its
 	// holder learns that an account is deactivated.
-	if !s.passwordMatches(hash, password) {
+	if ok, err := s.passwordMatches(ctx, hash, password); err != nil {
+		return APIKeyResult{}, err
+	} else if !ok {
 		return APIKeyResult{}, ErrAuthenticationFailed
 	}
 	var out APIKeyResult

@@ -128,6 +128,11 @@ type MessageFilter struct {
 	Descending bool
 	// Limit bounds the number of rows; zero means none.
 	Limit int
+	// WithoutContent leaves Content and RenderedContent empty, for callers
+	// that need only where the messages are (the unread state of
+	// register): up to 50 000 long messages would otherwise be read, tens
+	// of kilobytes each once rendered.
+	WithoutContent bool
 }
 
 // MessageRow is a message that FindMessages found, with the reader's

@@ -165,7 +165,8 @@ func UnreadMessages(tx Tx, realmID, userID int64, limit int) ([]UnreadMessage, e
 	if o, ok := tx.(UnreadMessagesTx); ok {
 		return o.UnreadMessages(realmID, userID, limit)
 	}
-	rows, err := tx.FindMessages(MessageFilter{RealmID: realmID, UserID: userID, Unread: true, Descending: true, Limit: limit})
+	rows, err := tx.FindMessages(MessageFilter{RealmID: realmID, UserID: userID, Unread: true, Descending: true, Limit: limit,
+		WithoutContent: true})
 	if err != nil {
 		return nil, err
 	}

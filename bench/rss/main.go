@@ -27,8 +27,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -40,19 +38,17 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/bench/internal/chatdproc"
 	"github.com/teamchat/chat/httpserver"
 	"github.com/teamchat/chat/storage/sqlite"
 )
@@ -76,7 +72,7 @@ func main() {
 		os.Exit(2)
 	}
 	l := &load{users: *users, channels: *channels, members: min(*members, *users), registers: min(*registers, *users),
-		messages: *messages, workers: *workers, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers + 4}}}
+		messages: *messages, workers: *workers}
 	l.inProcess, l.heapProfile, l.cpuProfile = *inProcess, *heapProfile, *cpuProfile
 	if err := l.run(*chatd, *idle, *rounds); err != nil {
 		log.Fatal(err)
@@ -89,19 +85,15 @@ type load struct {
 	round                                                  int
 	inProcess                                              bool
 	heapProfile, cpuProfile                                string
-	chatdPID                                               int
 
-	client     *http.Client
-	base, host string
-	owner      account
-	ids        []int64
-	queues     []queue
+	api    *chatdproc.Client
+	owner  account
+	ids    []int64
+	queues []queue
 }
 
-type account struct {
-	id         int64
-	email, key string
-}
+// account is the credentials of a request.
+type account = chatdproc.Account
 
 type queue struct {
 	as   account
@@ -117,12 +109,11 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	var pid int
+	var pid, port int
 	if l.inProcess {
+		if port, err = chatdproc.FreePort(); err != nil {
+			return err
+		}
 		stop, err := l.serveHere(dir, port)
 		if err != nil {
 			return err
@@ -130,31 +121,28 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 		defer stop()
 		pid = os.Getpid()
 	} else {
-		stop, err := l.startChatd(chatd, dir, port)
+		p, err := chatdproc.Start(chatd, dir, "--rate-limit", "0")
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer p.Stop()
+		pid, port, l.owner = p.PID, p.Port, p.Owner
 	}
-	l.base = fmt.Sprintf("http://127.0.0.1:%d/api/v1", port)
-	l.host = fmt.Sprintf("localhost:%d", port)
+	l.api = chatdproc.NewClient(port, l.workers+4)
 	var me struct {
 		UserID int64 `json:"user_id"`
 	}
-	if err := l.call(l.owner, http.MethodGet, "/users/me", nil, &me); err != nil {
+	if err := l.api.Call(l.owner, http.MethodGet, "/users/me", nil, &me); err != nil {
 		return err
 	}
-	l.owner.id = me.UserID
-	if pid == 0 {
-		pid = l.chatdPID
-	}
+	l.owner.ID = me.UserID
 
 	time.Sleep(2 * time.Second)
-	idleRSS, _, err := rss(pid)
+	idleRSS, _, err := chatdproc.Memory(pid)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("idle, fresh data directory: RSS %s\n", mib(idleRSS))
+	fmt.Printf("idle, fresh data directory: RSS %s\n", chatdproc.MiB(idleRSS))
 
 	if l.inProcess && l.cpuProfile != "" {
 		f, err := os.Create(l.cpuProfile)
@@ -176,23 +164,23 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 		after = append(after, now)
 	}
 	pprof.StopCPUProfile()
-	_, peak, err := rss(pid)
+	_, peak, err := chatdproc.Memory(pid)
 	if err != nil {
 		return err
 	}
 	time.Sleep(idle)
-	rested, _, err := rss(pid)
+	rested, _, err := chatdproc.Memory(pid)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("after %v idle: RSS %s, peak %s\n", idle, mib(rested), mib(peak))
+	fmt.Printf("after %v idle: RSS %s, peak %s\n", idle, chatdproc.MiB(rested), chatdproc.MiB(peak))
 	if l.inProcess {
-		fmt.Printf("after %v idle: live Go heap %s\n", idle, mib(liveHeap()))
+		fmt.Printf("after %v idle: live Go heap %s\n", idle, chatdproc.MiB(liveHeap()))
 		// What the Go runtime holds free but has not yet returned, against
 		// what stays (the live heap, SQLite's caches, stacks, the binary).
 		debug.FreeOSMemory()
-		if freed, _, err := rss(pid); err == nil {
-			fmt.Printf("after returning the Go heap's free memory to the system: RSS %s\n", mib(freed))
+		if freed, _, err := chatdproc.Memory(pid); err == nil {
+			fmt.Printf("after returning the Go heap's free memory to the system: RSS %s\n", chatdproc.MiB(freed))
 		}
 		if l.heapProfile != "" {
 			f, err := os.Create(l.heapProfile)
@@ -205,11 +193,11 @@ func (l *load) run(chatd string, idle time.Duration, rounds int) error {
 			}
 		}
 	}
-	line := "| " + mib(idleRSS)
+	line := "| " + chatdproc.MiB(idleRSS)
 	for _, a := range after {
-		line += " | " + mib(a)
+		line += " | " + chatdproc.MiB(a)
 	}
-	fmt.Printf("%s | %s | %s |\n", line, mib(peak), mib(rested))
+	fmt.Printf("%s | %s | %s |\n", line, chatdproc.MiB(peak), chatdproc.MiB(rested))
 	return nil
 }
 
@@ -231,19 +219,19 @@ func (l *load) runRound(pid int) (int64, error) {
 		if err := s.run(); err != nil {
 			return 0, fmt.Errorf("round %d: %s: %w", l.round, s.name, err)
 		}
-		now, _, err := rss(pid)
+		now, _, err := chatdproc.Memory(pid)
 		if err != nil {
 			return 0, err
 		}
-		fmt.Printf("round %d: %s in %v: RSS %s\n", l.round, s.name, time.Since(t).Round(time.Millisecond), mib(now))
+		fmt.Printf("round %d: %s in %v: RSS %s\n", l.round, s.name, time.Since(t).Round(time.Millisecond), chatdproc.MiB(now))
 	}
-	after, peak, err := rss(pid)
+	after, peak, err := chatdproc.Memory(pid)
 	if err != nil {
 		return 0, err
 	}
-	fmt.Printf("after round %d (%v): RSS %s, peak %s\n", l.round, time.Since(start).Round(time.Second), mib(after), mib(peak))
+	fmt.Printf("after round %d (%v): RSS %s, peak %s\n", l.round, time.Since(start).Round(time.Second), chatdproc.MiB(after), chatdproc.MiB(peak))
 	if l.inProcess {
-		fmt.Printf("after round %d: live Go heap %s\n", l.round, mib(liveHeap()))
+		fmt.Printf("after round %d: live Go heap %s\n", l.round, chatdproc.MiB(liveHeap()))
 	}
 	return after, nil
 }
@@ -286,7 +274,7 @@ func (l *load) createUsers() error {
 		var res struct {
 			UserID int64 `json:"user_id"`
 		}
-		err := l.call(l.owner, http.MethodPost, "/users", url.Values{"email": {l.email(i)}, "password": {password},
+		err := l.api.Call(l.owner, http.MethodPost, "/users", url.Values{"email": {l.email(i)}, "password": {password},
 			"full_name": {fmt.Sprintf("Load User %d", i)}}, &res)
 		l.ids[i] = res.UserID
 		return err
@@ -295,13 +283,13 @@ func (l *load) createUsers() error {
 
 func (l *load) createChannels() error {
 	return l.parallel(l.channels, func(c int) error {
-		principals := []int64{l.owner.id}
+		principals := []int64{l.owner.ID}
 		for k := range l.members {
 			principals = append(principals, l.ids[(c*l.users/l.channels+k)%l.users])
 		}
 		subs, _ := json.Marshal([]map[string]string{{"name": l.channel(c)}})
 		ps, _ := json.Marshal(principals)
-		return l.call(l.owner, http.MethodPost, "/users/me/subscriptions", url.Values{"subscriptions": {string(subs)}, "principals": {string(ps)}}, nil)
+		return l.api.Call(l.owner, http.MethodPost, "/users/me/subscriptions", url.Values{"subscriptions": {string(subs)}, "principals": {string(ps)}}, nil)
 	})
 }
 
@@ -311,15 +299,15 @@ func (l *load) register() error {
 		var key struct {
 			APIKey string `json:"api_key"`
 		}
-		if err := l.call(account{}, http.MethodPost, "/fetch_api_key", url.Values{"username": {l.email(i)}, "password": {password}}, &key); err != nil {
+		if err := l.api.Call(account{}, http.MethodPost, "/fetch_api_key", url.Values{"username": {l.email(i)}, "password": {password}}, &key); err != nil {
 			return err
 		}
-		as := account{id: l.ids[i], email: l.email(i), key: key.APIKey}
+		as := account{ID: l.ids[i], Email: l.email(i), Key: key.APIKey}
 		var reg struct {
 			QueueID     string `json:"queue_id"`
 			LastEventID int64  `json:"last_event_id"`
 		}
-		if err := l.call(as, http.MethodPost, "/register", url.Values{}, &reg); err != nil {
+		if err := l.api.Call(as, http.MethodPost, "/register", url.Values{}, &reg); err != nil {
 			return err
 		}
 		l.queues[i] = queue{as: as, id: reg.QueueID, last: reg.LastEventID}
@@ -331,7 +319,7 @@ func (l *load) send() error {
 	return l.parallel(l.messages, func(i int) error {
 		c := i % l.channels
 		to, _ := json.Marshal(l.channel(c))
-		return l.call(l.owner, http.MethodPost, "/messages", url.Values{"type": {"stream"}, "to": {string(to)},
+		return l.api.Call(l.owner, http.MethodPost, "/messages", url.Values{"type": {"stream"}, "to": {string(to)},
 			"topic":   {fmt.Sprintf("topic %d", i/l.channels%10)},
 			"content": {fmt.Sprintf("Message **%d** of the memory benchmark, of an ordinary length, with a [link](https://example.com/%d).", i, i)}}, nil)
 	})
@@ -348,7 +336,7 @@ func (l *load) drain() error {
 					ID int64 `json:"id"`
 				} `json:"events"`
 			}
-			if err := l.call(q.as, http.MethodGet, "/events", url.Values{"queue_id": {q.id},
+			if err := l.api.Call(q.as, http.MethodGet, "/events", url.Values{"queue_id": {q.id},
 				"last_event_id": {strconv.FormatInt(q.last, 10)}, "dont_block": {"true"}}, &res); err != nil {
 				return err
 			}
@@ -358,121 +346,6 @@ func (l *load) drain() error {
 		}
 		return nil
 	})
-}
-
-// call sends one API request, as the account when it has a key, and
-// decodes the answer into out when out is not nil.
-func (l *load) call(as account, method, path string, form url.Values, out any) error {
-	var req *http.Request
-	var err error
-	if method == http.MethodGet {
-		req, err = http.NewRequest(method, l.base+path+"?"+form.Encode(), nil)
-	} else {
-		req, err = http.NewRequest(method, l.base+path, strings.NewReader(form.Encode()))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-	}
-	if err != nil {
-		return err
-	}
-	req.Host = l.host
-	if as.key != "" {
-		req.SetBasicAuth(as.email, as.key)
-	}
-	res, err := l.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, bytes.TrimSpace(body))
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(body, out)
-}
-
-// rss returns the process's resident set size and its peak, in bytes.
-func rss(pid int) (now, peak int64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
-			continue
-		}
-		kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %q", name, value)
-		}
-		if name == "VmRSS" {
-			now = kib * 1024
-		} else {
-			peak = kib * 1024
-		}
-	}
-	return now, peak, nil
-}
-
-func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// startChatd starts chatd serve on a fresh data directory and reads the
-// owner's credentials from what its first start prints; stop ends it.
-func (l *load) startChatd(chatd, dir string, port int) (stop func(), err error) {
-	cmd := exec.Command(chatd, "serve", "--data", dir, "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--rate-limit", "0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	logFile, err := os.Create(filepath.Join(dir, "chatd.log"))
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, err
-	}
-	stop = func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-		logFile.Close()
-	}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() && (l.owner.email == "" || l.owner.key == "") {
-		line := strings.TrimSpace(sc.Text())
-		if v, ok := strings.CutPrefix(line, "owner email:"); ok {
-			l.owner.email = strings.TrimSpace(v)
-		}
-		if v, ok := strings.CutPrefix(line, "owner API key:"); ok {
-			l.owner.key = strings.TrimSpace(v)
-		}
-	}
-	go io.Copy(io.Discard, stdout)
-	if l.owner.key == "" {
-		stop()
-		return nil, fmt.Errorf("chatd printed no owner credentials (log: %s)", logFile.Name())
-	}
-	l.chatdPID = cmd.Process.Pid
-	return stop, nil
 }
 
 // serveHere serves the API from this process on SQLite in dir, as chatd
@@ -491,7 +364,7 @@ func (l *load) serveHere(dir string, port int) (stop func(), err error) {
 		store.Close()
 		return nil, err
 	}
-	l.owner = account{email: org.Email, key: org.APIKey}
+	l.owner = account{Email: org.Email, Key: org.APIKey}
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		svc.Close()

@@ -310,7 +310,11 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		if !storage.SearchMatches(f.Search, &m) {
 			return true
 		}
-		out = append(out, storage.MessageRow{Message: cloneMessage(m), Flags: flags, Received: received})
+		row := storage.MessageRow{Message: cloneMessage(m), Flags: flags, Received: received}
+		if f.WithoutContent {
+			row.Message.Content, row.Message.RenderedContent = "", ""
+		}
+		out = append(out, row)
 		return f.Limit == 0 || len(out) < f.Limit
 	}
 	if f.Descending {

@@ -289,6 +289,10 @@ func ftsQuery(words []string) string {
 }
 
 func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
+	cols := sqlcommon.MessageColumns
+	if f.WithoutContent {
+		cols = sqlcommon.MessageColumnsWithoutContent
+	}
 	var q strings.Builder
 	var args []any
 	maxID := f.MaxID
@@ -306,7 +310,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	case search && history:
 		// The matches in order, each looked up in the channel, with the
 		// reader's row if any.
-		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+		q.WriteString(`SELECT ` + cols + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages_fts CROSS JOIN messages AS m
 			LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
 			WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.id = messages_fts.rowid
@@ -315,7 +319,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		order = "messages_fts.rowid"
 	case search:
 		// The matches in order, each kept when the reader has a row.
-		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
+		q.WriteString(`SELECT ` + cols + `, um.flags, 1
 			FROM messages_fts CROSS JOIN user_messages AS um CROSS JOIN messages AS m
 			WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ?
 			AND um.user_id = ? AND um.message_id = messages_fts.rowid AND m.id = messages_fts.rowid AND m.realm_id = ?`)
@@ -327,7 +331,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		order = "messages_fts.rowid"
 	case history:
 		// Every message of the channel, with the reader's row if any.
-		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+		q.WriteString(`SELECT ` + cols + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?`)
 		args = append(args, f.UserID, f.ChannelID, f.RealmID, f.MinID, maxID)
@@ -337,7 +341,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		// index on (channel, topic, ID) or (channel, ID), each kept when
 		// the reader has a row: a narrow to a quiet channel or topic
 		// reads only its messages.
-		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
+		q.WriteString(`SELECT ` + cols + `, um.flags, 1
 			FROM messages AS m CROSS JOIN user_messages AS um
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?
 			AND um.user_id = ? AND um.message_id = m.id`)
@@ -355,7 +359,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 		case f.Unread:
 			from += " INDEXED BY user_messages_unread"
 		}
-		q.WriteString(`SELECT ` + sqlcommon.MessageColumns + `, um.flags, 1
+		q.WriteString(`SELECT ` + cols + `, um.flags, 1
 			FROM ` + from + ` JOIN messages AS m ON m.id = um.message_id
 			WHERE um.user_id = ? AND um.message_id BETWEEN ? AND ? AND m.realm_id = ?`)
 		args = append(args, f.UserID, f.MinID, maxID, f.RealmID)

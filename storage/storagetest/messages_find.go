@@ -73,6 +73,11 @@ func (s *suite) testFindMessages(t *testing.T) {
 		return storage.MessageRow{Message: ms[i], Flags: flags, Received: true}
 	}
 	history := func(i int) storage.MessageRow { return storage.MessageRow{Message: ms[i]} }
+	// bare is a row as MessageFilter.WithoutContent reads it.
+	bare := func(r storage.MessageRow) storage.MessageRow {
+		r.Message.Content, r.Message.RenderedContent = "", ""
+		return r
+	}
 	one, two := storage.TopicKey("one"), storage.TopicKey("two")
 	r := f.r.ID
 	cases := []struct {
@@ -122,6 +127,15 @@ func (s *suite) testFindMessages(t *testing.T) {
 		{"c's messages", storage.MessageFilter{RealmID: r, UserID: f.c.ID},
 			[]storage.MessageRow{received(6, storage.FlagRead)}},
 		{"no such reader", storage.MessageFilter{RealmID: r, UserID: 9999}, []storage.MessageRow{}},
+		{"unread without content", storage.MessageFilter{RealmID: r, UserID: f.a.ID, Unread: true, Descending: true,
+			WithoutContent: true},
+			[]storage.MessageRow{bare(received(9, 0)), bare(received(7, storage.FlagHasAlertWord)), bare(received(3, 0))}},
+		{"channel without content", storage.MessageFilter{RealmID: r, UserID: f.a.ID, ChannelID: f.ch, WithoutContent: true},
+			[]storage.MessageRow{bare(received(0, storage.FlagRead)), bare(received(4, allFlags)),
+				bare(received(7, storage.FlagHasAlertWord))}},
+		{"channel history without content", storage.MessageFilter{RealmID: r, UserID: f.a.ID, ChannelID: f.ch,
+			ChannelHistory: true, MinID: ms[4].ID, WithoutContent: true},
+			[]storage.MessageRow{bare(received(4, allFlags)), bare(received(7, storage.FlagHasAlertWord)), bare(history(8))}},
 	}
 	view(t, st, func(tx storage.Tx) {
 		for _, c := range cases {

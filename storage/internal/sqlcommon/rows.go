@@ -19,6 +19,10 @@ const (
 		status_emoji_code, status_reaction_type`
 	MessageColumns = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
 	m.content, m.rendered_content, m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
+	// MessageColumnsWithoutContent are MessageColumns with empty texts in
+	// place of the content and its rendering (MessageFilter.WithoutContent).
+	MessageColumnsWithoutContent = `m.id, m.realm_id, m.sender_id, m.recipient_type, m.channel_id, m.direct_user_ids, m.topic,
+	'', '', m.date_sent, m.client, m.edited_at, m.has_link, m.has_image, m.has_attachment`
 
 	SelectRealm   = `SELECT ` + RealmColumns + ` FROM realms `
 	SelectUser    = `SELECT ` + UserColumns + ` FROM users `

@@ -60,6 +60,36 @@ type RegisterRequest struct {
 	// means the hub's default, and more than MaxQueueLifespan is capped
 	// (QueueLifespanSeconds converts the HTTP parameter).
 	QueueLifespan time.Duration
+
+	// users is the organization's user list as this register reads it.
+	users *sharedUsers
+}
+
+// sharedUsers is the organization's user list for the blocks of one
+// register: the first block that needs it reads it, in its own
+// transaction, and the others, read side by side, wait for that read
+// instead of each reading every user (four reads of 10 000 users on
+// PostgreSQL, which has no cache of them). The blocks are separate
+// transactions already, so sharing one of their reads changes nothing of
+// what the answer may be.
+type sharedUsers struct {
+	once  sync.Once
+	users []storage.UserRecord
+	err   error
+}
+
+// realmUsers returns a copy of the organization's users, read once per
+// register (every time outside one).
+func (req *RegisterRequest) realmUsers(tx storage.Tx, realmID int64) ([]storage.UserRecord, error) {
+	if req == nil || req.users == nil {
+		return tx.Users(realmID, nil)
+	}
+	u := req.users
+	u.once.Do(func() { u.users, u.err = tx.Users(realmID, nil) })
+	if u.err != nil {
+		return nil, u.err
+	}
+	return slices.Clone(u.users), nil
 }
 
 // RegisterState is the answer of Register: queue_id, last_event_id, the
@@ -157,6 +187,7 @@ func (s *Service) Register(ctx context.Context, actor Actor, req RegisterRequest
 			blocks = append(blocks, name)
 		}
 	}
+	req.users = &sharedUsers{}
 	parts, err := s.readBlocks(ctx, actor, &req, blocks)
 	if err != nil {
 		s.hub.DeleteQueue(actor.UserID(), queueID)

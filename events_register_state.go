@@ -70,7 +70,7 @@ func wireChannelID(id int64) int64 {
 // the requesting user's own fields.
 func realmUserState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
-		records, err := tx.Users(v.realm.ID, nil)
+		records, err := req.realmUsers(tx, v.realm.ID)
 		if err != nil {
 			return err
 		}
@@ -199,7 +199,7 @@ var profileFieldTypeNames = []struct {
 func userStatusState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	statuses := map[string]any{}
 	err := s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
-		users, err := tx.Users(v.realm.ID, nil)
+		users, err := req.realmUsers(tx, v.realm.ID)
 		if err != nil {
 			return err
 		}
@@ -260,7 +260,7 @@ func realmDomainState(s *Service, ctx context.Context, actor Actor, _ *RegisterR
 
 // userGroupState is the "realm_user_groups" block.
 func userGroupState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
-	groups, err := s.UserGroups(ctx, actor, req.ClientCapabilities.IncludeDeactivatedGroups)
+	groups, err := s.userGroups(ctx, actor, req.ClientCapabilities.IncludeDeactivatedGroups, req)
 	if groups == nil {
 		groups = []UserGroupView{}
 	}
@@ -396,7 +396,7 @@ func mutedUsersState(s *Service, ctx context.Context, actor Actor, _ *RegisterRe
 // events describe them.
 func realmBotState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
-		users, err := tx.Users(v.realm.ID, nil)
+		users, err := req.realmUsers(tx, v.realm.ID)
 		if err != nil {
 			return err
 		}

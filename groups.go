@@ -219,6 +219,11 @@ type UserGroupView struct {
 // it; deactivated groups only when includeDeactivated.
 // Errors: those of the actor check (ErrNotLoggedIn, ...).
 func (s *Service) UserGroups(ctx context.Context, actor Actor, includeDeactivated bool) ([]UserGroupView, error) {
+	return s.userGroups(ctx, actor, includeDeactivated, nil)
+}
+
+// userGroups is UserGroups with the users of register, when req is one's.
+func (s *Service) userGroups(ctx context.Context, actor Actor, includeDeactivated bool, req *RegisterRequest) ([]UserGroupView, error) {
 	var out []UserGroupView
 	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
@@ -229,7 +234,7 @@ func (s *Service) UserGroups(ctx context.Context, actor Actor, includeDeactivate
 		if err != nil {
 			return err
 		}
-		users, err := tx.Users(realm.ID, nil)
+		users, err := req.realmUsers(tx, realm.ID)
 		if err != nil {
 			return err
 		}

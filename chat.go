@@ -160,6 +160,8 @@ type Service struct {
 	// heavy holds a token per piece of heavy work running: password
 	// hashes and long messages' renderings (heavySlots).
 	heavy chan struct{}
+	// rest frees a heavy slot after its rest (restSlot; tests replace it).
+	rest func(d time.Duration, free func())
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -211,7 +213,8 @@ func New(store storage.Store, cfg Config) *Service {
 	if cfg.DisposableEmailDomain == nil {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
-	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots())}
+	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots()),
+		rest: restSlot}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

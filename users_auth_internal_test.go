@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -37,6 +38,7 @@ func TestPasswordHashingBounded(t *testing.T) {
 	ctx := context.Background()
 	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost})
 	defer s.Close()
+	s.rest = func(_ time.Duration, free func()) { free() } // TestHeavySlotRests checks the rest
 	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com",
 		OwnerName: "Owner", OwnerPassword: "owner-password"})
 	if err != nil {
@@ -67,6 +69,52 @@ func TestPasswordHashingBounded(t *testing.T) {
 	}
 }
 
+// TestHeavySlotRests: a heavy slot stays taken after its work, resting
+// for as long as the work took, and heavy work waits for a resting slot
+// as for a busy one.
+func TestHeavySlotRests(t *testing.T) {
+	ctx := context.Background()
+	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost})
+	defer s.Close()
+	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com",
+		OwnerName: "Owner", OwnerPassword: "owner-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rests []time.Duration
+	var frees []func()
+	s.rest = func(d time.Duration, free func()) { rests, frees = append(rests, d), append(frees, free) }
+	for range cap(s.heavy) {
+		release, err := s.heavySlot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		work := time.Now()
+		for time.Since(work) == 0 {
+		}
+		release()
+	}
+	if len(s.heavy) != cap(s.heavy) || len(rests) != cap(s.heavy) {
+		t.Fatalf("after their work %d of %d slots are taken, %d resting; want all", len(s.heavy), cap(s.heavy), len(rests))
+	}
+	for i, d := range rests {
+		if d <= 0 {
+			t.Errorf("slot %d rests %v, want as long as its work took", i, d)
+		}
+	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.FetchAPIKey(ended, "org.example.com", org.Email, "owner-password"); !errors.Is(err, context.Canceled) {
+		t.Errorf("login with every heavy slot resting and its request ended: %v, want context.Canceled", err)
+	}
+	for _, free := range frees {
+		free()
+	}
+	if res, err := s.FetchAPIKey(ctx, "org.example.com", org.Email, "owner-password"); err != nil || res.UserID != org.UserID {
+		t.Errorf("login once the slots rested = %+v, %v", res, err)
+	}
+}
+
 // TestLongMessageRenderBounded: the rendering of a long message, before its
 // write transaction, takes a heavy slot as password hashes do; a sender
 // whose request ends while every slot is taken gets no rendering, and its
@@ -75,6 +123,7 @@ func TestLongMessageRenderBounded(t *testing.T) {
 	ctx := context.Background()
 	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost})
 	defer s.Close()
+	s.rest = func(_ time.Duration, free func()) { free() } // TestHeavySlotRests checks the rest
 	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com", OwnerName: "Owner"})
 	if err != nil {
 		t.Fatal(err)

@@ -130,13 +130,17 @@ func (s *Store) Append(ctx context.Context, key string, r io.Reader, limit int64
 	}
 	before := u.partsSize() + int64(len(*bp))
 	n, err := s.fill(ctx, u, bp, r, max(limit-before, 0), func() error { return s.saveState(ctx, key, u) })
-	if err == nil && before+n == limit {
+	if err == nil && before+n >= limit {
 		err = probeEnd(r)
 	}
 	saveCtx, cancel := detached(ctx)
 	defer cancel()
 	var saveErr error
 	switch {
+	case n == 0 && hadObject:
+		// Nothing added to a finished blob: it stays as it is, and the
+		// upload begun to continue it goes.
+		u.abort()
 	case before+n == limit:
 		saveErr = s.finishUpload(saveCtx, key, u, *bp)
 	case n > 0 || resumed:

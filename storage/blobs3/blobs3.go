@@ -390,6 +390,9 @@ var _ storage.BlobLister = (*Store)(nil)
 // Unfinished ones are not listed: package chat collects them through its
 // resumable uploads' expiry, which deletes them.
 func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	// Cancelling stops the listing's producer when an error ends the loop.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var out []string
 	for info := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}) {
 		if info.Err != nil {

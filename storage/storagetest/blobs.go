@@ -171,6 +171,13 @@ func testBlobAppend(t *testing.T, s storage.BlobStore) {
 	if got := readBlob(t, s, key); string(got) != "abcdefgh" {
 		t.Errorf("read %q, want abcdefgh", got)
 	}
+	// A limit under the blob's length adds nothing more.
+	if n, err := s.Append(ctx, key, strings.NewReader("z"), 4); !errors.Is(err, storage.ErrBlobTooLarge) || n != 0 {
+		t.Errorf("Append under the blob's length = %d, %v; want 0, ErrBlobTooLarge", n, err)
+	}
+	if n, err := s.Append(ctx, key, strings.NewReader(""), 4); err != nil || n != 0 {
+		t.Errorf("Append of nothing under the blob's length = %d, %v; want 0, nil", n, err)
+	}
 	// An empty Append creates an empty blob.
 	if n, err := s.Append(ctx, "tus/empty", strings.NewReader(""), 0); err != nil || n != 0 {
 		t.Fatalf("Append of nothing = %d, %v", n, err)

@@ -556,17 +556,10 @@ func (s *Service) CollectOrphanedFiles(ctx context.Context) (int, error) {
 		if !ok || writing[key] {
 			continue
 		}
-		b, err := s.cfg.Blobs.Open(ctx, key)
-		if err != nil {
-			continue
-		}
-		old := s.now().Sub(b.ModTime()) > orphanAge
-		b.Close()
-		if !old {
-			continue
-		}
+		// The record is asked first: a file that an attachment names, as
+		// nearly every one is, is never opened (on S3 an open is a request).
 		named := true
-		err = s.view(ctx, noActor, func(tx storage.Tx) error {
+		err := s.view(ctx, noActor, func(tx storage.Tx) error {
 			_, err := tx.AttachmentByPath(realmID, key)
 			if errors.Is(err, storage.ErrNotFound) {
 				named = false
@@ -577,12 +570,22 @@ func (s *Service) CollectOrphanedFiles(ctx context.Context) (int, error) {
 		if err != nil {
 			return removed, err
 		}
-		if !named {
-			if err := s.cfg.Blobs.Delete(ctx, key); err != nil {
-				return removed, internal(err)
-			}
-			removed++
+		if named {
+			continue
 		}
+		b, err := s.cfg.Blobs.Open(ctx, key)
+		if err != nil {
+			continue
+		}
+		old := s.now().Sub(b.ModTime()) > orphanAge
+		b.Close()
+		if !old {
+			continue
+		}
+		if err := s.cfg.Blobs.Delete(ctx, key); err != nil {
+			return removed, internal(err)
+		}
+		removed++
 	}
 	return removed, nil
 }

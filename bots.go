@@ -62,11 +62,15 @@ type BotView struct {
 }
 
 // realmBot is a bot as realm_bot events carry it.
-func realmBot(u *storage.UserRecord) map[string]any {
-	return map[string]any{"user_id": u.ID, "full_name": u.FullName, "email": u.Email, "api_key": u.APIKey,
+func (s *Service) realmBot(u *storage.UserRecord) (map[string]any, error) {
+	key, err := s.shownAPIKey(u.APIKey)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"user_id": u.ID, "full_name": u.FullName, "email": u.Email, "api_key": key,
 		"avatar_url": gravatarURL(u.Email, u.AvatarVersion), "bot_type": u.BotType, "owner_id": u.BotOwnerID,
 		"is_active": u.IsActive, "default_sending_stream": nil, "default_events_register_stream": nil,
-		"default_all_public_streams": false, "services": []any{}}
+		"default_all_public_streams": false, "services": []any{}}, nil
 }
 
 // emitRealmBot tells the bot's owner and the organization's administrators
@@ -150,8 +154,11 @@ func (s *Service) CreateBot(ctx context.Context, actor Actor, req NewBot) (BotCr
 		if err != nil {
 			return err
 		}
-		out = BotCreated{UserID: u.ID, APIKey: u.APIKey, AvatarURL: gravatarURL(u.Email, u.AvatarVersion)}
-		bot := realmBot(&u)
+		bot, err := s.realmBot(&u)
+		if err != nil {
+			return err
+		}
+		out = BotCreated{UserID: u.ID, APIKey: bot["api_key"].(string), AvatarURL: gravatarURL(u.Email, u.AvatarVersion)}
 		if req.BotType == BotOutgoingWebhook {
 			token, err := s.newAPIKey()
 			if err != nil {
@@ -204,7 +211,11 @@ func (s *Service) Bots(ctx context.Context, actor Actor) ([]BotView, error) {
 		slices.SortStableFunc(bots, func(a, b storage.UserRecord) int { return a.DateJoined.Compare(b.DateJoined) })
 		for _, b := range bots {
 			if b.IsActive {
-				out = append(out, BotView{UserID: b.ID, Username: b.Email, FullName: b.FullName, APIKey: b.APIKey,
+				key, err := s.shownAPIKey(b.APIKey)
+				if err != nil {
+					return err
+				}
+				out = append(out, BotView{UserID: b.ID, Username: b.Email, FullName: b.FullName, APIKey: key,
 					AvatarURL: gravatarURL(b.Email, b.AvatarVersion), BotType: b.BotType})
 			}
 		}
@@ -286,7 +297,11 @@ func (s *Service) UpdateBot(ctx context.Context, actor Actor, botID int64, req B
 			}
 			b.BotOwnerID, changed["owner_id"] = o.ID, o.ID
 		}
-		out = BotView{UserID: b.ID, Username: b.Email, FullName: b.FullName, APIKey: b.APIKey,
+		key, err := s.shownAPIKey(b.APIKey)
+		if err != nil {
+			return err
+		}
+		out = BotView{UserID: b.ID, Username: b.Email, FullName: b.FullName, APIKey: key,
 			AvatarURL: gravatarURL(b.Email, b.AvatarVersion), BotType: b.BotType}
 		if len(changed) == 0 {
 			return nil
@@ -342,16 +357,16 @@ func (s *Service) DeactivateBot(ctx context.Context, actor Actor, botID int64) e
 func (s *Service) RegenerateBotAPIKey(ctx context.Context, actor Actor, botID int64) (string, error) {
 	var key string
 	err := s.changeBot(ctx, actor, botID, func(tx storage.Tx, emit func(Event), realm Realm, b storage.UserRecord) error {
-		newKey, err := s.newAPIKey()
+		newKey, stored, err := s.newStoredAPIKey()
 		if err != nil {
 			return err
 		}
-		b.APIKey, key = newKey, newKey
+		b.APIKey, key = stored, newKey
 		if err := tx.UpdateUser(b); err != nil {
 			return err
 		}
 		return emitRealmBot(tx, emit, realm.ID, &b, "update", map[string]any{
-			"bot": map[string]any{"user_id": b.ID, "api_key": b.APIKey}})
+			"bot": map[string]any{"user_id": b.ID, "api_key": newKey}})
 	})
 	return key, err
 }

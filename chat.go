@@ -88,6 +88,13 @@ type Config struct {
 	// directory), or storage/blobs3 (an S3-compatible bucket, which
 	// processes on several machines share).
 	Blobs BlobStore
+	// APIKeySecret seals the API keys that the store holds, so that a copy
+	// of the database yields no key that authenticates. Every process of
+	// one database needs the same secret, kept outside it, at every start:
+	// a key sealed under another secret neither authenticates nor can be
+	// shown. Empty keeps keys readable in the store, as the reference
+	// server does; SealAPIKeys seals those once a secret is set.
+	APIKeySecret []byte
 	// UploadURLKey signs the temporary download URLs of uploads. Empty
 	// means a random key, so URLs from before a restart stop working
 	// (they only last TemporaryURLValidity anyway); set it when several
@@ -160,6 +167,8 @@ type Service struct {
 	// heavy holds a token per piece of heavy work running: password
 	// hashes and long messages' renderings (heavySlots).
 	heavy chan struct{}
+	// apiKeys seals API keys; nil without Config.APIKeySecret.
+	apiKeys *apiKeySealer
 	// rest frees a heavy slot after its rest (restSlot; tests replace it).
 	rest func(d time.Duration, free func())
 }
@@ -214,7 +223,7 @@ func New(store storage.Store, cfg Config) *Service {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
 	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots()),
-		rest: restSlot}
+		rest: restSlot, apiKeys: newAPIKeySealer(cfg.APIKeySecret)}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

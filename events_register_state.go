@@ -410,7 +410,10 @@ func realmBotState(s *Service, ctx context.Context, actor Actor, req *RegisterRe
 			if !u.IsBot() || !u.IsActive || (u.BotOwnerID != v.user.ID && !v.user.Role.IsAdmin()) {
 				continue
 			}
-			b := realmBot(u)
+			b, err := s.realmBot(u)
+			if err != nil {
+				return err
+			}
 			for _, sv := range services {
 				if sv.BotID == u.ID {
 					b["services"] = []any{map[string]any{"base_url": sv.PayloadURL, "interface": sv.Interface, "token": sv.Token}}

@@ -53,6 +53,10 @@ func newService(t *testing.T, newStore func(t *testing.T) storage.Store, cfg cha
 		}
 	}
 	cfg.PasswordCost = bcrypt.MinCost
+	if cfg.APIKeySecret == nil {
+		// Keys are sealed in the store, as chatd keeps them.
+		cfg.APIKeySecret = []byte("test secret of the API keys")
+	}
 	return chat.New(newStore(t), cfg), clock
 }
 

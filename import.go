@@ -163,7 +163,7 @@ func (im *Importer) CreateUser(iu ImportUser) (int64, string, error) {
 		u.Timezone = iu.Timezone
 	}
 	var err error
-	if u.APIKey, err = im.s.newAPIKey(); err != nil {
+	if _, u.APIKey, err = im.s.newStoredAPIKey(); err != nil {
 		return 0, "", err
 	}
 	if err := im.tx.CreateUser(&u); errors.Is(err, storage.ErrExists) {

@@ -88,7 +88,11 @@ func (s *Service) FetchAPIKeyJWT(ctx context.Context, host, token string, includ
 		if err := s.recordLogin(tx, &u); err != nil {
 			return err
 		}
-		out = JWTLoginResult{APIKey: u.APIKey, Email: u.Email}
+		apiKey, err := s.shownAPIKey(u.APIKey)
+		if err != nil {
+			return err
+		}
+		out = JWTLoginResult{APIKey: apiKey, Email: u.Email}
 		if includeProfile {
 			v := viewer{user: u, realm: realm, emailDomain: s.emailDomain(realm)}
 			view := v.view(&u)

@@ -167,7 +167,11 @@ func (s *Service) CreateOrg(ctx context.Context, req NewOrg) (NewOrgResult, erro
 		if err != nil {
 			return err
 		}
-		out = NewOrgResult{RealmID: realm.ID, RealmURL: realm.URL, UserID: u.ID, Email: u.Email, APIKey: u.APIKey}
+		key, err := s.shownAPIKey(u.APIKey)
+		if err != nil {
+			return err
+		}
+		out = NewOrgResult{RealmID: realm.ID, RealmURL: realm.URL, UserID: u.ID, Email: u.Email, APIKey: key}
 		return nil
 	})
 	return out, err

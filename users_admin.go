@@ -222,7 +222,7 @@ func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwor
 			}
 		}
 	}
-	if u.APIKey, err = s.newAPIKey(); err != nil {
+	if _, u.APIKey, err = s.newStoredAPIKey(); err != nil {
 		return storage.UserRecord{}, err
 	}
 	if err := tx.CreateUser(&u); errors.Is(err, storage.ErrExists) {
@@ -255,7 +255,11 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 		if err != nil {
 			return err
 		}
-		out = NewUserResult{UserID: u.ID, Email: u.Email, APIKey: u.APIKey}
+		key, err := s.shownAPIKey(u.APIKey)
+		if err != nil {
+			return err
+		}
+		out = NewUserResult{UserID: u.ID, Email: u.Email, APIKey: key}
 		return s.emitUserAdded(tx, emit, realm, &u)
 	})
 	return out, err

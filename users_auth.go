@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -186,11 +185,11 @@ func (s *Service) authenticateIn(tx storage.Tx, host, email, apiKey string) (sto
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return storage.UserRecord{}, false, err
 		}
-		found = err == nil && subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(apiKey)) == 1
+		found = err == nil && s.apiKeyMatches(u.APIKey, apiKey)
 	}
 	if !found {
 		// The key may belong to this address in another organization.
-		other, err := tx.UserByAPIKey(apiKey)
+		other, err := s.userByAPIKey(tx, apiKey)
 		if errors.Is(err, storage.ErrNotFound) || (err == nil && storage.EmailKey(other.Email) != storage.EmailKey(email)) {
 			return storage.UserRecord{}, false, ErrInvalidAPIKey
 		}
@@ -277,7 +276,11 @@ func (s *Service) FetchAPIKey(ctx context.Context, host, username, password stri
 		if err := s.recordLogin(tx, &u); err != nil {
 			return err
 		}
-		out = APIKeyResult{APIKey: u.APIKey, Email: u.Email, UserID: u.ID}
+		key, err := s.shownAPIKey(u.APIKey)
+		if err != nil {
+			return err
+		}
+		out = APIKeyResult{APIKey: key, Email: u.Email, UserID: u.ID}
 		return nil
 	})
 	return out, err

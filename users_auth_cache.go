@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"strings"
 	"sync"
@@ -188,7 +187,7 @@ func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth) (storage.UserReco
 func (s *Service) checkPending(tx storage.Tx, p *pendingAuth, u *storage.UserRecord, r *Realm, found bool) error {
 	c := p.creds
 	if found && r.Host == strings.ToLower(c.host) && storage.EmailKey(u.Email) == storage.EmailKey(c.email) &&
-		subtle.ConstantTimeCompare([]byte(u.APIKey), []byte(c.apiKey)) == 1 {
+		s.apiKeyMatches(u.APIKey, c.apiKey) {
 		if err := credentialsUsable(u, r); err != nil {
 			s.accepted.drop(c)
 			return err

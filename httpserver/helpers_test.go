@@ -77,6 +77,7 @@ func newEnvWith(t testing.TB, store storage.Store, configure func(*chat.Config))
 		Now:          func() time.Time { return joined },
 		PasswordCost: bcrypt.MinCost,
 		Logger:       logger,
+		APIKeySecret: []byte("test secret of the API keys"),
 	}
 	if configure != nil {
 		configure(&cfg)

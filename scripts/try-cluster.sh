@@ -27,6 +27,7 @@ go build -o "$work/chatd" ./cmd/chatd
 
 export CHATD_STORE=postgres CHATD_DSN="$CHAT_TEST_POSTGRES_DSN" CHATD_BLOB="$CHAT_TEST_S3_URL"
 export CHATD_UPLOAD_URL_KEY="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
+export CHATD_API_KEY_SECRET="$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
 a="127.0.0.1:${PORT_A:-9991}" b="127.0.0.1:${PORT_B:-9992}"
 "$work/chatd" serve --listen "$a" --url "http://$a" --data "$work/a" >"$work/a.out" 2>"$work/a.log" &
 pids+=($!)

@@ -107,11 +107,15 @@ func required(fs *flag.FlagSet, names ...string) error {
 // withService opens the store, runs fn with a service over it and closes it.
 func withService(sf storeFlags, fn func(*chat.Service) error) error {
 	ctx := context.Background()
+	secret, err := sf.secret()
+	if err != nil {
+		return err
+	}
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}
-	var cfg chat.Config
+	cfg := chat.Config{APIKeySecret: secret}
 	if pg, ok := store.(*postgres.Store); ok {
 		// Servers on the same database tell their clients about the
 		// changes, as for changes made through them.
@@ -126,6 +130,9 @@ func withService(sf storeFlags, fn func(*chat.Service) error) error {
 		cfg.Hub, cfg.Events = hub, events
 	}
 	svc := chat.New(store, cfg)
+	if _, err := svc.SealAPIKeys(ctx); err != nil {
+		return errors.Join(fmt.Errorf("sealing the API keys: %w", err), svc.Close())
+	}
 	return errors.Join(fn(svc), svc.Close())
 }
 

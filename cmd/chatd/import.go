@@ -54,6 +54,10 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		defer reportFile.Close()
 	}
+	secret, err := sf.secret()
+	if err != nil {
+		return err
+	}
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
@@ -63,7 +67,7 @@ func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		store.Close()
 		return err
 	}
-	svc := chat.New(store, chat.Config{Blobs: blobs})
+	svc := chat.New(store, chat.Config{Blobs: blobs, APIKeySecret: secret})
 	p := newProgress(stderr)
 	res, err := slackimport.Import(ctx, svc, f, info.Size(), slackimport.Options{
 		Name: *name, Host: *host, URL: *orgURL, Owner: *owner, Progress: p.update,

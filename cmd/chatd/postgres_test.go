@@ -90,7 +90,7 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 
 	// An admin command works on the live database.
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"create-user", "--store", "postgres", "--email", "third@example.com",
+	if err := run(context.Background(), []string{"create-user", "--store", "postgres", "--data", data, "--email", "third@example.com",
 		"--name", "Third"}, &out, io.Discard); err != nil {
 		t.Fatalf("create-user: %v", err)
 	}

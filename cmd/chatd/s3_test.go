@@ -39,6 +39,7 @@ func TestTwoProcessesNoSharedDisk(t *testing.T) {
 	}
 	t.Setenv("CHATD_DSN", dsn)
 	t.Setenv("CHATD_UPLOAD_URL_KEY", "one secret for every process")
+	t.Setenv("CHATD_API_KEY_SECRET", "another secret for every process")
 	const budget = 40 // requests a minute per user
 	common := []string{"--store", "postgres", "--rate-limit", strconv.Itoa(budget)}
 	a := startProcess(t, bin, append(common, "--data", filepath.Join(dir, "a"), "--blob", bucket)...)

@@ -104,6 +104,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.Blobs, err = sf.blobs(ctx); err != nil {
 		return err
 	}
+	if cfg.APIKeySecret, err = sf.secret(); err != nil {
+		return err
+	}
 	store, err := sf.open(ctx)
 	if err != nil {
 		return err
@@ -127,6 +130,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	svc := chat.New(store, cfg)
 	defer svc.Close()
+	if n, err := svc.SealAPIKeys(ctx); err != nil {
+		return fmt.Errorf("sealing the API keys: %w", err)
+	} else if n > 0 {
+		logger.Info("sealed the API keys stored readable", "keys", n)
+	}
 	go collectExpiredUploads(ctx, svc, logger)
 	// On PostgreSQL the processes of a deployment share the request
 	// budgets, so that a client cannot multiply its budget by the number

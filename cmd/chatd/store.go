@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -23,6 +26,8 @@ type storeFlags struct {
 	data string
 	dsn  string
 	blob string
+	// apiKeySecret is --api-key-secret: empty means the file apiKeySecretFile.
+	apiKeySecret string
 }
 
 func (sf *storeFlags) register(fs *flag.FlagSet) {
@@ -32,6 +37,65 @@ func (sf *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.blob, "blob", "", "where uploaded files live: empty for uploads/ in the data directory, or an S3-compatible bucket, "+
 		"s3://bucket/prefix?endpoint=host:port&region=R&link=1m (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "+
 		"or the AWS shared credentials file; link=0 streams downloads instead of redirecting to presigned URLs)")
+	fs.StringVar(&sf.apiKeySecret, "api-key-secret", "", "secret that seals the API keys in the database; give every process of one database the same "+
+		"(default: the file "+apiKeySecretFile+" in the data directory, created on the first start)")
+}
+
+// apiKeySecretFile holds, in the data directory, the secret that seals API
+// keys when --api-key-secret is not given.
+const apiKeySecretFile = "api-key-secret"
+
+// secret returns the API key secret: --api-key-secret, else the data
+// directory's file, created with a random secret if it does not exist
+// (nil for the memory store, whose keys never leave the process).
+func (sf *storeFlags) secret() ([]byte, error) {
+	if sf.apiKeySecret != "" {
+		return []byte(sf.apiKeySecret), nil
+	}
+	if sf.kind == "memory" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(sf.data, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the data directory: %w", err)
+	}
+	path := filepath.Join(sf.data, apiKeySecretFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := createSecretFile(path); err != nil {
+			return nil, fmt.Errorf("creating the API key secret: %w", err)
+		}
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the API key secret: %w", err)
+	}
+	secret := bytes.TrimSpace(b)
+	if len(secret) == 0 {
+		return nil, fmt.Errorf("the API key secret %s is empty", path)
+	}
+	return secret, nil
+}
+
+// createSecretFile writes a random secret to path unless it exists. The
+// file appears whole or not at all (a link of a finished file), so that a
+// second process starting at once reads either nothing or the secret.
+func createSecretFile(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".secret-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(rand.Text() + "\n"); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 // dbFile is the SQLite database inside the data directory.

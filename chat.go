@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -109,6 +110,11 @@ type Config struct {
 	// channels in organizations with spectator access. False means
 	// "Web-public channels are not enabled."
 	WebPublicChannels bool
+	// RenderTimeBudget bounds the rendering of a long message (1 000 bytes
+	// or more; shorter ones take microseconds): past it the message is
+	// refused with ErrUnableToRender, as the reference refuses what its
+	// renderer gives up on. Zero means DefaultRenderTimeBudget.
+	RenderTimeBudget time.Duration
 	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
 	// deleting batches before it answers complete: false. Zero means 50
 	// seconds, as the reference server.
@@ -167,6 +173,8 @@ type Service struct {
 	// heavy holds a token per piece of heavy work running: password
 	// hashes and long messages' renderings (heavySlots).
 	heavy chan struct{}
+	// renderContent renders a message's content (tests replace it).
+	renderContent func(rc *renderContext, content string) markdown.Result
 	// apiKeys seals API keys; nil without Config.APIKeySecret.
 	apiKeys *apiKeySealer
 	// rest frees a heavy slot after its rest (restSlot; tests replace it).
@@ -204,6 +212,9 @@ func New(store storage.Store, cfg Config) *Service {
 		cfg.UploadURLKey = make([]byte, 32)
 		rand.Read(cfg.UploadURLKey) // never fails
 	}
+	if cfg.RenderTimeBudget <= 0 {
+		cfg.RenderTimeBudget = DefaultRenderTimeBudget
+	}
 	if cfg.DeleteTopicTimeBudget == 0 {
 		cfg.DeleteTopicTimeBudget = 50 * time.Second
 	}
@@ -223,7 +234,8 @@ func New(store storage.Store, cfg Config) *Service {
 		cfg.DisposableEmailDomain = IsDisposableEmailDomain
 	}
 	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots()),
-		rest: restSlot, apiKeys: newAPIKeySealer(cfg.APIKeySecret)}
+		rest: restSlot, apiKeys: newAPIKeySealer(cfg.APIKeySecret),
+		renderContent: func(rc *renderContext, content string) markdown.Result { return rc.render(content) }}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

@@ -97,7 +97,10 @@ func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit
 	}
 	var pre *preRendered
 	if edit.Content != nil {
-		pre = s.preRender(ctx, actor, *edit.Content)
+		var err error
+		if pre, err = s.preRender(ctx, actor, *edit.Content); err != nil {
+			return out, err
+		}
 	}
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)

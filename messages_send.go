@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -111,6 +113,10 @@ var (
 	ErrEmptyTopicDisallowed  = errorf("Sending messages to the general chat is not allowed in this channel.")
 	ErrOnlyEmptyTopicAllowed = errorf("Only the general chat topic is allowed in this channel.")
 	ErrInvalidMessage        = errorf("Invalid message(s)")
+	// ErrUnableToRender refuses content whose rendering outlasts
+	// Config.RenderTimeBudget, as the reference refuses content its
+	// renderer gives up on.
+	ErrUnableToRender = errorf("Unable to render message")
 	// ErrStreamWildcardMention refuses @all, @everyone and @channel in a
 	// channel of more than wildcardMentionThreshold subscribers from
 	// someone who may not notify many users.
@@ -225,8 +231,11 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 		m        *storage.MessageRecord
 		outgoing []outgoingCall
 	)
-	pre := s.preRender(ctx, actor, req.Content)
-	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+	pre, err := s.preRender(ctx, actor, req.Content)
+	if err != nil {
+		return 0, err
+	}
+	err = s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -422,25 +431,23 @@ const preRenderMinBytes = 1000
 // content, content that would be refused (the write transaction then
 // reports it, in its order), or reads that fail. The write uses the
 // rendering when the content it stores is the same.
-func (s *Service) preRender(ctx context.Context, actor Actor, raw string) *preRendered {
+//
+// The rendering has Config.RenderTimeBudget: past it, or when the request
+// ends, it fails with ErrUnableToRender or the context's error, and the
+// message is not written.
+func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preRendered, error) {
 	if len(raw) < preRenderMinBytes {
-		return nil
+		return nil, nil
 	}
 	content, err := normaliseContent(raw)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	// The rendering takes a heavy slot, as password hashes do, so that
-	// long messages sent back to back (and failed logins beside them)
-	// leave half the CPUs to every other request. A sender whose request
-	// ends while it waits gets no rendering; its write fails as well.
-	release, err := s.heavySlot(ctx)
-	if err != nil {
-		return nil
-	}
-	defer release()
-	var out *preRendered
-	_ = s.view(ctx, actor, func(tx storage.Tx) error {
+	var (
+		rc      *renderContext
+		realmID int64
+	)
+	err = s.view(ctx, actor, func(tx storage.Tx) error {
 		_, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
@@ -455,12 +462,51 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) *preRe
 			}
 			canLink = func(c *storage.Channel) bool { return cc.access(c).metadata(c) }
 		}
-		rc, err := newRenderContext(tx, realm.ID, content, canLink)
-		if err != nil {
-			return err
-		}
-		out = &preRendered{realmID: realm.ID, content: content, result: rc.render(content)}
-		return nil
+		realmID = realm.ID
+		rc, err = newRenderContext(tx, realm.ID, content, canLink)
+		return err
 	})
-	return out
+	if err != nil {
+		return nil, nil // the write transaction reports it
+	}
+	res, err := s.renderWithin(ctx, rc, content)
+	if err != nil {
+		return nil, err
+	}
+	return &preRendered{realmID: realmID, content: content, result: res}, nil
+}
+
+// renderWithin renders long content in a heavy slot, as password hashes
+// take, so that long messages sent back to back (and failed logins beside
+// them) leave half the CPUs to every other request; and within
+// Config.RenderTimeBudget. When the budget passes or ctx ends first, the
+// caller gets ErrUnableToRender or ctx's error at once, and the rendering
+// is told to stop at its next text; it keeps its slot until it has.
+func (s *Service) renderWithin(ctx context.Context, rc *renderContext, content string) (markdown.Result, error) {
+	release, err := s.heavySlot(ctx)
+	if err != nil {
+		return markdown.Result{}, err
+	}
+	var stop atomic.Bool
+	rc.env.Stop = stop.Load
+	done := make(chan markdown.Result, 1)
+	go func() {
+		defer release()
+		done <- s.renderContent(rc, content)
+	}()
+	budget := time.NewTimer(s.cfg.RenderTimeBudget)
+	defer budget.Stop()
+	select {
+	case res := <-done:
+		if res.Stopped {
+			return markdown.Result{}, ErrUnableToRender
+		}
+		return res, nil
+	case <-budget.C:
+		stop.Store(true)
+		return markdown.Result{}, ErrUnableToRender
+	case <-ctx.Done():
+		stop.Store(true)
+		return markdown.Result{}, ctx.Err()
+	}
 }

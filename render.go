@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
@@ -158,24 +159,31 @@ func topicDisplay(t string) string {
 	return t
 }
 
+// DefaultRenderTimeBudget is Config.RenderTimeBudget's default: the
+// reference server's limit on a message's rendering, 5 seconds.
+const DefaultRenderTimeBudget = 5 * time.Second
+
 // RenderMessage renders content as a message of the actor would be (POST
 // /messages/render), storing nothing: mentions, links to the channels the
 // actor can see, emoji and the organization's linkifiers. Any user may.
 //
 // Errors: those of the actor check.
 func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string) (string, error) {
-	var out string
+	var rc *renderContext
 	err := s.view(ctx, actor, func(tx storage.Tx) error {
 		cc, err := s.channelContextFor(tx, actor, OpRenderMessage)
 		if err != nil {
 			return err
 		}
-		rc, err := newRenderContext(tx, cc.realm.ID, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
-		if err != nil {
-			return err
-		}
-		out = rc.render(content).HTML
-		return nil
+		rc, err = newRenderContext(tx, cc.realm.ID, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		return err
 	})
-	return out, err
+	if err != nil {
+		return "", err
+	}
+	if len(content) < preRenderMinBytes {
+		return s.renderContent(rc, content).HTML, nil
+	}
+	res, err := s.renderWithin(ctx, rc, content)
+	return res.HTML, err
 }

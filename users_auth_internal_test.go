@@ -135,7 +135,7 @@ func TestLongMessageRenderBounded(t *testing.T) {
 	}
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
-	if p := s.preRender(ended, owner, long); p != nil {
+	if p, _ := s.preRender(ended, owner, long); p != nil {
 		t.Error("a long message was rendered with every heavy slot taken")
 	}
 	if _, err := s.SendMessage(ended, owner, SendMessageRequest{Type: "direct", To: &MessageTo{IDs: []int64{org.UserID}}, Content: long}); err == nil {
@@ -144,8 +144,8 @@ func TestLongMessageRenderBounded(t *testing.T) {
 	for range cap(s.heavy) {
 		<-s.heavy
 	}
-	if p := s.preRender(ctx, owner, long); p == nil {
-		t.Error("a long message was not rendered before its transaction with a slot free")
+	if p, err := s.preRender(ctx, owner, long); p == nil || err != nil {
+		t.Errorf("a long message was not rendered before its transaction with a slot free: %v", err)
 	}
 	if _, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: &MessageTo{IDs: []int64{org.UserID}}, Content: long}); err != nil {
 		t.Errorf("long message with a slot free: %v", err)

@@ -50,6 +50,10 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		if t.Parent() == nil {
 			continue // merged into its predecessor
 		}
+		if r.env.Stop != nil && r.env.Stop() {
+			r.res.Stopped = true
+			return
+		}
 		// Join the text nodes that continue t in the source, so a pattern
 		// is matched across the places where inline parsing split text.
 		for !t.SoftLineBreak() && !t.HardLineBreak() {

@@ -47,6 +47,10 @@ type Env struct {
 	Linkify func(text string) []Link
 	// EmptyTopicName is how the empty topic reads in a topic link.
 	EmptyTopicName string
+	// Stop, when not nil, is asked before each text is linkified (the
+	// rendering's costly part); when it answers true the rendering stops
+	// there and its Result is Stopped.
+	Stop func() bool
 }
 
 // Result is a rendered message and what its rendering found out.
@@ -61,6 +65,9 @@ type Result struct {
 	// HasLink, HasImage and HasAttachment serve the "has" narrows; an
 	// attachment is a link to /user_uploads/.
 	HasLink, HasImage, HasAttachment bool
+	// Stopped says Env.Stop ended the rendering early: the HTML lacks
+	// some of its links and must not be stored.
+	Stopped bool
 }
 
 // messages is the renderer of message content: Render's renderer plus

@@ -1,0 +1,107 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/teamchat/chat/internal/markdown"
+	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/memory"
+)
+
+// TestRenderTimeBudget: a rendering that outlasts Config.RenderTimeBudget
+// fails the send, the edit and POST /messages/render with
+// ErrUnableToRender, writes nothing, is told to stop, and keeps its heavy
+// slot until it has stopped; a request that ends stops it the same way.
+func TestRenderTimeBudget(t *testing.T) {
+	ctx := context.Background()
+	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost, RenderTimeBudget: 10 * time.Millisecond})
+	defer s.Close()
+	s.rest = func(_ time.Duration, free func()) { free() }
+	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com", OwnerName: "Owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := AsUser(org.UserID)
+	to := &MessageTo{IDs: []int64{org.UserID}}
+	id, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: "short"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a long message ", preRenderMinBytes/10)
+
+	// The slow rendering waits until it is told to stop, as a rendering
+	// stops at its next text.
+	stopped := make(chan bool, 1)
+	s.renderContent = func(rc *renderContext, content string) markdown.Result {
+		for !rc.env.Stop() {
+			time.Sleep(time.Millisecond)
+		}
+		if n := len(s.heavy); n != 1 {
+			t.Errorf("%d heavy slots taken while the stopped rendering runs, want 1", n)
+		}
+		stopped <- true
+		return markdown.Result{Stopped: true}
+	}
+	waitStopped := func(what string) {
+		t.Helper()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the rendering was never told to stop", what)
+		}
+		for deadline := time.Now().Add(10 * time.Second); len(s.heavy) != 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the heavy slot stayed taken after the rendering stopped", what)
+			}
+		}
+	}
+
+	if _, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: long}); !errors.Is(err, ErrUnableToRender) {
+		t.Errorf("send: %v, want ErrUnableToRender", err)
+	}
+	waitStopped("send")
+	if _, err := s.UpdateMessage(ctx, owner, id, MessageEdit{Content: &long}); !errors.Is(err, ErrUnableToRender) {
+		t.Errorf("edit: %v, want ErrUnableToRender", err)
+	}
+	waitStopped("edit")
+	if _, err := s.RenderMessage(ctx, owner, long); !errors.Is(err, ErrUnableToRender) {
+		t.Errorf("render: %v, want ErrUnableToRender", err)
+	}
+	waitStopped("render")
+
+	// A request that ends stops its rendering too, well before the budget.
+	s.cfg.RenderTimeBudget = time.Hour
+	ended, cancel := context.WithCancel(ctx)
+	time.AfterFunc(10*time.Millisecond, cancel)
+	if _, err := s.SendMessage(ended, owner, SendMessageRequest{Type: "direct", To: to, Content: long}); !errors.Is(err, context.Canceled) {
+		t.Errorf("send by a request that ended: %v, want context.Canceled", err)
+	}
+	waitStopped("ended request")
+
+	var contents []string
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: org.RealmID, UserID: org.UserID})
+		for _, r := range rows {
+			contents = append(contents, r.Message.Content)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(contents) != 1 || contents[0] != "short" {
+		t.Errorf("stored messages %q, want only the first, unedited", contents)
+	}
+
+	// A rendering within the budget is stored.
+	s.renderContent = func(rc *renderContext, content string) markdown.Result { return rc.render(content) }
+	if _, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: long}); err != nil {
+		t.Errorf("send within the budget: %v", err)
+	}
+}

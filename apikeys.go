@@ -157,9 +157,9 @@ func (s *Service) newStoredAPIKey() (key, stored string, err error) {
 	return key, s.storedAPIKey(key), nil
 }
 
-// SealAPIKeys seals every API key the store still holds readable (stored
-// before Config.APIKeySecret was set), one organization per transaction,
-// and returns how many it sealed. Without a secret it does nothing. A
+// SealAPIKeys seals every API key and outgoing-webhook token the store
+// still holds readable (stored before Config.APIKeySecret was set), one
+// organization per transaction, and returns how many it sealed. Without a secret it does nothing. A
 // server calls it when it starts; the keys keep working throughout.
 //
 // Errors: ErrAPIKeySecretMismatch when the store holds keys sealed under
@@ -194,6 +194,20 @@ func (s *Service) SealAPIKeys(ctx context.Context) (int, error) {
 				}
 				u.APIKey = s.apiKeys.seal(u.APIKey)
 				if err := tx.UpdateUser(u); err != nil {
+					return err
+				}
+				n++
+			}
+			services, err := tx.RealmBotServices(r.ID)
+			if err != nil {
+				return err
+			}
+			for _, sv := range services {
+				if isSealedAPIKey(sv.Token) {
+					continue
+				}
+				sv.Token = s.apiKeys.seal(sv.Token)
+				if err := tx.SetBotService(sv); err != nil {
 					return err
 				}
 				n++

@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -19,7 +20,8 @@ func TestAPIKeysSealed(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		ctx := context.Background()
 		st := newStore(t)
-		svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost, APIKeySecret: []byte("secret A")})
+		svc := chat.New(st, chat.Config{PasswordCost: bcrypt.MinCost, APIKeySecret: []byte("secret A"),
+			OutgoingWebhookClient: http.DefaultClient})
 		t.Cleanup(func() { svc.Close() })
 		org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com", OwnerEmail: "o@example.com",
 			OwnerName: "Owner", OwnerPassword: "owner-password"})
@@ -27,6 +29,21 @@ func TestAPIKeysSealed(t *testing.T) {
 			t.Fatal(err)
 		}
 		owner := chat.AsUser(org.UserID)
+		hook, err := svc.CreateBot(ctx, owner, chat.NewBot{ShortName: "hook", FullName: "Hook", BotType: chat.BotOutgoingWebhook,
+			PayloadURL: "https://bots.example.com/hook"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.View(ctx, func(tx storage.Tx) error {
+			services, err := tx.RealmBotServices(org.RealmID)
+			if len(services) != 1 || len(services[0].Token) <= 32 || services[0].BotID != hook.UserID {
+				t.Errorf("outgoing-webhook services %+v, want the token sealed", services)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		bot, err := svc.CreateBot(ctx, owner, chat.NewBot{ShortName: "helper", FullName: "Helper", BotType: chat.BotGeneric})
 		if err != nil {
 			t.Fatal(err)
@@ -51,7 +68,7 @@ func TestAPIKeysSealed(t *testing.T) {
 			t.Errorf("FetchAPIKey = %q, %v; want the key of CreateOrg, %q", res.APIKey, err, org.APIKey)
 		}
 		bots, err := svc.Bots(ctx, owner)
-		if err != nil || len(bots) != 1 || bots[0].APIKey != bot.APIKey {
+		if err != nil || len(bots) != 2 || bots[1].APIKey != bot.APIKey {
 			t.Errorf("Bots = %+v, %v; want the key %q", bots, err, bot.APIKey)
 		}
 		fresh, err := svc.RegenerateBotAPIKey(ctx, owner, bot.UserID)

@@ -164,11 +164,14 @@ func (s *Service) CreateBot(ctx context.Context, actor Actor, req NewBot) (BotCr
 			if err != nil {
 				return err
 			}
-			sv := storage.BotService{BotID: u.ID, RealmID: realm.ID, PayloadURL: req.PayloadURL, Token: token, Interface: req.InterfaceType}
+			// The token is sealed as API keys are: the bot's server trusts
+			// whoever holds it.
+			sv := storage.BotService{BotID: u.ID, RealmID: realm.ID, PayloadURL: req.PayloadURL,
+				Token: s.storedAPIKey(token), Interface: req.InterfaceType}
 			if err := tx.SetBotService(sv); err != nil {
 				return err
 			}
-			bot["services"] = []any{map[string]any{"base_url": sv.PayloadURL, "interface": sv.Interface, "token": sv.Token}}
+			bot["services"] = []any{map[string]any{"base_url": sv.PayloadURL, "interface": sv.Interface, "token": token}}
 		}
 		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
 			return err

@@ -116,7 +116,11 @@ func (s *Service) planOutgoingWebhooks(tx storage.Tx, m *storage.MessageRecord, 
 		} else {
 			msg["type"], msg["recipient_ids"] = "private", m.DirectUserIDs
 		}
-		calls = append(calls, outgoingCall{svc: sv, bot: bot, payload: outgoingPayload{Data: m.Content, Token: sv.Token,
+		token, err := s.shownAPIKey(sv.Token)
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, outgoingCall{svc: sv, bot: bot, payload: outgoingPayload{Data: m.Content, Token: token,
 			Message: msg, BotEmail: bot.Email, BotFullName: bot.FullName, Trigger: trigger}})
 	}
 	return calls, nil

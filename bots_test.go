@@ -171,6 +171,19 @@ func TestOutgoingWebhookBot(t *testing.T) {
 			h.Message["id"] != float64(id) || h.Message["display_recipient"] != "ops" || h.Message["topic"] != "deploys" {
 			t.Errorf("mention payload %+v", h)
 		}
+		// The token the bot's server gets is the one its owner is shown
+		// (the store keeps it sealed, as API keys).
+		st, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{FetchEventTypes: []string{"realm_bot"}})
+		wantNoErr(t, "Register", err)
+		var shown any
+		for _, b := range st["realm_bots"].([]map[string]any) {
+			if b["user_id"] == bot.UserID {
+				shown = b["services"].([]any)[0].(map[string]any)["token"]
+			}
+		}
+		if len(h.Token) != 32 || shown != h.Token {
+			t.Errorf("the bot's server got the token %q, its owner is shown %v", h.Token, shown)
+		}
 		if reply := newest(`[["channel","ops"],["topic","deploys"]]`); reply.Content != "echo: @**Echo** status?" {
 			t.Errorf("reply %q", reply.Content)
 		}

@@ -416,7 +416,11 @@ func realmBotState(s *Service, ctx context.Context, actor Actor, req *RegisterRe
 			}
 			for _, sv := range services {
 				if sv.BotID == u.ID {
-					b["services"] = []any{map[string]any{"base_url": sv.PayloadURL, "interface": sv.Interface, "token": sv.Token}}
+					token, err := s.shownAPIKey(sv.Token)
+					if err != nil {
+						return err
+					}
+					b["services"] = []any{map[string]any{"base_url": sv.PayloadURL, "interface": sv.Interface, "token": token}}
 				}
 			}
 			bots = append(bots, b)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -20,11 +21,22 @@ import (
 // the blocks of a register, read side by side, would otherwise each read
 // the 10 000 users of an organization whose list a write just changed.
 //
+// A write transaction of this process that changes a list whose cached
+// version it saw before its first change hands its changes to the cache
+// when it commits (patch), and the cache moves to the version it left: a
+// register after a user joins would otherwise read the organization's
+// 10 000 users again. The changes are merged into the list on its next
+// read, once, so that a write never pays for copying the list.
+//
 // The lists it returns are shared: callers copy what they return or keep.
 type realmCache[T any] struct {
 	// clone copies a list so that the copy shares nothing modifiable: the
 	// cache keeps such a copy of what a reader read.
-	clone   func([]T) []T
+	clone func([]T) []T
+	// merge returns a new list: list with changes applied in order, each
+	// replacing the element of its ID or joining the list. Nil means
+	// the cache takes no patches.
+	merge   func(list, changes []T) []T
 	mu      sync.Mutex
 	realms  map[int64]cachedList[T]
 	loading map[int64]*listLoad[T]
@@ -33,6 +45,44 @@ type realmCache[T any] struct {
 type cachedList[T any] struct {
 	version int64
 	list    []T // never modified
+	// pending are changes committed since list was read, to merge into
+	// it on its next read.
+	pending []T
+}
+
+// current returns the list of e with its pending changes merged, and
+// stores the merged list; c.mu is held.
+func (c *realmCache[T]) current(realmID int64, e cachedList[T]) []T {
+	if len(e.pending) == 0 {
+		return e.list
+	}
+	e.list, e.pending = c.merge(e.list, e.pending), nil
+	c.realms[realmID] = e
+	return e.list
+}
+
+// holds reports whether the cache has a list of the realm, of any version.
+func (c *realmCache[T]) holds(realmID int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.realms[realmID]
+	return ok
+}
+
+// patch records that a committed write transaction took the realm's list
+// from version from to version to with changes (the stored forms of the
+// elements it wrote, in order), when the cache holds version from; else
+// the next read reads the list again.
+func (c *realmCache[T]) patch(realmID, from, to int64, changes []T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.realms[realmID]
+	if !ok || e.version != from || c.merge == nil {
+		return
+	}
+	e.version = to
+	e.pending = append(slices.Clip(e.pending), changes...)
+	c.realms[realmID] = e
 }
 
 // listLoad is a read of a realm's list in progress, which others of the
@@ -47,12 +97,12 @@ type listLoad[T any] struct {
 // get returns the realm's cached list if it has the version.
 func (c *realmCache[T]) get(realmID, version int64) ([]T, bool) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	e, ok := c.realms[realmID]
-	c.mu.Unlock()
 	if !ok || e.version != version {
 		return nil, false
 	}
-	return e.list, true
+	return c.current(realmID, e), true
 }
 
 // load returns the realm's list at version: the cached one, the one
@@ -61,8 +111,9 @@ func (c *realmCache[T]) get(realmID, version int64) ([]T, bool) {
 func (c *realmCache[T]) load(realmID, version int64, read func() ([]T, error)) ([]T, error) {
 	c.mu.Lock()
 	if e, ok := c.realms[realmID]; ok && e.version == version {
+		list := c.current(realmID, e)
 		c.mu.Unlock()
-		return e.list, nil
+		return list, nil
 	}
 	if l, ok := c.loading[realmID]; ok && l.version == version {
 		c.mu.Unlock()
@@ -97,6 +148,23 @@ func (c *realmCache[T]) load(realmID, version int64, read func() ([]T, error)) (
 	c.mu.Unlock()
 	close(l.done)
 	return list, err
+}
+
+// mergeUsers returns a copy of users, ordered by ID, with changes applied
+// in order: a user of the list replaced, a new one inserted at its place
+// (at the end, for a user just created).
+func mergeUsers(users, changes []storage.UserRecord) []storage.UserRecord {
+	out := make([]storage.UserRecord, len(users), len(users)+len(changes))
+	copy(out, users)
+	for _, ch := range changes {
+		i, found := slices.BinarySearchFunc(out, ch.ID, func(u storage.UserRecord, id int64) int { return cmp.Compare(u.ID, id) })
+		if found {
+			out[i] = ch
+		} else {
+			out = slices.Insert(out, i, ch)
+		}
+	}
+	return out
 }
 
 // pick returns a fresh slice of the users whose IDs are in ids (all of them

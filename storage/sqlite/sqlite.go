@@ -69,7 +69,7 @@ func (s *Store) QueryCount() int64 { return s.queries.Load() }
 func Open(path string) (*Store, error) {
 	ctx := context.Background()
 	s := &Store{}
-	s.cache.clone = slices.Clone[[]storage.UserRecord]
+	s.cache.clone, s.cache.merge = slices.Clone[[]storage.UserRecord], mergeUsers
 	s.channels.clone = cloneChannels
 	var err error
 	if s.writer, err = sql.Open("sqlite", dsn(path, false)); err != nil {
@@ -200,10 +200,14 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		sqlTx.Rollback()
 		return fmt.Errorf("sqlite: not committing after an earlier failure: %w", t.Failed)
 	}
+	realmID, from, to, users, patch := t.userListPatch()
 	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
 	s.rows.committed()
+	if patch {
+		s.cache.patch(realmID, from, to, users)
+	}
 	return nil
 }
 

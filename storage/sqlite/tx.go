@@ -26,6 +26,9 @@ type tx struct {
 	// rows is the writer's cache of the rows write transactions read
 	// (rowcache.go), nil in a View.
 	rows *rowCache
+	// userWrites are the users this write transaction wrote, for the
+	// user-list cache once it commits (usersWrite); nil when none.
+	userWrites *usersWrite
 	// TxState's Failed is the first storage failure, after which SQLite
 	// may have rolled the transaction back on its own.
 	sqlcommon.TxState

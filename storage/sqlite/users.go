@@ -41,6 +41,70 @@ func userTimes(u *storage.UserRecord) (joined, login int64, err error) {
 	return joined, login, err
 }
 
+// storedUser is u as a read of the row written from it returns it, for
+// the writer's caches once the transaction commits: times come back in
+// UTC.
+func storedUser(u storage.UserRecord, joined, login int64) storage.UserRecord {
+	u.DateJoined, u.LastLogin = sqlcommon.FromNanos(joined), sqlcommon.FromNanos(login)
+	return u
+}
+
+// usersWrite is what a write transaction changed in one realm's users:
+// the realm's users_version before its first change, the rows its
+// statements changed (each bumps the version once, by the triggers of
+// migration 1), and the users as it stored them, in order. A transaction
+// that writes the users of two realms, or of a realm whose list is not
+// cached, gives the cache nothing.
+type usersWrite struct {
+	realmID, from, changed int64
+	users                  []storage.UserRecord
+	skip                   bool
+}
+
+// beforeUserWrite notes, before the transaction's first write to the
+// users table, the realm's users_version, when the realm's list is cached
+// (else there is nothing to patch, and no statement is spent); nothing
+// else can change the version until the transaction ends, which holds the
+// database's write lock.
+func (t *tx) beforeUserWrite(realmID int64) error {
+	switch {
+	case t.userWrites == nil:
+		w := &usersWrite{realmID: realmID, skip: !t.cache.holds(realmID)}
+		if !w.skip {
+			err := t.stmt(qUsersVersion).QueryRowContext(t.ctx, realmID).Scan(&w.from)
+			if errors.Is(err, sql.ErrNoRows) {
+				w.skip = true // no such realm: the write itself fails
+			} else if err != nil {
+				return t.check("users version", err)
+			}
+		}
+		t.userWrites = w
+	case t.userWrites.realmID != realmID:
+		t.userWrites.skip = true
+	}
+	return nil
+}
+
+// rowsChanged notes that a statement changed n rows of the realm's users.
+func (t *tx) rowsChanged(n int64) { t.userWrites.changed += n }
+
+// userWritten notes a user as the transaction stored it.
+func (t *tx) userWritten(u storage.UserRecord) {
+	t.userWrites.users = append(t.userWrites.users, u)
+}
+
+// userListPatch returns, in a write transaction about to commit, what the
+// user-list cache must learn once it has: the realm, the version before
+// and after its writes, and the users written; ok is false when there is
+// nothing to learn.
+func (t *tx) userListPatch() (realmID, from, to int64, users []storage.UserRecord, ok bool) {
+	w := t.userWrites
+	if w == nil || w.skip || len(w.users) == 0 {
+		return 0, 0, 0, nil, false
+	}
+	return w.realmID, w.from, w.from + w.changed, w.users, true
+}
+
 // userArgs returns the column values of u from email on, in the order of
 // qCreateUser.
 func userArgs(u *storage.UserRecord) ([]any, error) {
@@ -150,6 +214,9 @@ func (t *tx) CreateUser(u *storage.UserRecord) error {
 	if err != nil {
 		return err
 	}
+	if err := t.beforeUserWrite(u.RealmID); err != nil {
+		return err
+	}
 	res, err := t.stmt(qCreateUser).ExecContext(t.ctx, append([]any{u.RealmID}, args...)...)
 	if err != nil {
 		return t.check("CreateUser", err)
@@ -160,6 +227,9 @@ func (t *tx) CreateUser(u *storage.UserRecord) error {
 	}
 	u.ID = id
 	wrote(t.rows, userRows, id)
+	t.rowsChanged(1)
+	joined, login, _ := userTimes(u) // userArgs checked them
+	t.userWritten(storedUser(*u, joined, login))
 	return nil
 }
 
@@ -286,12 +356,21 @@ func (t *tx) UpdateUser(u storage.UserRecord) error {
 	if err != nil {
 		return err
 	}
+	if err := t.beforeUserWrite(u.RealmID); err != nil {
+		return err
+	}
 	// The keys first: a uniqueness violation there leaves the row as it
 	// was.
-	if _, err := t.stmt(qUpdateUserKeys).ExecContext(t.ctx, storage.EmailKey(u.Email), int64(u.Role), u.BotOwnerID,
-		u.APIKey, u.ID, u.RealmID); err != nil {
+	keys, err := t.stmt(qUpdateUserKeys).ExecContext(t.ctx, storage.EmailKey(u.Email), int64(u.Role), u.BotOwnerID,
+		u.APIKey, u.ID, u.RealmID)
+	if err != nil {
 		return t.check("UpdateUser", err)
 	}
+	keysChanged, err := keys.RowsAffected()
+	if err != nil {
+		return t.check("UpdateUser", err)
+	}
+	t.rowsChanged(keysChanged)
 	res, err := t.stmt(qUpdateUser).ExecContext(t.ctx, append(userUpdateArgs(&u, joined, login), u.ID, u.RealmID)...)
 	if err != nil {
 		return t.check("UpdateUser", err)
@@ -300,12 +379,11 @@ func (t *tx) UpdateUser(u storage.UserRecord) error {
 	if err != nil {
 		return t.check("UpdateUser", err)
 	}
+	t.rowsChanged(n)
 	if n > 0 {
-		// The row as a read would return it, for the writer's cache once
-		// the transaction commits: times come back in UTC.
-		stored := u
-		stored.DateJoined, stored.LastLogin = sqlcommon.FromNanos(joined), sqlcommon.FromNanos(login)
+		stored := storedUser(u, joined, login)
 		t.rows.updatedUser(stored)
+		t.userWritten(stored)
 		return nil
 	}
 	// Nothing matched: an unknown ID, or a user of another realm.

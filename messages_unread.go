@@ -59,7 +59,11 @@ func unreadState(s *Service, ctx context.Context, actor Actor, req *RegisterRequ
 		if err != nil {
 			return err
 		}
-		state["unread_msgs"] = buildUnread(rows, v.user.ID, subs)
+		topics, err := tx.UserTopics(v.user.ID)
+		if err != nil {
+			return err
+		}
+		state["unread_msgs"] = buildUnread(rows, v.user.ID, subs, topics)
 		return nil
 	})
 }
@@ -68,8 +72,11 @@ func unreadState(s *Service, ctx context.Context, actor Actor, req *RegisterRequ
 // one beyond the cap, by conversation. Topics are grouped as the
 // reference groups them, ignoring case, under the name of their oldest
 // message listed; counted are direct messages and those of unmuted
-// subscribed channels.
-func buildUnread(rows []storage.UnreadMessage, self int64, subs map[int64]storage.Subscription) unreadMsgs {
+// subscribed channels. Wildcard mentions are listed in mentions only
+// outside muted conversations, as the reference lists them: a muted
+// channel (unless the topic is unmuted or followed) or a muted topic;
+// a personal mention is listed anywhere.
+func buildUnread(rows []storage.UnreadMessage, self int64, subs map[int64]storage.Subscription, userTopics []storage.UserTopic) unreadMsgs {
 	out := unreadMsgs{PMs: []unreadDirect{}, Streams: []unreadChannelTopic{}, Huddles: []unreadDirect{}, Mentions: []int64{}}
 	if len(rows) > maxUnreadMessages {
 		rows, out.OldUnreadsMissing = rows[:maxUnreadMessages], true
@@ -82,9 +89,24 @@ func buildUnread(rows []storage.UnreadMessage, self int64, subs map[int64]storag
 	// The key of a topic name, by name: a topic's messages repeat it.
 	keys := map[string]string{}
 	direct := map[string]int{}
+	policies := make(map[topicKey]int, len(userTopics))
+	for _, ut := range userTopics {
+		policies[topicKey{ut.ChannelID, storage.TopicKey(ut.Topic)}] = ut.VisibilityPolicy
+	}
+	muted := func(m *storage.UnreadMessage) bool {
+		switch policies[topicKey{m.ChannelID, storage.TopicKey(m.Topic)}] {
+		case storage.TopicMuted:
+			return true
+		case storage.TopicUnmuted, storage.TopicFollowed:
+			return false
+		}
+		sub, ok := subs[m.ChannelID]
+		return ok && sub.IsMuted
+	}
 	for k := len(rows) - 1; k >= 0; k-- { // oldest first, so that every list ascends
 		m := &rows[k]
-		if m.Flags.MentionedAny() {
+		if m.Flags&storage.FlagMentioned != 0 ||
+			m.Flags.MentionedAny() && (m.RecipientType != RecipientChannel || !muted(m)) {
 			out.Mentions = append(out.Mentions, m.ID)
 		}
 		if m.RecipientType == RecipientChannel {

@@ -152,3 +152,49 @@ func TestRegisterUnreadStateMutedAndCapped(t *testing.T) {
 		})
 	})
 }
+
+// TestUnreadWildcardMentionsMuted: unread_msgs lists a wildcard mention
+// only outside muted conversations, as the reference: not in a muted
+// channel unless its topic is unmuted or followed, not in a muted topic;
+// a personal mention always.
+func TestUnreadWildcardMentionsMuted(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)
+		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "loud"}, {Name: "quiet"}},
+			Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID}}})
+		wantNoErr(t, "Subscribe", err)
+		loud, _ := f.svc.ChannelIDByName(ctx, owner, "loud")
+		quiet, _ := f.svc.ChannelIDByName(ctx, owner, "quiet")
+		wantNoErr(t, "mute", f.svc.UpdateSubscriptionProperties(ctx, member, []chat.PropertyChange{
+			{StreamID: quiet, Property: "is_muted", Value: chat.BoolValue(true)}}))
+		wantNoErr(t, "mute a topic", f.svc.SetUserTopic(ctx, member, loud, "hush", storage.TopicMuted))
+		wantNoErr(t, "unmute a topic", f.svc.SetUserTopic(ctx, member, quiet, "open", storage.TopicUnmuted))
+		wantNoErr(t, "follow a topic", f.svc.SetUserTopic(ctx, member, quiet, "followed", storage.TopicFollowed))
+		post := func(channel int64, topic, content string) int64 {
+			t.Helper()
+			id, err := f.svc.PostChannelMessage(ctx, owner, channel, topic, content)
+			wantNoErr(t, "PostChannelMessage", err)
+			return id
+		}
+		var want []any
+		listed := func(id int64) { want = append(want, float64(id)) }
+		listed(post(loud, "news", "@**all** news"))
+		post(loud, "HUSH", "@**all** in a muted topic")
+		post(quiet, "plans", "@**everyone** in a muted channel")
+		post(quiet, "plans", "@**topic** in a muted channel")
+		listed(post(quiet, "plans", "@**Max Member** by name in a muted channel"))
+		listed(post(quiet, "Open", "@**all** in an unmuted topic of a muted channel"))
+		listed(post(quiet, "followed", "@**all** in a followed topic of a muted channel"))
+		st, err := f.svc.Register(ctx, member, chat.RegisterRequest{FetchEventTypes: []string{"message", "update_message_flags"}})
+		wantNoErr(t, "Register", err)
+		b, err := json.Marshal(st["unread_msgs"])
+		wantNoErr(t, "Marshal", err)
+		var got struct {
+			Mentions []any `json:"mentions"`
+		}
+		wantNoErr(t, "Unmarshal", json.Unmarshal(b, &got))
+		diff(t, "mentions", got.Mentions, want)
+	})
+}

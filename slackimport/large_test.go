@@ -150,8 +150,16 @@ func TestImportSlackLarge(t *testing.T) {
 	}
 	t.Logf("%d messages (%d MiB of JSON) in %v: %.0f messages/s, live heap growth at most %.1f MiB",
 		n, raw>>20, took, float64(n)/took.Seconds(), float64(peak)/(1<<20))
-	if peak > raw/2 {
-		t.Errorf("live heap grew by %d bytes during the import, more than half the %d bytes of messages: not streaming", peak, raw)
+	// What is live after a batch besides the import's state (the batch in
+	// flight, the decoder's buffers, the store's caches) measured up to
+	// 1 MiB: half of the race detector's smaller export. An import that
+	// does not stream holds every message decoded, several times its JSON.
+	limit := raw / 2
+	if raceEnabled {
+		limit = raw
+	}
+	if peak > limit {
+		t.Errorf("live heap grew by %d bytes during the import, more than %d of the %d bytes of messages: not streaming", peak, limit, raw)
 	}
 	if !raceEnabled && took > 2*time.Minute {
 		t.Errorf("import took %v", took)

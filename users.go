@@ -303,7 +303,7 @@ func (s *Service) actor(tx storage.Tx, actor Actor) (storage.UserRecord, Realm, 
 	if actor.id == 0 {
 		return storage.UserRecord{}, Realm{}, ErrNotLoggedIn
 	}
-	u, err := tx.User(actor.id)
+	u, r, err := storage.UserAndRealm(tx, actor.id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return storage.UserRecord{}, Realm{}, ErrNotLoggedIn
 	}
@@ -312,10 +312,6 @@ func (s *Service) actor(tx storage.Tx, actor Actor) (storage.UserRecord, Realm, 
 	}
 	if !u.IsActive {
 		return storage.UserRecord{}, Realm{}, ErrAccountDeactivated
-	}
-	r, err := tx.Realm(u.RealmID)
-	if err != nil {
-		return storage.UserRecord{}, Realm{}, err
 	}
 	if r.Deactivated {
 		return storage.UserRecord{}, Realm{}, ErrRealmDeactivated

@@ -163,17 +163,11 @@ func (s *Service) withPendingAuth(actor Actor, fn func(storage.Tx) error) func(s
 // verifyPending reads p's user and their organization in tx and checks
 // p's credentials against them (checkPending); it returns the records.
 func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth) (storage.UserRecord, Realm, error) {
-	u, err := tx.User(p.userID)
+	u, r, err := storage.UserAndRealm(tx, p.userID)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return storage.UserRecord{}, Realm{}, err
 	}
-	var r Realm
 	found := err == nil
-	if found {
-		if r, err = tx.Realm(u.RealmID); err != nil {
-			return storage.UserRecord{}, Realm{}, err
-		}
-	}
 	if err := s.checkPending(tx, p, &u, &r, found); err != nil {
 		return storage.UserRecord{}, Realm{}, err
 	}

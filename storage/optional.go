@@ -20,6 +20,15 @@ type UsersByRoleTx interface {
 	UsersByRole(realmID int64, role Role) ([]UserRecord, error)
 }
 
+// UserAndRealmTx reads a user together with the user's realm: every
+// operation starts so, to check who acts, and one statement instead of two
+// is a round trip less on a database server.
+type UserAndRealmTx interface {
+	// UserAndRealm returns the user and the user's realm, or ErrNotFound
+	// for an unknown user.
+	UserAndRealm(userID int64) (UserRecord, Realm, error)
+}
+
 // BotsOwnedByTx finds a user's bots.
 type BotsOwnedByTx interface {
 	// BotsOwnedBy returns the bots of the owner's realm whose BotOwnerID is
@@ -224,6 +233,23 @@ func UsersByRole(tx Tx, realmID int64, role Role) ([]UserRecord, error) {
 	}
 	all, err := tx.Users(realmID, nil)
 	return slices.DeleteFunc(all, func(u UserRecord) bool { return u.Role != role }), err
+}
+
+// UserAndRealm answers UserAndRealmTx's query in tx: with tx's own method
+// when it has one, else with User and Realm.
+func UserAndRealm(tx Tx, userID int64) (UserRecord, Realm, error) {
+	if o, ok := tx.(UserAndRealmTx); ok {
+		return o.UserAndRealm(userID)
+	}
+	u, err := tx.User(userID)
+	if err != nil {
+		return UserRecord{}, Realm{}, err
+	}
+	r, err := tx.Realm(u.RealmID)
+	if err != nil {
+		return UserRecord{}, Realm{}, err
+	}
+	return u, r, nil
 }
 
 // BotsOwnedBy answers BotsOwnedByTx's query in tx: with tx's own method

@@ -80,6 +80,16 @@ func (t *tx) Realm(id int64) (storage.Realm, error) {
 	return one(t, "Realm", sqlcommon.SelectRealm+`WHERE id = $1`, scanRealm, id)
 }
 
+// UserAndRealm reads both rows in one round trip.
+func (t *tx) UserAndRealm(userID int64) (storage.UserRecord, storage.Realm, error) {
+	u, r, err := sqlcommon.ScanUserAndRealm(forms, t.tx.QueryRow(t.ctx, `SELECT `+sqlcommon.UserAndRealmColumns+
+		` FROM users AS u JOIN realms AS r ON r.id = u.realm_id WHERE u.id = $1`, userID))
+	if err != nil {
+		return storage.UserRecord{}, storage.Realm{}, t.check("UserAndRealm", err)
+	}
+	return u, r, nil
+}
+
 func (t *tx) RealmByHost(host string) (storage.Realm, error) {
 	return one(t, "RealmByHost", sqlcommon.SelectRealm+`WHERE host = $1`, scanRealm, host)
 }

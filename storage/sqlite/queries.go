@@ -17,6 +17,7 @@ const (
 	qUsersVersion
 	qDataVersion
 	qUser
+	qUserAndRealm
 	qUserRealm
 	qUserByEmail
 	qUserByAPIKey
@@ -109,6 +110,7 @@ var queries = [numQueries]string{
 	qUsersVersion: `SELECT users_version FROM realms WHERE id = ?`,
 	qDataVersion:  `PRAGMA data_version`,
 	qUser:         sqlcommon.SelectUser + `WHERE id = ?`,
+	qUserAndRealm: `SELECT ` + sqlcommon.UserAndRealmColumns + ` FROM users AS u JOIN realms AS r ON r.id = u.realm_id WHERE u.id = ?`,
 	qUserRealm:    `SELECT realm_id FROM users WHERE id = ?`,
 	qUserByEmail:  sqlcommon.SelectUser + `WHERE realm_id = ? AND email_key = ?`,
 	qUserByAPIKey: sqlcommon.SelectUser + `WHERE api_key = ?`,

@@ -161,6 +161,27 @@ func (t *tx) Realm(id int64) (storage.Realm, error) {
 	return r, t.check("Realm", err)
 }
 
+// UserAndRealm reads both rows with one statement in a View; a write
+// transaction reads them through its row cache, which usually holds both.
+func (t *tx) UserAndRealm(userID int64) (storage.UserRecord, storage.Realm, error) {
+	if t.rows != nil {
+		u, err := t.User(userID)
+		if err != nil {
+			return storage.UserRecord{}, storage.Realm{}, err
+		}
+		r, err := t.Realm(u.RealmID)
+		if err != nil {
+			return storage.UserRecord{}, storage.Realm{}, err
+		}
+		return u, r, nil
+	}
+	u, r, err := sqlcommon.ScanUserAndRealm(forms, t.stmt(qUserAndRealm).QueryRowContext(t.ctx, userID))
+	if err != nil {
+		return storage.UserRecord{}, storage.Realm{}, t.check("UserAndRealm", err)
+	}
+	return u, r, nil
+}
+
 func (t *tx) RealmByHost(host string) (storage.Realm, error) {
 	r, err := sqlcommon.ScanRealm(forms, t.stmt(qRealmByHost).QueryRowContext(t.ctx, host))
 	return r, t.check("RealmByHost", err)

@@ -64,6 +64,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"ActiveUserIDs", s.testActiveUserIDs},
 		{"UsersByRole", s.testUsersByRole},
 		{"BotsOwnedBy", s.testBotsOwnedBy},
+		{"UserAndRealm", s.testUserAndRealm},
 		{"View/ReadOnly", s.testViewReadOnly},
 		{"View/Error", s.testViewError},
 		{"View/Snapshot", s.testViewSnapshot},

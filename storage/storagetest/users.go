@@ -588,3 +588,59 @@ func (s *suite) testBotsOwnedBy(t *testing.T) {
 		checkUsers(t, "BotsOwnedBy(o2) after hand-over", mustBotsOwnedBy(t, tx, o2.ID), sortedByID(append([]storage.UserRecord{b}, bots2...)))
 	})
 }
+
+// testUserAndRealm checks storage.UserAndRealm (a backend's own
+// UserAndRealmTx where it has one) against User and Realm: in a View, in
+// an Update after changes to both rows, and for an unknown user.
+func (s *suite) testUserAndRealm(t *testing.T) {
+	st := s.store(t)
+	var r1, r2 storage.Realm
+	var u1, u2 storage.UserRecord
+	update(t, st, func(tx storage.Tx) {
+		r1 = createRealm(t, tx, realmN(1))
+		r2 = createRealm(t, tx, realmN(2))
+		createUser(t, tx, userN(r1.ID, 1))
+		u1 = createUser(t, tx, fullBot(r1.ID, 1))
+		u2 = createUser(t, tx, userN(r2.ID, 2))
+	})
+	view(t, st, func(tx storage.Tx) {
+		for _, c := range []struct {
+			u storage.UserRecord
+			r storage.Realm
+		}{{u1, r1}, {u2, r2}} {
+			u, r, err := storage.UserAndRealm(tx, c.u.ID)
+			if err != nil {
+				t.Fatalf("UserAndRealm(%d): %v", c.u.ID, err)
+			}
+			checkUser(t, "UserAndRealm: the user", u, mustUser(t, tx, c.u.ID))
+			checkRealm(t, "UserAndRealm: the realm", r, mustRealm(t, tx, c.r.ID))
+		}
+		_, _, err := storage.UserAndRealm(tx, 999)
+		checkErr(t, "UserAndRealm(unknown user)", err, storage.ErrNotFound)
+	})
+	update(t, st, func(tx storage.Tx) {
+		u := mustUser(t, tx, u2.ID)
+		u.FullName, u.IsActive = "Changed", false
+		mustUpdateUser(t, tx, u)
+		r := mustRealm(t, tx, r2.ID)
+		r.Name, r.Deactivated = "Changed realm", !r.Deactivated
+		mustUpdateRealm(t, tx, r)
+		gotU, gotR, err := storage.UserAndRealm(tx, u2.ID)
+		if err != nil {
+			t.Fatalf("UserAndRealm in the transaction: %v", err)
+		}
+		checkUser(t, "UserAndRealm after the transaction's change: the user", gotU, mustUser(t, tx, u2.ID))
+		checkRealm(t, "UserAndRealm after the transaction's change: the realm", gotR, mustRealm(t, tx, r2.ID))
+	})
+	view(t, st, func(tx storage.Tx) {
+		gotU, gotR, err := storage.UserAndRealm(tx, u2.ID)
+		if err != nil {
+			t.Fatalf("UserAndRealm after the commit: %v", err)
+		}
+		checkUser(t, "UserAndRealm after the commit: the user", gotU, mustUser(t, tx, u2.ID))
+		checkRealm(t, "UserAndRealm after the commit: the realm", gotR, mustRealm(t, tx, r2.ID))
+		if gotU.FullName != "Changed" || gotR.Name != "Changed realm" {
+			t.Errorf("UserAndRealm after the commit: %q of %q, want the changed names", gotU.FullName, gotR.Name)
+		}
+	})
+}

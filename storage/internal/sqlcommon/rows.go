@@ -1,6 +1,10 @@
 package sqlcommon
 
-import "github.com/teamchat/chat/storage"
+import (
+	"strings"
+
+	"github.com/teamchat/chat/storage"
+)
 
 // Statements' column lists that both dialects read alike.
 const (
@@ -97,4 +101,17 @@ func SetChannelGroups(c *storage.Channel, texts *[7]string) error {
 		*g = v
 	}
 	return nil
+}
+
+// UserAndRealmColumns are the UserColumns of the table u and the
+// RealmColumns of the table r, for ScanUserAndRealm.
+var UserAndRealmColumns = qualified("u", UserColumns) + ", " + qualified("r", RealmColumns)
+
+// qualified prefixes each column of a list with a table's name.
+func qualified(table, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = table + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
 }

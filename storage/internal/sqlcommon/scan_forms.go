@@ -74,6 +74,27 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 	return r, err
 }
 
+// ScanUserAndRealm reads UserAndRealmColumns: the user's columns, then
+// its realm's, in one row.
+func ScanUserAndRealm(f Forms, sc Scanner) (u storage.UserRecord, r storage.Realm, err error) {
+	// ScanRealm asks for its destinations, ScanUser inside it for its
+	// own, and the row is scanned into both at once; each then converts
+	// what it read.
+	r, err = ScanRealm(f, scanFunc(func(realmDest ...any) error {
+		var userErr error
+		u, userErr = ScanUser(f, scanFunc(func(userDest ...any) error {
+			return sc.Scan(append(userDest, realmDest...)...)
+		}))
+		return userErr
+	}))
+	return u, r, err
+}
+
+// scanFunc is a Scanner made of a function.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
 // ScanUser reads the UserColumns.
 func ScanUser(f Forms, sc Scanner) (storage.UserRecord, error) {
 	var (

@@ -253,6 +253,19 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	if len(f.Search) > 0 {
 		q.WriteString(` AND m.search_words @> ` + arg(indexWords(f.Search)) + `::text[]`)
 	}
+	// A sender's and a conversation's messages have indexes in ID order
+	// (realm, sender, ID) and (realm, participants, ID): ordered by m.id,
+	// the planner may walk them and stop at the limit, and it does when
+	// they are few beside the reader's rows.
+	if f.SenderID != 0 {
+		q.WriteString(` AND m.sender_id = ` + arg(f.SenderID))
+		order = "m.id"
+	}
+	if len(f.DirectUserIDs) > 0 {
+		q.WriteString(` AND m.recipient_type = 2 AND m.direct_user_ids = ` +
+			arg(storage.DirectUserSet(f.DirectUserIDs)) + `::bigint[]`)
+		order = "m.id"
+	}
 	q.WriteString(` ORDER BY ` + order)
 	if f.Descending {
 		q.WriteString(` DESC`)

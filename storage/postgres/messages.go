@@ -228,11 +228,17 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			AND m.realm_id = ` + arg(f.RealmID) + ` AND m.id BETWEEN ` + arg(f.MinID) + ` AND ` + arg(maxID))
 	} else {
 		// The reader's rows drive the query, in the order of their primary
-		// key (user, message).
+		// key (user, message). The bounds are on both tables: PostgreSQL
+		// carries equalities across a join, not ranges, and a plan that
+		// merges the reader's rows with the messages read newest first
+		// would otherwise start the messages at the newest, so that a
+		// fetch below an anchor 500 000 messages back read those 500 000
+		// (0.45 s).
+		lo, hi := arg(f.MinID), arg(maxID)
 		q.WriteString(`SELECT ` + cols + `, um.flags, true
 			FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
-			WHERE um.user_id = ` + arg(f.UserID) + ` AND um.message_id BETWEEN ` + arg(f.MinID) + ` AND ` +
-			arg(maxID) + ` AND m.realm_id = ` + arg(f.RealmID))
+			WHERE um.user_id = ` + arg(f.UserID) + ` AND um.message_id BETWEEN ` + lo + ` AND ` + hi +
+			` AND m.id BETWEEN ` + lo + ` AND ` + hi + ` AND m.realm_id = ` + arg(f.RealmID))
 		if f.ChannelID != 0 {
 			q.WriteString(` AND m.channel_id = ` + arg(f.ChannelID) + ` AND m.recipient_type = 1`)
 		}

@@ -69,6 +69,21 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 			{admin, `[{"operator":"dm","operand":[` + itoa(member) + `]}]`, []int64{m4}},
 			{admin, `[["pm-with","` + f.member.Email + `,` + f.moderator.Email + `"]]`, []int64{m5}},
 			{admin, `[{"operator":"dm-including","operand":` + itoa(member) + `}]`, []int64{m4, m5}},
+			// The first sender and conversation go to the store, the others
+			// and negated ones stay predicates; neither reveals a message
+			// the reader may not read.
+			{mod, `[["channel","alpha"],["sender","` + f.member.Email + `"]]`, []int64{m2, m3}},
+			{mod, `[["sender","` + f.member.Email + `"]]`, []int64{}},
+			{member, `[["sender",` + itoa(admin) + `]]`, []int64{m1, m5}},
+			{admin, `[["sender",` + itoa(member) + `],["sender",` + itoa(admin) + `]]`, []int64{}},
+			{admin, `[{"operator":"sender","operand":` + itoa(member) + `,"negated":true}]`, []int64{m1, m5, m6}},
+			{admin, `[["sender",` + itoa(member) + `],["search","walrus"],["channel","alpha"]]`, []int64{m2, m3}},
+			{admin, `[["dm",[` + itoa(member) + `]],["sender",` + itoa(member) + `]]`, []int64{m4}},
+			{admin, `[["dm",[` + itoa(member) + `]],["sender",` + itoa(admin) + `]]`, []int64{}},
+			{admin, `[["dm",[` + itoa(member) + `]],["dm",[` + itoa(member) + `,` + itoa(mod) + `]]]`, []int64{}},
+			{admin, `[{"operator":"dm","operand":[` + itoa(member) + `],"negated":true}]`, []int64{m1, m2, m3, m5, m6}},
+			{mod, `[["dm",[` + itoa(member) + `]]]`, []int64{}},
+			{mod, `[["dm",[` + itoa(member) + `,` + itoa(admin) + `,` + itoa(member) + `]]]`, []int64{m5}},
 			{admin, `[["is","dm"]]`, []int64{m4, m5}},
 			{admin, `[["is","private"]]`, []int64{m4, m5}},
 			{admin, `[["is","mentioned"]]`, []int64{m2}},

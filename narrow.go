@@ -133,7 +133,10 @@ func badNarrow(format string, args ...any) *Error {
 }
 
 // compiledNarrow is a narrow ready to run: the conditions a backend
-// applies (channel, topic, IDs, search words) and predicates for the rest.
+// applies (the first positive channel, topic, sender and direct
+// conversation, IDs, search words) and predicates for the rest, such as
+// negated terms, a second sender, and dm-including (no backend index
+// holds a conversation's participants one by one).
 type compiledNarrow struct {
 	filter storage.MessageFilter
 	preds  []func(r *storage.MessageRow, reacted bool) bool
@@ -192,6 +195,10 @@ func (s *Service) compileNarrow(tx storage.Tx, cc *channelContext, narrow []Narr
 				return nil, err
 			}
 			id := u.ID
+			if !e.Negated && n.filter.SenderID == 0 {
+				n.filter.SenderID = id
+				continue
+			}
 			add(e.Negated, func(r *storage.MessageRow, _ bool) bool { return r.Message.SenderID == id })
 		case "dm", "pm-with":
 			ids, err := s.narrowUsers(tx, cc, e.Operand)
@@ -201,6 +208,10 @@ func (s *Service) compileNarrow(tx storage.Tx, cc *channelContext, narrow []Narr
 			ids = append(ids, cc.actor.ID)
 			ids = uniqueIDs(ids)
 			slices.Sort(ids)
+			if !e.Negated && n.filter.DirectUserIDs == nil {
+				n.filter.DirectUserIDs = ids
+				continue
+			}
 			add(e.Negated, func(r *storage.MessageRow, _ bool) bool {
 				return r.Message.RecipientType == RecipientDirect && slices.Equal(r.Message.DirectUserIDs, ids)
 			})

@@ -1,6 +1,9 @@
 package storage
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Recipient kinds of a message (MessageRecord.RecipientType).
 const (
@@ -113,6 +116,16 @@ type MessageFilter struct {
 	ChannelID int64
 	// TopicKey, when not nil, keeps the messages whose TopicKey equals it.
 	TopicKey *string
+	// SenderID, when not zero, keeps the messages this user sent. It
+	// narrows what the reader may read (UserID, ChannelHistory) and
+	// reveals nothing else.
+	SenderID int64
+	// DirectUserIDs, when not empty, keeps the direct messages whose
+	// participants (MessageRecord.DirectUserIDs) are exactly these users:
+	// one conversation. The order and repeats of the IDs do not matter.
+	// Like SenderID it only narrows what the reader may read: a
+	// conversation the reader is not part of has no rows of theirs.
+	DirectUserIDs []int64
 	// IDs, when not nil, keeps the messages with these IDs.
 	IDs []int64
 	// Search, when not empty, keeps messages whose topic or content
@@ -133,6 +146,15 @@ type MessageFilter struct {
 	// register): up to 50 000 long messages would otherwise be read, tens
 	// of kilobytes each once rendered.
 	WithoutContent bool
+}
+
+// DirectUserSet returns ids sorted and without repeats, a new slice: the
+// form of MessageRecord.DirectUserIDs, which backends compare with a
+// MessageFilter's DirectUserIDs.
+func DirectUserSet(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // MessageRow is a message that FindMessages found, with the reader's

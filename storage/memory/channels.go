@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"github.com/teamchat/chat/storage"
 )
@@ -24,6 +25,30 @@ type channelState struct {
 	messages    map[int64]storage.MessageRecord
 	// channelMessages lists each channel's message IDs in increasing order.
 	channelMessages map[int64][]int64
+	// senderMessages lists each sender's message IDs in increasing order,
+	// and directMessages each direct conversation's, for the narrows by
+	// sender and conversation.
+	senderMessages map[senderKey][]int64
+	directMessages map[directKey][]int64
+}
+
+// senderKey names a sender in a realm: the notification bot sends in
+// every realm.
+type senderKey struct{ realmID, senderID int64 }
+
+// directKey names a direct conversation: its sorted participants, as text.
+type directKey struct {
+	realmID int64
+	users   string
+}
+
+func newDirectKey(realmID int64, users []int64) directKey {
+	var b []byte
+	for _, id := range users {
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ',')
+	}
+	return directKey{realmID, string(b)}
 }
 
 type nameKey struct {
@@ -47,6 +72,8 @@ func newChannelState() channelState {
 		userTopics:      map[topicKey]storage.UserTopic{},
 		messages:        map[int64]storage.MessageRecord{},
 		channelMessages: map[int64][]int64{},
+		senderMessages:  map[senderKey][]int64{},
+		directMessages:  map[directKey][]int64{},
 	}
 }
 

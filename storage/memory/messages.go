@@ -50,7 +50,12 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 		if m.RecipientType == storage.RecipientChannel {
 			ch := m.ChannelID
 			setKey(t, c.channelMessages, ch, append(c.channelMessages[ch], m.ID))
+		} else {
+			k := newDirectKey(m.RealmID, m.DirectUserIDs)
+			setKey(t, c.directMessages, k, append(c.directMessages[k], m.ID))
 		}
+		k := senderKey{m.RealmID, m.SenderID}
+		setKey(t, c.senderMessages, k, append(c.senderMessages[k], m.ID))
 	}
 	return nil
 }
@@ -72,7 +77,9 @@ func (t *tx) UpdateMessage(m storage.MessageRecord) error {
 	if !ok {
 		return storage.ErrNotFound
 	}
-	m.RecipientType, m.DirectUserIDs = old.RecipientType, old.DirectUserIDs
+	// What the indexes of senders and conversations name stays, as in the
+	// SQL stores.
+	m.RealmID, m.SenderID, m.RecipientType, m.DirectUserIDs = old.RealmID, old.SenderID, old.RecipientType, old.DirectUserIDs
 	if m.RecipientType != storage.RecipientChannel {
 		m.ChannelID = old.ChannelID
 	}
@@ -120,6 +127,8 @@ func (t *tx) DeleteMessages(ids []int64) error {
 	ms := &t.s.msgs
 	gone := map[int64]bool{}
 	channels := map[int64]bool{}
+	senders := map[senderKey]bool{}
+	directs := map[directKey]bool{}
 	users := map[int64]bool{}
 	for _, id := range ids {
 		m, ok := c.messages[id]
@@ -130,7 +139,10 @@ func (t *tx) DeleteMessages(ids []int64) error {
 		deleteKey(t, c.messages, id)
 		if m.RecipientType == storage.RecipientChannel {
 			channels[m.ChannelID] = true
+		} else {
+			directs[newDirectKey(m.RealmID, m.DirectUserIDs)] = true
 		}
+		senders[senderKey{m.RealmID, m.SenderID}] = true
 		deleteKey(t, ms.reactions, id)
 		deleteKey(t, ms.edits, id)
 		recips := ms.recipients[id]
@@ -143,6 +155,12 @@ func (t *tx) DeleteMessages(ids []int64) error {
 	for ch := range channels {
 		old := c.channelMessages[ch]
 		setKey(t, c.channelMessages, ch, slices.DeleteFunc(slices.Clone(old), func(id int64) bool { return gone[id] }))
+	}
+	for k := range senders {
+		setKey(t, c.senderMessages, k, slices.DeleteFunc(slices.Clone(c.senderMessages[k]), func(id int64) bool { return gone[id] }))
+	}
+	for k := range directs {
+		setKey(t, c.directMessages, k, slices.DeleteFunc(slices.Clone(c.directMessages[k]), func(id int64) bool { return gone[id] }))
 	}
 	for u := range users {
 		old := ms.userOrder[u]
@@ -270,8 +288,19 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 
 func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
 	c, ms := &t.s.c, &t.s.msgs
+	// The candidates are the messages of the narrowest list at hand, each
+	// then checked against every condition, visibility included.
+	var direct []int64
+	if len(f.DirectUserIDs) > 0 {
+		direct = storage.DirectUserSet(f.DirectUserIDs)
+	}
 	candidates := ms.userOrder[f.UserID]
-	if f.ChannelHistory && f.ChannelID != 0 {
+	switch {
+	case direct != nil:
+		candidates = c.directMessages[newDirectKey(f.RealmID, direct)]
+	case f.SenderID != 0:
+		candidates = c.senderMessages[senderKey{f.RealmID, f.SenderID}]
+	case f.ChannelHistory && f.ChannelID != 0:
 		candidates = c.channelMessages[f.ChannelID]
 	}
 	if f.IDs != nil {
@@ -305,6 +334,12 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			return true
 		}
 		if f.TopicKey != nil && (m.RecipientType != storage.RecipientChannel || storage.TopicKey(m.Topic) != *f.TopicKey) {
+			return true
+		}
+		if f.SenderID != 0 && m.SenderID != f.SenderID {
+			return true
+		}
+		if direct != nil && (m.RecipientType != storage.RecipientDirect || !slices.Equal(m.DirectUserIDs, direct)) {
 			return true
 		}
 		if !storage.SearchMatches(f.Search, &m) {

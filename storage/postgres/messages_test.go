@@ -38,6 +38,8 @@ func TestFindMessagesNotPrepared(t *testing.T) {
 				{RealmID: 1, UserID: 1, Search: []string{"word"}, Descending: true, Limit: 50},
 				{RealmID: 1, UserID: 1, ChannelID: 1, TopicKey: &topic, Descending: true, Limit: 50},
 				{RealmID: 1, UserID: 1, ChannelID: 1, ChannelHistory: true, Limit: 50},
+				{RealmID: 1, UserID: 1, SenderID: 2, Descending: true, Limit: 50},
+				{RealmID: 1, UserID: 1, DirectUserIDs: []int64{1, 2}, Descending: true, Limit: 50},
 			} {
 				if _, err := tx.FindMessages(f); err != nil {
 					return err
@@ -77,5 +79,25 @@ func TestFindMessagesNotPrepared(t *testing.T) {
 	}
 	if !message {
 		t.Errorf("the statement of Message is not among the session's prepared statements %q", statements)
+	}
+}
+
+// TestMigrationSenderDirectIndex: a database without migration 23 gets the
+// indexes of the sender and conversation narrows when the store opens it.
+func TestMigrationSenderDirectIndex(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	s := open(t, dsn)
+	ctx := context.Background()
+	if _, err := s.Pool().Exec(ctx, `DROP INDEX messages_sender; DROP INDEX messages_direct;
+		DELETE FROM schema_migrations WHERE version = 23`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, dsn)
+	defer s.Close()
+	var n int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema()
+		AND indexname IN ('messages_sender', 'messages_direct')`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("indexes after migration 23: %d of 2, %v", n, err)
 	}
 }

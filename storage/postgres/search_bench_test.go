@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/teamchat/chat/internal/pgtest"
-	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/searchbench"
 	"github.com/teamchat/chat/storage/postgres"
 )
@@ -18,10 +17,12 @@ import (
 // PostgreSQL: it fetches the newest 50 messages of a reader in a history
 // of n messages (searchbench's, written through the store): without a
 // narrow ("newest"), matching a word every message has ("common"), one in
-// every hundredth ("rare"), in one channel and in one topic. It reports each
-// as µs and common/newest; every one should stay flat in n. Each size runs
-// after ANALYZE, as autovacuum leaves the tables, and without it, as they
-// are right after the load. It runs when CHAT_TEST_POSTGRES_DSN names a
+// every hundredth ("rare"), in one channel, in one topic, from a rare sender
+// and in a rare conversation, and from a sender who wrote as often among the
+// first 10 000 messages only ("old"). It reports each as µs and
+// common/newest; every one should stay flat in n. Each size runs after
+// ANALYZE, as autovacuum leaves the tables, and without it, as they are
+// right after the load. It runs when CHAT_TEST_POSTGRES_DSN names a
 // database (scripts/with-postgres.sh).
 func BenchmarkSearchNewest(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
@@ -64,6 +65,20 @@ func BenchmarkSearchScale(b *testing.B) {
 	searchbench.Scale(b, hs)
 }
 
+// BenchmarkNarrowBeforeScale measures, in the histories of
+// BenchmarkSearchScale, the narrows by sender and by direct conversation as
+// the root package read them before the store had their conditions: the
+// reader's rows newest first, 100 at a time, a predicate keeping the
+// matches (searchbench.ScaleBefore). The sender and the conversation have
+// one message in 100, so it reads 5 000 rows for 50 matches at every size;
+// the old sender's last message is 990 000 messages back at 1 000 000, so
+// it reads almost every row there. Apart from BenchmarkSearchScale, whose
+// reads these would push out of the caches.
+func BenchmarkNarrowBeforeScale(b *testing.B) {
+	hs := []searchbench.History{openHistory(b, 10000), openHistory(b, 100000), openHistory(b, 1000000)}
+	searchbench.ScaleBefore(b, hs)
+}
+
 // openHistory returns a store, in a schema of its own, holding
 // searchbench's history of n messages.
 func openHistory(b testing.TB, n int) searchbench.History {
@@ -81,18 +96,24 @@ func openHistory(b testing.TB, n int) searchbench.History {
 	}
 	defer conn.Close(ctx)
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		// searchbench.Content and Topic in SQL, and the search words the
-		// store computes for them: the topic's and the content's, in order.
+		// searchbench.Message in SQL: Content and Topic, the sender's, the
+		// direct (without a topic) and the old sender's messages (i % 100 =
+		// 50, 25, and 75 below 10 000), and the search words the store computes for them: the
+		// topic's and the content's, in order.
 		if _, err := tx.Exec(ctx, `INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id,
 				direct_user_ids, topic, topic_key, content, rendered_content, date_sent, client, search_words)
-			SELECT $1, $2, $3, $4 + i % 10, '{}', tp, tp, t, '<p>' || t || '</p>', $5, '',
-				ARRAY[tp, 'common', 'words', 'of', 'message', i::text] ||
+			SELECT $1, CASE WHEN d THEN $4::bigint WHEN i % 100 = 50 THEN $3::bigint
+				WHEN i % 100 = 75 AND i < 10000 THEN $9::bigint ELSE $2::bigint END, CASE WHEN d THEN 2 ELSE 1 END,
+				CASE WHEN d THEN 0 ELSE $5::bigint + i % 10 END, CASE WHEN d THEN $6::bigint[] ELSE '{}' END, tp, tp, t,
+				'<p>' || t || '</p>', $7, '',
+				CASE WHEN d THEN '{}'::text[] ELSE ARRAY[tp] END || ARRAY['common', 'words', 'of', 'message', i::text] ||
 					CASE WHEN i % 100 = 0 THEN ARRAY['walrus'] ELSE '{}'::text[] END
-			FROM (SELECT i, 't' || (i / 10 % 10) AS tp,
+			FROM (SELECT i, i % 100 = 25 AS d, CASE WHEN i % 100 = 25 THEN '' ELSE 't' || (i / 10 % 10) END AS tp,
 				'common words of message ' || i || CASE WHEN i % 100 = 0 THEN ' walrus' ELSE '' END AS t
-				FROM generate_series(0, $6::bigint - 1) AS i) AS g
+				FROM generate_series(0, $8::bigint - 1) AS i) AS g
 			ORDER BY i`,
-			h.RealmID, h.UserID, int64(storage.RecipientChannel), h.ChannelID, searchbench.DateSent.UnixNano(), int64(n)); err != nil {
+			h.RealmID, h.UserID, h.SenderID, h.PeerID, h.ChannelID, h.Conversation(), searchbench.DateSent.UnixNano(),
+			int64(n), h.OldSenderID); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO user_messages (user_id, message_id, flags) SELECT $1, id, 0 FROM messages ORDER BY id`, h.UserID)

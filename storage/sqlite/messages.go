@@ -301,6 +301,27 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 	}
 	history := f.ChannelHistory && f.ChannelID != 0
 	search := len(f.Search) > 0
+	// direct is the conversation's key, direct_user_ids as the store
+	// writes it.
+	var direct string
+	if len(f.DirectUserIDs) > 0 {
+		direct = jsonIDs(storage.DirectUserSet(f.DirectUserIDs))
+	}
+	// byPeople names the index of the sender's or the conversation's
+	// messages, and people its condition: when set (and no search words),
+	// they drive the query, as a quiet channel's do.
+	var byPeople, people string
+	var peopleArgs []any
+	switch {
+	case direct != "":
+		byPeople, people = "messages_direct", `m.realm_id = ? AND m.recipient_type = 2 AND m.direct_user_ids = ?`
+		peopleArgs = []any{f.RealmID, direct}
+	case f.SenderID != 0:
+		byPeople, people = "messages_sender", `m.realm_id = ? AND m.sender_id = ?`
+		peopleArgs = []any{f.RealmID, f.SenderID}
+	}
+	// channelDone says the case below has written the channel's condition.
+	channelDone := false
 	// order is the column whose index gives the order, so that a LIMIT
 	// stops early: the search index's when searching (it yields matches
 	// in ID order, newest first when asked), else that of the table that
@@ -316,7 +337,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ? AND m.id = messages_fts.rowid
 			AND m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ?`)
 		args = append(args, f.UserID, ftsQuery(f.Search), f.MinID, maxID, f.ChannelID, f.RealmID)
-		order = "messages_fts.rowid"
+		order, channelDone = "messages_fts.rowid", true
 	case search:
 		// The matches in order, each kept when the reader has a row.
 		q.WriteString(`SELECT ` + cols + `, um.flags, 1
@@ -324,17 +345,32 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ?
 			AND um.user_id = ? AND um.message_id = messages_fts.rowid AND m.id = messages_fts.rowid AND m.realm_id = ?`)
 		args = append(args, ftsQuery(f.Search), f.MinID, maxID, f.UserID, f.RealmID)
-		if f.ChannelID != 0 {
-			q.WriteString(` AND m.channel_id = ? AND m.recipient_type = 1`)
-			args = append(args, f.ChannelID)
-		}
 		order = "messages_fts.rowid"
+	case history && byPeople != "":
+		// The sender's messages in order, each kept in the channel, with
+		// the reader's row if any (a conversation has no channel: none).
+		q.WriteString(`SELECT ` + cols + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
+			FROM messages AS m INDEXED BY ` + byPeople + `
+			LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
+			WHERE ` + people + ` AND m.id BETWEEN ? AND ? AND m.channel_id = ? AND m.recipient_type = 1`)
+		args = append(append(append(args, f.UserID), peopleArgs...), f.MinID, maxID, f.ChannelID)
+		order, channelDone = "m.id", true
 	case history:
 		// Every message of the channel, with the reader's row if any.
 		q.WriteString(`SELECT ` + cols + `, coalesce(um.flags, 0), um.user_id IS NOT NULL
 			FROM messages AS m LEFT JOIN user_messages AS um ON um.message_id = m.id AND um.user_id = ?
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?`)
 		args = append(args, f.UserID, f.ChannelID, f.RealmID, f.MinID, maxID)
+		order, channelDone = "m.id", true
+	case byPeople != "":
+		// The conversation's or the sender's messages drive the query, in
+		// the order of their index, each kept when the reader has a row: a
+		// rare sender's newest messages cost their own reads, however long
+		// the reader's history.
+		q.WriteString(`SELECT ` + cols + `, um.flags, 1
+			FROM messages AS m INDEXED BY ` + byPeople + ` CROSS JOIN user_messages AS um
+			WHERE ` + people + ` AND m.id BETWEEN ? AND ? AND um.user_id = ? AND um.message_id = m.id`)
+		args = append(append(args, peopleArgs...), f.MinID, maxID, f.UserID)
 		order = "m.id"
 	case f.ChannelID != 0:
 		// The channel's messages drive the query, in the order of the
@@ -346,7 +382,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			WHERE m.channel_id = ? AND m.recipient_type = 1 AND m.realm_id = ? AND m.id BETWEEN ? AND ?
 			AND um.user_id = ? AND um.message_id = m.id`)
 		args = append(args, f.ChannelID, f.RealmID, f.MinID, maxID, f.UserID)
-		order = "m.id"
+		order, channelDone = "m.id", true
 	default:
 		// The reader's rows drive the query (primary key user, message), or
 		// only the starred or unread ones, by their partial index: without
@@ -364,6 +400,20 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			WHERE um.user_id = ? AND um.message_id BETWEEN ? AND ? AND m.realm_id = ?`)
 		args = append(args, f.UserID, f.MinID, maxID, f.RealmID)
 		order = "um.message_id"
+	}
+	if f.ChannelID != 0 && !channelDone {
+		q.WriteString(` AND m.channel_id = ? AND m.recipient_type = 1`)
+		args = append(args, f.ChannelID)
+	}
+	// The conditions on people not written above (repeating one is
+	// harmless).
+	if f.SenderID != 0 {
+		q.WriteString(` AND m.sender_id = ?`)
+		args = append(args, f.SenderID)
+	}
+	if direct != "" {
+		q.WriteString(` AND m.recipient_type = 2 AND m.direct_user_ids = ?`)
+		args = append(args, direct)
 	}
 	if f.Unread {
 		q.WriteString(` AND um.user_id IS NOT NULL AND um.flags & 1 = 0`)

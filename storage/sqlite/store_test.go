@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -533,4 +534,66 @@ func TestMigrationNotificationBotID(t *testing.T) {
 	if err := s.reader.QueryRow(`SELECT sender_id FROM messages`).Scan(&sender); err != nil || sender != 2147483647 {
 		t.Errorf("sender after migration 0011 = %d, %v; want 2147483647", sender, err)
 	}
+}
+
+// TestMigrationSenderDirectIndex: a database of schema 22 gets the indexes
+// of the sender and conversation narrows, and a conversation stored with
+// another spelling of its JSON array is found by its participants.
+func TestMigrationSenderDirectIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	var realm, u1, u2 int64
+	update(t, s, func(tx storage.Tx) error {
+		r := testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		a, b := testUser(r.ID, 1), testUser(r.ID, 2)
+		if err := tx.CreateUser(&a); err != nil {
+			return err
+		}
+		if err := tx.CreateUser(&b); err != nil {
+			return err
+		}
+		realm, u1, u2 = r.ID, a.ID, b.ID
+		return nil
+	})
+	if _, err := s.writer.Exec(`DROP INDEX messages_sender; DROP INDEX messages_direct; PRAGMA user_version = 22`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.writer.Exec(`INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id, direct_user_ids,
+		topic, topic_key, content, rendered_content, date_sent) VALUES (?, ?, 2, 0, ?, '', '', 'hi', '<p>hi</p>', 0)`,
+		realm, u2, fmt.Sprintf("[ %d,  %d ]", u1, u2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writer.Exec(`INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, 0)`, u1, id); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, path)
+	var indexes int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index'
+		AND name IN ('messages_sender', 'messages_direct')`).Scan(&indexes); err != nil || indexes != 2 {
+		t.Errorf("indexes after migration 0023: %d of 2, %v", indexes, err)
+	}
+	view(t, s, func(tx storage.Tx) error {
+		for _, f := range []storage.MessageFilter{
+			{RealmID: realm, UserID: u1, DirectUserIDs: []int64{u2, u1}},
+			{RealmID: realm, UserID: u1, SenderID: u2},
+		} {
+			rows, err := tx.FindMessages(f)
+			if err != nil {
+				return err
+			}
+			if len(rows) != 1 || rows[0].Message.ID != id || !slices.Equal(rows[0].Message.DirectUserIDs, []int64{u1, u2}) {
+				t.Errorf("FindMessages(%+v) after migration 0023 = %+v, want message %d", f, rows, id)
+			}
+		}
+		return nil
+	})
 }

@@ -113,6 +113,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"Messages/Flags", s.testMessageFlags},
 		{"Messages/Find", s.testFindMessages},
 		{"Messages/Search", s.testSearchMessages},
+		{"Messages/FindPeople", s.testFindPeople},
 		{"Messages/Reactions", s.testReactionsConformance},
 		{"Messages/ReadOnly", s.testMessagesReadOnly},
 		{"Messages/Rollback", s.testMessagesRollback},

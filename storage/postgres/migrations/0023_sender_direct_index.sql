@@ -1,0 +1,8 @@
+-- The narrows by sender and by direct conversation read their newest
+-- messages in ID order from an index and stop at the limit, instead of
+-- reading the reader's rows until enough match. The sender's index has
+-- the realm first, as the notification bot sends in every realm. A direct
+-- conversation's key is direct_user_ids itself, the array of its sorted
+-- participants, which a B-tree orders and compares whole.
+CREATE INDEX messages_sender ON messages (realm_id, sender_id, id);
+CREATE INDEX messages_direct ON messages (realm_id, direct_user_ids, id) WHERE recipient_type = 2;

@@ -51,7 +51,7 @@ var growRow = row{func(c *config) string {
 }, []string{growSeconds}, func(v []float64) string { return fmt.Sprintf("%.0f s", v[0]) }, false}
 
 func cpuCell(v []float64) string {
-	if v[1] == 0 {
+	if v[1] == 0 || math.IsNaN(v[1]) {
 		return ms(v[0])
 	}
 	return fmt.Sprintf("%s + %s", ms(v[0]), ms(v[1]))
@@ -81,8 +81,10 @@ func table(c *config, names []string, results [][]result, grown []float64, peer 
 		}
 	}
 	b.WriteString("\n")
-	for _, r := range rows {
-		writeRow(&b, c, r, results, peer)
+	if c.rounds > 0 {
+		for _, r := range rows {
+			writeRow(&b, c, r, results, peer)
+		}
 	}
 	if grown != nil {
 		byServer := make([][]result, len(grown))

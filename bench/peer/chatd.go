@@ -58,6 +58,8 @@ func startChatd(ctx context.Context, bin, store string, dbs *databases) (*chatdT
 
 func (t *chatdTarget) Name() string { return t.name }
 
+func (t *chatdTarget) PID() int { return t.proc.PID }
+
 func (t *chatdTarget) Stop() {
 	t.proc.Stop()
 	os.RemoveAll(t.dir)

@@ -35,6 +35,10 @@
 //   - list the users (all -users of them) and fetch the newest 50 messages
 //     of the big channel, -reads times each, one at a time; the median.
 //
+// With -perf, perf record (Linux's sampling profiler; Go binaries keep
+// their symbols) profiles each server's process, with call graphs, while it
+// posts to the big channel in the first round: perf report -i FILE reads it.
+//
 // With -grow-to, each server then grows from -users to that many users by
 // its API (8 requests at a time, passwords and so bcrypt included), in ten
 // steps, alternating between the servers after each step. It is off by
@@ -67,6 +71,7 @@ type config struct {
 	listenGap                        time.Duration
 	reads                            int
 	growTo                           int
+	perf                             string
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -89,6 +94,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.DurationVar(&c.listenGap, "listen-gap", 50*time.Millisecond, "pause after every listener has a message, before the next")
 	fs.IntVar(&c.reads, "reads", 20, "times each read is timed per round")
 	fs.IntVar(&c.growTo, "grow-to", 0, "after the rounds, grow every server from -users to this many users (0: skip)")
+	fs.StringVar(&c.perf, "perf", "", "directory to write, with perf record, a CPU profile of each server's process while it posts to the big channel in the first round")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,8 @@ func startMattermost(ctx context.Context, bin, srcDir string, dbs *databases) (*
 
 func (t *mattermostTarget) Name() string { return "Mattermost" }
 
+func (t *mattermostTarget) PID() int { return t.pid }
+
 func (t *mattermostTarget) Stop() {
 	t.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})

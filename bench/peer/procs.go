@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -151,4 +153,25 @@ func procCPU(pid int) (own, reaped time.Duration, ppid int, err error) {
 	own = time.Duration(n(14)+n(15)) * clockTick
 	reaped = time.Duration(n(16)+n(17)) * clockTick
 	return own, reaped, ppid, nil
+}
+
+// startPerf starts perf record on t's process, sampling its CPU 499 times
+// a second with call graphs, into DIR/NAME.perf.data; stop ends it with
+// SIGINT, on which perf writes its file.
+func startPerf(dir string, t target) (stop func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out := filepath.Join(dir, strings.ReplaceAll(t.Name(), " ", "-")+".perf.data")
+	cmd := exec.Command("perf", "record", "-F", "499", "-g", "-p", strconv.Itoa(t.PID()), "-o", out)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("perf record: %w", err)
+	}
+	time.Sleep(500 * time.Millisecond) // perf attaches
+	return func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		logf("%s: CPU profile in %s", t.Name(), out)
+	}, nil
 }

@@ -38,6 +38,8 @@ type target interface {
 	// CPU returns the CPU time used so far by the server's process and by
 	// its database server's (zero when it has none here).
 	CPU() (server, database time.Duration)
+	// PID is the server's process ID.
+	PID() int
 	// Stop ends the server.
 	Stop()
 }
@@ -108,7 +110,18 @@ func (r result) String() string {
 // runRound runs every workload once on t.
 func runRound(c *config, t target, round int) (result, error) {
 	res := result{}
-	if _, err := postLoad(c, t, round, bigChannel, res); err != nil {
+	var stopPerf func()
+	if c.perf != "" && round == 0 {
+		var err error
+		if stopPerf, err = startPerf(c.perf, t); err != nil {
+			return nil, err
+		}
+	}
+	_, err := postLoad(c, t, round, bigChannel, res)
+	if stopPerf != nil {
+		stopPerf()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("posting to the big channel: %w", err)
 	}
 	ids, err := postLoad(c, t, round, smallChannel, res)

@@ -61,23 +61,25 @@ import (
 
 // config is the command's flags.
 type config struct {
-	chatd, mattermost, mattermostBin string
-	dsn, chatdStore                  string
-	skipPeer                         bool
-	rounds                           int
-	users, big, listeners, senders   int
-	posts, reactions                 int
-	listenMessages                   int
-	listenGap                        time.Duration
-	reads                            int
-	growTo                           int
-	perf                             string
+	chatd, chatdAlt                string
+	mattermost, mattermostBin      string
+	dsn, chatdStore                string
+	skipPeer                       bool
+	rounds                         int
+	users, big, listeners, senders int
+	posts, reactions               int
+	listenMessages                 int
+	listenGap                      time.Duration
+	reads                          int
+	growTo                         int
+	perf                           string
 }
 
 func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("peer", flag.ContinueOnError)
 	c := &config{}
 	fs.StringVar(&c.chatd, "chatd", "", "path of the chatd binary (required)")
+	fs.StringVar(&c.chatdAlt, "chatd-alt", "", "a second chatd binary, measured beside the first on the same stores (a change against its base)")
 	fs.StringVar(&c.mattermost, "mattermost", "", "directory of the Mattermost server's source snapshot (v5.36.1); its binary is built into bin/mattermost there when missing")
 	fs.StringVar(&c.mattermostBin, "mattermost-bin", "", "Mattermost binary already built (default DIR/bin/mattermost of -mattermost)")
 	fs.StringVar(&c.dsn, "dsn", "", "PostgreSQL server (a DSN of one of its databases, as a superuser); each server gets a database of its own (required)")
@@ -158,11 +160,19 @@ func run(c *config) error {
 		if c.chatdStore != store && c.chatdStore != "both" {
 			continue
 		}
-		t, err := startChatd(ctx, c.chatd, store, dbs)
-		if err != nil {
-			return err
+		for _, bin := range []string{c.chatd, c.chatdAlt} {
+			if bin == "" {
+				continue
+			}
+			t, err := startChatd(ctx, bin, store, dbs)
+			if err != nil {
+				return err
+			}
+			if bin == c.chatdAlt {
+				t.name += " (alt)"
+			}
+			targets = append(targets, t)
 		}
-		targets = append(targets, t)
 	}
 	sh := shape{users: c.users, big: c.big, listeners: c.listeners, sessions: max(c.listeners, smallMembers)}
 	for _, t := range targets {

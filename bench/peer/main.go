@@ -11,9 +11,10 @@
 //
 // Every server gets its own database in the PostgreSQL server of -dsn (or
 // its own data directory, for chatd on SQLite), and the same data shape,
-// created through its own HTTP API: -users users, a channel of the first
-// -big of them (the "1 000-member channel"), a small channel of the first
-// ten, and a channel of the first -listeners. Each round runs every workload
+// created through its own HTTP API: -users users and an administrator; a
+// channel of -big members (the "1 000-member channel"), one of ten, both the
+// administrator and the first users, and one of the administrator and the
+// first -listeners users. Each round runs every workload
 // on every server, one server after the other, the order rotating from
 // round to round so that a drift of the machine's load falls on each alike:
 //
@@ -39,12 +40,17 @@
 // their symbols) profiles each server's process, with call graphs, while it
 // posts to the big channel in the first round: perf report -i FILE reads it.
 //
+// With -chatd-alt, a second chatd binary runs beside the first on the same
+// stores, as one more server of the rounds: a change measured against its
+// base, and against the peer (-skip-peer leaves the peer out).
+//
 // With -grow-to, each server then grows from -users to that many users by
 // its API (8 requests at a time, passwords and so bcrypt included), in ten
 // steps, alternating between the servers after each step. It is off by
-// default: at 10 000 users it takes several minutes per server.
+// default: from 1 000 to 10 000 users it takes about 10 minutes on the peer
+// and 25 on each chatd, whose password hashes are rate-limited.
 //
-//	bench/peer.sh -mattermost /tmp/mm
+//	bench/peer.sh /tmp/mm
 //	go run ./bench/peer -chatd /tmp/chatd -mattermost /tmp/mm -dsn postgres://... -rounds 5
 package main
 

@@ -25,6 +25,9 @@ type tx struct {
 	// TxState's Failed is the first storage failure, after which
 	// PostgreSQL has aborted the transaction.
 	sqlcommon.TxState
+	// fresh holds the messages this transaction created that have no
+	// recipient rows yet (CreateUserMessages).
+	fresh map[int64]bool
 }
 
 // driverErrors are pgx's. Any failure but ErrNoRows has aborted the

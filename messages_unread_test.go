@@ -95,17 +95,12 @@ func TestRegisterUnreadStateMutedAndCapped(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)
-		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "loud"}, {Name: "quiet"}},
-			Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID}}})
-		wantNoErr(t, "Subscribe", err)
-		loud, _ := f.svc.ChannelIDByName(ctx, owner, "loud")
-		quiet, _ := f.svc.ChannelIDByName(ctx, owner, "quiet")
+		loud, quiet := loudAndQuiet(t, f)
+		var err error
 		for done := false; !done; {
 			done, err = f.svc.MarkAllAsRead(ctx, member)
 			wantNoErr(t, "MarkAllAsRead", err)
 		}
-		wantNoErr(t, "mute", f.svc.UpdateSubscriptionProperties(ctx, member, []chat.PropertyChange{
-			{StreamID: quiet, Property: "is_muted", Value: chat.BoolValue(true)}}))
 		post := func(channel int64, topic, content string) int64 {
 			t.Helper()
 			id, err := f.svc.PostChannelMessage(ctx, owner, channel, topic, content)
@@ -162,13 +157,7 @@ func TestUnreadWildcardMentionsMuted(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)
-		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "loud"}, {Name: "quiet"}},
-			Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID}}})
-		wantNoErr(t, "Subscribe", err)
-		loud, _ := f.svc.ChannelIDByName(ctx, owner, "loud")
-		quiet, _ := f.svc.ChannelIDByName(ctx, owner, "quiet")
-		wantNoErr(t, "mute", f.svc.UpdateSubscriptionProperties(ctx, member, []chat.PropertyChange{
-			{StreamID: quiet, Property: "is_muted", Value: chat.BoolValue(true)}}))
+		loud, quiet := loudAndQuiet(t, f)
 		wantNoErr(t, "mute a topic", f.svc.SetUserTopic(ctx, member, loud, "hush", storage.TopicMuted))
 		wantNoErr(t, "unmute a topic", f.svc.SetUserTopic(ctx, member, quiet, "open", storage.TopicUnmuted))
 		wantNoErr(t, "follow a topic", f.svc.SetUserTopic(ctx, member, quiet, "followed", storage.TopicFollowed))
@@ -197,4 +186,20 @@ func TestUnreadWildcardMentionsMuted(t *testing.T) {
 		wantNoErr(t, "Unmarshal", json.Unmarshal(b, &got))
 		diff(t, "mentions", got.Mentions, want)
 	})
+}
+
+// loudAndQuiet subscribes the owner and the member to the channels "loud"
+// and "quiet", and mutes "quiet" for the member.
+func loudAndQuiet(t *testing.T, f *fixture) (loud, quiet int64) {
+	t.Helper()
+	ctx := t.Context()
+	owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)
+	_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "loud"}, {Name: "quiet"}},
+		Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID}}})
+	wantNoErr(t, "Subscribe", err)
+	loud, _ = f.svc.ChannelIDByName(ctx, owner, "loud")
+	quiet, _ = f.svc.ChannelIDByName(ctx, owner, "quiet")
+	wantNoErr(t, "mute", f.svc.UpdateSubscriptionProperties(ctx, member, []chat.PropertyChange{
+		{StreamID: quiet, Property: "is_muted", Value: chat.BoolValue(true)}}))
+	return loud, quiet
 }

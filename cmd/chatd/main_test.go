@@ -120,6 +120,25 @@ func TestServeFirstRunPrintsWorkingCredentials(t *testing.T) {
 	if status != http.StatusOK || len(body["members"].([]any)) != 1 {
 		t.Fatalf("GET /users: %d %v", status, body)
 	}
+	// A default channel, with the notification bot's message of its
+	// creation: the reference's terminal client cannot open an
+	// organization without a message.
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+`/api/v1/messages?anchor=newest&num_before=5&num_after=0&narrow=[{"operator":"channel","operand":"general"}]`, nil)
+	req.SetBasicAuth(email, key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs struct {
+		Messages []struct {
+			Subject string `json:"subject"`
+		} `json:"messages"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&msgs)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK || len(msgs.Messages) != 1 || msgs.Messages[0].Subject != "channel events" {
+		t.Errorf("messages of #general: %d %+v %v", res.StatusCode, msgs, err)
+	}
 	s.shutdown(t)
 
 	// A restart keeps the data and does not create another organization.

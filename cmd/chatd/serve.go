@@ -189,8 +189,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// firstRun creates an organization and its owner when the store has none,
-// and prints how to reach it.
+// firstChannel is the default channel of the first organization.
+const firstChannel = "general"
+
+// firstRun creates an organization, its owner and a default channel when
+// the store has none, and prints how to reach it.
 func firstRun(ctx context.Context, svc *chat.Service, out io.Writer, addr, externalURL, name, email, fullName string) error {
 	orgs, err := svc.Orgs(ctx)
 	if err != nil || len(orgs) > 0 {
@@ -215,6 +218,22 @@ func firstRun(ctx context.Context, svc *chat.Service, out io.Writer, addr, exter
 			return nil
 		}
 		return fmt.Errorf("creating the first organization: %w", err)
+	}
+	// A new organization of the reference server starts with channels and
+	// messages; its terminal client cannot even open one without a
+	// message to show. The owner starts a default channel, whose creation
+	// the notification bot announces in it.
+	owner := chat.AsUser(org.UserID)
+	if _, err := svc.Subscribe(ctx, owner, chat.SubscribeRequest{
+		Subscriptions: []chat.ChannelSpec{{Name: firstChannel, Description: "Everyone's channel"}}}); err != nil {
+		return fmt.Errorf("creating the first channel: %w", err)
+	}
+	general, err := svc.ChannelIDByName(ctx, owner, firstChannel)
+	if err != nil {
+		return fmt.Errorf("creating the first channel: %w", err)
+	}
+	if err := svc.SetDefaultChannel(ctx, owner, general, true); err != nil {
+		return fmt.Errorf("creating the first channel: %w", err)
 	}
 	fmt.Fprintf(out, `First start: created the organization %q at %s.
   owner email:    %s

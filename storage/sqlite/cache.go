@@ -80,10 +80,21 @@ func (c *realmCache[T]) patch(realmID, from, to int64, changes []T) {
 	if !ok || e.version != from || c.merge == nil {
 		return
 	}
+	if len(e.pending)+len(changes) > maxPending(len(e.list)) {
+		// Writes with no read between them: the next read reads the
+		// list again, rather than the cache holding every change.
+		delete(c.realms, realmID)
+		return
+	}
 	e.version = to
 	e.pending = append(slices.Clip(e.pending), changes...)
 	c.realms[realmID] = e
 }
+
+// maxPending bounds the changes a cached list of n elements holds before
+// its next read: an eighth of the list, at least 64, so that the changes
+// never cost more memory than a small part of the list itself.
+func maxPending(n int) int { return max(64, n/8) }
 
 // listLoad is a read of a realm's list in progress, which others of the
 // same version wait for.

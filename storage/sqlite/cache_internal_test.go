@@ -81,3 +81,30 @@ func TestRealmCacheReadsOnce(t *testing.T) {
 		t.Errorf("a failed read filled the cache")
 	}
 }
+
+// TestRealmCachePatchBounded: changes committed with no read between them
+// pile up only to maxPending; past it the list is dropped, to be read
+// again, and the cache holds nothing of them.
+func TestRealmCachePatchBounded(t *testing.T) {
+	c := &realmCache[int]{clone: slices.Clone[[]int], merge: func(list, changes []int) []int {
+		return append(slices.Clone(list), changes...)
+	}}
+	if _, err := c.load(1, 1, func() ([]int, error) { return []int{1}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	v := int64(1)
+	for i := range maxPending(1) {
+		c.patch(1, v, v+1, []int{100 + i})
+		v++
+	}
+	if list, ok := c.get(1, v); !ok || len(list) != 1+maxPending(1) {
+		t.Fatalf("after %d patches: %d elements, %v; want the list merged", maxPending(1), len(list), ok)
+	}
+	for i := range maxPending(1) + 1 {
+		c.patch(1, v, v+1, []int{200 + i})
+		v++
+	}
+	if c.holds(1) {
+		t.Errorf("the cache holds the list after %d changes with no read, past its bound %d", maxPending(1)+1, maxPending(1))
+	}
+}

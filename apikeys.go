@@ -178,49 +178,69 @@ func (s *Service) SealAPIKeys(ctx context.Context) (int, error) {
 	}
 	sealed := 0
 	for _, r := range realms {
-		n := 0
-		err := s.update(ctx, noActor, func(tx storage.Tx) error {
-			n = 0
-			users, err := tx.Users(r.ID, nil)
-			if err != nil {
-				return err
-			}
-			for _, u := range users {
-				if isSealedAPIKey(u.APIKey) {
-					if _, err := s.apiKeys.open(u.APIKey); err != nil {
-						return err
-					}
-					continue
-				}
-				u.APIKey = s.apiKeys.seal(u.APIKey)
-				if err := tx.UpdateUser(u); err != nil {
-					return err
-				}
-				n++
-			}
-			services, err := tx.RealmBotServices(r.ID)
-			if err != nil {
-				return err
-			}
-			for _, sv := range services {
-				if isSealedAPIKey(sv.Token) {
-					continue
-				}
-				sv.Token = s.apiKeys.seal(sv.Token)
-				if err := tx.SetBotService(sv); err != nil {
-					return err
-				}
-				n++
-			}
-			return nil
+		// Most starts find nothing to seal: a read transaction says so
+		// without taking the writer.
+		var readable int
+		err := s.view(ctx, noActor, func(tx storage.Tx) (err error) {
+			readable, err = s.sealRealmKeys(tx, r.ID, false)
+			return err
 		})
+		if err == nil && readable > 0 {
+			err = s.update(ctx, noActor, func(tx storage.Tx) (err error) {
+				readable, err = s.sealRealmKeys(tx, r.ID, true)
+				return err
+			})
+		}
 		if errors.Is(err, ErrAPIKeySecretMismatch) {
 			return sealed, ErrAPIKeySecretMismatch
 		}
 		if err != nil {
 			return sealed, err
 		}
-		sealed += n
+		sealed += readable
 	}
 	return sealed, nil
+}
+
+// sealRealmKeys counts the realm's API keys and outgoing-webhook tokens
+// stored readable, sealing them when write is set; a key sealed under
+// another secret is ErrAPIKeySecretMismatch.
+func (s *Service) sealRealmKeys(tx storage.Tx, realmID int64, write bool) (int, error) {
+	users, err := tx.Users(realmID, nil)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, u := range users {
+		if isSealedAPIKey(u.APIKey) {
+			if _, err := s.apiKeys.open(u.APIKey); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		n++
+		if write {
+			u.APIKey = s.apiKeys.seal(u.APIKey)
+			if err := tx.UpdateUser(u); err != nil {
+				return 0, err
+			}
+		}
+	}
+	services, err := tx.RealmBotServices(realmID)
+	if err != nil {
+		return 0, err
+	}
+	for _, sv := range services {
+		if isSealedAPIKey(sv.Token) {
+			continue
+		}
+		n++
+		if write {
+			sv.Token = s.apiKeys.seal(sv.Token)
+			if err := tx.SetBotService(sv); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return n, nil
 }

@@ -241,6 +241,12 @@ func UserAndRealm(tx Tx, userID int64) (UserRecord, Realm, error) {
 	if o, ok := tx.(UserAndRealmTx); ok {
 		return o.UserAndRealm(userID)
 	}
+	return UserThenRealm(tx, userID)
+}
+
+// UserThenRealm is UserAndRealm's derivation, with User and then Realm,
+// for backends whose own method falls back to it.
+func UserThenRealm(tx Tx, userID int64) (UserRecord, Realm, error) {
 	u, err := tx.User(userID)
 	if err != nil {
 		return UserRecord{}, Realm{}, err

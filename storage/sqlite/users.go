@@ -165,15 +165,7 @@ func (t *tx) Realm(id int64) (storage.Realm, error) {
 // transaction reads them through its row cache, which usually holds both.
 func (t *tx) UserAndRealm(userID int64) (storage.UserRecord, storage.Realm, error) {
 	if t.rows != nil {
-		u, err := t.User(userID)
-		if err != nil {
-			return storage.UserRecord{}, storage.Realm{}, err
-		}
-		r, err := t.Realm(u.RealmID)
-		if err != nil {
-			return storage.UserRecord{}, storage.Realm{}, err
-		}
-		return u, r, nil
+		return storage.UserThenRealm(t, userID)
 	}
 	u, r, err := sqlcommon.ScanUserAndRealm(forms, t.stmt(qUserAndRealm).QueryRowContext(t.ctx, userID))
 	if err != nil {

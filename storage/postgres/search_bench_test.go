@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -59,10 +58,7 @@ func BenchmarkSearchNewest(b *testing.B) {
 // tables a minute after such a load. One op is one round of every read on
 // every history.
 func BenchmarkSearchScale(b *testing.B) {
-	start := time.Now()
-	hs := []searchbench.History{openHistory(b, 10000), openHistory(b, 100000), openHistory(b, 1000000)}
-	b.Logf("filled %d, %d and %d messages in %v", hs[0].N, hs[1].N, hs[2].N, time.Since(start).Round(time.Second))
-	searchbench.Scale(b, hs)
+	searchbench.Scale(b, searchbench.Histories(b, openHistory))
 }
 
 // BenchmarkNarrowBeforeScale measures, in the histories of
@@ -75,13 +71,12 @@ func BenchmarkSearchScale(b *testing.B) {
 // it reads almost every row there. Apart from BenchmarkSearchScale, whose
 // reads these would push out of the caches.
 func BenchmarkNarrowBeforeScale(b *testing.B) {
-	hs := []searchbench.History{openHistory(b, 10000), openHistory(b, 100000), openHistory(b, 1000000)}
-	searchbench.ScaleBefore(b, hs)
+	searchbench.ScaleBefore(b, searchbench.Histories(b, openHistory))
 }
 
 // openHistory returns a store, in a schema of its own, holding
 // searchbench's history of n messages.
-func openHistory(b testing.TB, n int) searchbench.History {
+func openHistory(b *testing.B, n int) searchbench.History {
 	ctx := context.Background()
 	dsn := pgtest.Schema(b)
 	s, err := postgres.Open(ctx, dsn)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/teamchat/chat/storage/internal/searchbench"
 )
@@ -42,10 +41,7 @@ func BenchmarkSearchNewest(b *testing.B) {
 // triggers fire for every row). Filling the stores takes 15-35 s; one op
 // is one round of every read on every store.
 func BenchmarkSearchScale(b *testing.B) {
-	start := time.Now()
-	hs := []searchbench.History{openHistory(b, 10000), openHistory(b, 100000), openHistory(b, 1000000)}
-	b.Logf("filled %d, %d and %d messages in %v", hs[0].N, hs[1].N, hs[2].N, time.Since(start).Round(time.Second))
-	searchbench.Scale(b, hs)
+	searchbench.Scale(b, searchbench.Histories(b, openHistory))
 }
 
 // BenchmarkNarrowBeforeScale measures, in the histories of
@@ -58,8 +54,7 @@ func BenchmarkSearchScale(b *testing.B) {
 // it reads almost every row there. Apart from BenchmarkSearchScale, whose
 // reads these would push out of the caches.
 func BenchmarkNarrowBeforeScale(b *testing.B) {
-	hs := []searchbench.History{openHistory(b, 10000), openHistory(b, 100000), openHistory(b, 1000000)}
-	searchbench.ScaleBefore(b, hs)
+	searchbench.ScaleBefore(b, searchbench.Histories(b, openHistory))
 }
 
 // openHistory returns a new store holding searchbench's history of n

@@ -380,6 +380,16 @@ const MinRounds = 20
 // ratios to the baseline ("common-1M/10k", goal at most 1.5).
 func Scale(b *testing.B, hs []History) { scale(b, hs, reads) }
 
+// Histories opens a history of each of the sizes the scale benchmarks
+// compare, 10 000, 100 000 and 1 000 000 messages, with open (a backend's
+// way of filling one fast), and logs how long filling them took.
+func Histories(b *testing.B, open func(b *testing.B, n int) History) []History {
+	start := time.Now()
+	hs := []History{open(b, 10000), open(b, 100000), open(b, 1000000)}
+	b.Logf("filled %d, %d and %d messages in %v", hs[0].N, hs[1].N, hs[2].N, time.Since(start).Round(time.Second))
+	return hs
+}
+
 // ScaleBefore is Scale for the reads of the narrows by sender and
 // conversation as the root package made them before the store had their
 // conditions (sender-pred-1M-µs, say).

@@ -93,11 +93,7 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 			return out
 		}
 		ev := func(op, flag string, msgs ...int64) map[string]any {
-			l := []any{}
-			for _, id := range msgs {
-				l = append(l, float64(id))
-			}
-			return map[string]any{"type": "update_message_flags", "op": op, "operation": op, "flag": flag, "all": false, "messages": l}
+			return map[string]any{"type": "update_message_flags", "op": op, "operation": op, "flag": flag, "all": false, "messages": jsonNumbers(msgs...)}
 		}
 		diff(t, "events", events(state["queue_id"].(string)), []map[string]any{
 			ev("add", "read", ids[2], ids[4]), ev("add", "read", ids[0], ids[2], ids[4]),

@@ -69,13 +69,7 @@ func TestUpdateMessageFlags(t *testing.T) {
 			}
 			got = append(got, m)
 		}
-		ids := func(v ...int64) []any {
-			out := []any{}
-			for _, id := range v {
-				out = append(out, float64(id))
-			}
-			return out
-		}
+		ids := jsonNumbers
 		diff(t, "events", got, []map[string]any{
 			{"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read", "all": false, "messages": ids(inChannel, direct)},
 			{"type": "update_message_flags", "op": "remove", "operation": "remove", "flag": "read", "all": false,

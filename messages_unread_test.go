@@ -39,13 +39,7 @@ func TestRegisterUnreadState(t *testing.T) {
 			wantNoErr(t, "Unmarshal", json.Unmarshal(b, &out))
 			return out
 		}
-		n := func(ids ...int64) []any {
-			out := []any{}
-			for _, id := range ids {
-				out = append(out, float64(id))
-			}
-			return out
-		}
+		n := jsonNumbers
 		group := itoa(min(f.owner.ID, f.member.ID, f.admin.ID)) + "," + itoa(f.owner.ID+f.member.ID+f.admin.ID-
 			min(f.owner.ID, f.member.ID, f.admin.ID)-max(f.owner.ID, f.member.ID, f.admin.ID)) + "," + itoa(max(f.owner.ID, f.member.ID, f.admin.ID))
 		diff(t, "unread state", state(), map[string]any{
@@ -122,13 +116,7 @@ func TestRegisterUnreadStateMutedAndCapped(t *testing.T) {
 			wantNoErr(t, "Unmarshal", json.Unmarshal(b, &out))
 			return out
 		}
-		n := func(ids ...int64) []any {
-			out := []any{}
-			for _, id := range ids {
-				out = append(out, float64(id))
-			}
-			return out
-		}
+		n := jsonNumbers
 		topic := func(channel int64, name string, ids ...int64) any {
 			return map[string]any{"stream_id": float64(channel), "topic": name, "unread_message_ids": n(ids...)}
 		}
@@ -202,4 +190,14 @@ func loudAndQuiet(t *testing.T, f *fixture) (loud, quiet int64) {
 	wantNoErr(t, "mute", f.svc.UpdateSubscriptionProperties(ctx, member, []chat.PropertyChange{
 		{StreamID: quiet, Property: "is_muted", Value: chat.BoolValue(true)}}))
 	return loud, quiet
+}
+
+// jsonNumbers is ids as encoding/json decodes them into an any: float64s,
+// and an empty list rather than nil.
+func jsonNumbers(ids ...int64) []any {
+	out := []any{}
+	for _, id := range ids {
+		out = append(out, float64(id))
+	}
+	return out
 }

@@ -50,6 +50,12 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 			return t.check("CreateMessages", err)
 		}
 		wrote(t.rows, messageRows, m.ID)
+		if m.RecipientType == storage.RecipientChannel {
+			if t.fresh == nil {
+				t.fresh = map[int64]bool{}
+			}
+			t.fresh[m.ID] = true
+		}
 	}
 	return nil
 }
@@ -164,22 +170,31 @@ var insertUserMessages = func() (texts [userMessageBatch]string) {
 	return texts
 }()
 
-// CreateUserMessages inserts the rows userMessageBatch per statement (the
-// last statement takes the rest), in
-// the order of the table's key (user, message): a message to a channel
-// makes one row per subscriber, and inserting them in key order writes
-// each B-tree page once instead of jumping between users' pages. When a
-// statement fails, the rows of the statements before it are deleted, so
-// that the call stores none.
+// CreateUserMessages defers the flagless rows of a new message to many
+// users (fanout.go) and inserts the others userMessageBatch per statement
+// (the last statement takes the rest), in the order of the table's key
+// (user, message): inserting them in key order writes each B-tree page
+// once instead of jumping between users' pages. When a statement fails,
+// the rows of the statements before it are deleted, so that the call
+// stores none.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	if err := t.Writable(); err != nil || len(rows) == 0 {
 		return err
 	}
 	messages := map[int64]bool{}
+	fresh := true
 	for _, r := range rows {
 		messages[r.MessageID] = true
+		fresh = fresh && t.fresh[r.MessageID]
+	}
+	// Rows of a message that is not new may meet pending ones.
+	if !fresh {
+		if err := t.settle(); err != nil {
+			return err
+		}
 	}
 	wrote(t.rows, recipientRows, slices.Collect(maps.Keys(messages))...)
+	rows, deferred := t.deferRows(rows)
 	sorted := slices.Clone(rows)
 	slices.SortFunc(sorted, func(a, b storage.UserMessage) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
@@ -200,6 +215,9 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 			done += n
 		}
 	}
+	if err == nil && len(deferred) > 0 {
+		err = t.storePending(deferred)
+	}
 	if err != nil && t.Failed == nil {
 		for _, r := range sorted[:done] {
 			if _, delErr := t.exec("CreateUserMessages", `DELETE FROM user_messages WHERE user_id = ? AND message_id = ?`,
@@ -215,6 +233,9 @@ func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
 	if err := t.Writable(); err != nil || len(userIDs) == 0 || len(messageIDs) == 0 {
 		return err
 	}
+	if err := t.settle(); err != nil {
+		return err
+	}
 	wrote(t.rows, recipientRows, messageIDs...)
 	_, err := t.exec("DeleteUserMessages", `DELETE FROM user_messages
 		WHERE user_id IN (SELECT value FROM json_each(?)) AND message_id IN (SELECT value FROM json_each(?))`,
@@ -227,17 +248,32 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 	if len(messageIDs) == 0 {
 		return out, nil
 	}
-	err := t.query("MessageReaders", `SELECT DISTINCT user_id FROM user_messages
+	p, err := t.unsettled()
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range messageIDs {
+		out = append(out, p[id].users...)
+	}
+	err = t.query("MessageReaders", `SELECT DISTINCT user_id FROM user_messages
 		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY user_id`, func(sc scanner) error {
 		var id int64
 		err := sc.Scan(&id)
 		out = append(out, id)
 		return err
 	}, jsonIDs(messageIDs))
-	return out, err
+	slices.Sort(out)
+	return slices.Compact(out), err
 }
 
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
+	p, err := t.unsettled()
+	if err != nil {
+		return storage.UserMessage{}, err
+	}
+	if p[messageID].has(userID) {
+		return storage.UserMessage{UserID: userID, MessageID: messageID}, nil
+	}
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
 		i, found := slices.BinarySearchFunc(rows, userID, func(r storage.UserMessage, id int64) int { return cmp.Compare(r.UserID, id) })
 		if !found {
@@ -247,7 +283,7 @@ func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	}
 	var flags int64
 	t.queries.Add(1)
-	err := t.queryRowText(`SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?`,
+	err = t.queryRowText(`SELECT flags FROM user_messages WHERE user_id = ? AND message_id = ?`,
 		userID, messageID).Scan(&flags)
 	if err == sql.ErrNoRows {
 		return storage.UserMessage{}, storage.ErrNotFound
@@ -259,11 +295,15 @@ func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 }
 
 func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
+	p, err := t.unsettled()
+	if err != nil {
+		return nil, err
+	}
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
 		return rows, nil
 	}
 	out := []storage.UserMessage{}
-	err := t.query("MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = ? ORDER BY user_id`,
+	err = t.query("MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = ? ORDER BY user_id`,
 		func(sc scanner) error {
 			r := storage.UserMessage{MessageID: messageID}
 			var flags int64
@@ -275,7 +315,7 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	if err == nil {
 		keep(t.rows, recipientRows, messageID, out)
 	}
-	return out, err
+	return withPending(out, messageID, p), err
 }
 
 // ftsQuery is the FTS5 query that matches every word: each quoted, which
@@ -288,7 +328,21 @@ func ftsQuery(words []string) string {
 	return strings.Join(quoted, " ")
 }
 
+// FindMessages counts in the reader's pending rows (fanout.go).
 func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
+	if f.UserID != 0 {
+		p, err := t.unsettled()
+		if err != nil {
+			return nil, err
+		}
+		if len(p) > 0 {
+			return t.findWithPending(f, p)
+		}
+	}
+	return t.findMessages(f)
+}
+
+func (t *tx) findMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
 	cols := sqlcommon.MessageColumns
 	if f.WithoutContent {
 		cols = sqlcommon.MessageColumnsWithoutContent
@@ -497,7 +551,7 @@ func (t *tx) Reactions(messageIDs []int64) ([]storage.Reaction, error) {
 var _ storage.ReadMarkerTx = (*tx)(nil)
 
 func (t *tx) MarkRead(userID int64, limit int) ([]int64, error) {
-	if err := t.Writable(); err != nil {
+	if err := t.settle(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}
@@ -511,7 +565,7 @@ func (t *tx) MarkRead(userID int64, limit int) ([]int64, error) {
 }
 
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.Writable(); err != nil {
+	if err := t.settle(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}

@@ -129,14 +129,15 @@ func (c *rowCache) lock() func() {
 
 // begin starts a write transaction that holds the write lock on conn: it
 // empties the cache unless conn and its data_version are those of the
-// rows.
-func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersion *sql.Stmt) error {
+// rows, and reports whether it did.
+func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersion *sql.Stmt) (bool, error) {
 	var version int64
 	if err := sqlTx.StmtContext(ctx, dataVersion).QueryRowContext(ctx).Scan(&version); err != nil {
-		return fmt.Errorf("sqlite: read data_version: %w", err)
+		return false, fmt.Errorf("sqlite: read data_version: %w", err)
 	}
 	defer c.lock()()
-	if c.conn != conn || c.version != version || c.updatedUsers == nil {
+	reset := c.conn != conn || c.version != version || c.updatedUsers == nil
+	if reset {
 		c.realms.reset()
 		c.users.reset()
 		c.messages = rowSet[int64, storage.MessageRecord]{clone: cloneMessage}
@@ -150,7 +151,7 @@ func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersi
 		s.endTx()
 	}
 	c.updatedUsers = make(map[int64]storage.UserRecord)
-	return nil
+	return reset, nil
 }
 
 // endTx forgets what the previous transaction wrote.

@@ -54,6 +54,17 @@ type Store struct {
 	rows rowCache
 	// queries counts the statements transactions ran (QueryCount).
 	queries atomic.Int64
+	// The deferred rows of big fan-outs (fanout.go): pendingEmpty says
+	// no row was pending at the end of this process's last write that
+	// looked, unless another connection wrote since; kick wakes the
+	// settler, which closes settlerDone when stopSettler ends it.
+	// deferMin and autoSettle are the defaults but for tests.
+	pendingEmpty atomic.Bool
+	kick         chan struct{}
+	settlerDone  chan struct{}
+	stopSettler  context.CancelFunc
+	deferMin     int
+	autoSettle   bool
 }
 
 // QueryCount returns how many SQL statements transactions have run since
@@ -67,6 +78,12 @@ func (s *Store) QueryCount() int64 { return s.queries.Load() }
 // when the file is not a SQLite database, when its schema is newer than
 // this package knows, or when a migration fails.
 func Open(path string) (*Store, error) {
+	return openStore(path, defaultDeferMin, true)
+}
+
+// openStore is Open with the deferral's settings (fanout.go): tests defer
+// every new message's rows, and settle them only when a write needs them.
+func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 	ctx := context.Background()
 	s := &Store{}
 	s.cache.clone, s.cache.merge = slices.Clone[[]storage.UserRecord], mergeUsers
@@ -91,6 +108,12 @@ func Open(path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	s.deferMin, s.autoSettle = deferMin, autoSettle
+	s.kick, s.settlerDone = make(chan struct{}, 1), make(chan struct{})
+	settlerCtx, stop := context.WithCancel(context.Background())
+	s.stopSettler = stop
+	go s.settler(settlerCtx)
+	s.kickSettler() // rows a crash left pending
 	return s, nil
 }
 
@@ -184,12 +207,17 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 			sqlTx.Rollback()
 		}
 	}()
-	if err := s.rows.begin(ctx, driverConn, sqlTx, s.wstmts[qDataVersion]); err != nil {
+	reset, err := s.rows.begin(ctx, driverConn, sqlTx, s.wstmts[qDataVersion])
+	if err != nil {
 		sqlTx.Rollback()
 		done = true
 		return err
 	}
-	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, channelCache: &s.channels, queries: &s.queries, stmts: &s.wstmts, texts: &s.wtexts, rows: &s.rows}
+	if reset { // another connection may have left rows pending
+		s.pendingEmpty.Store(false)
+	}
+	t := &tx{ctx: ctx, tx: sqlTx, cache: &s.cache, channelCache: &s.channels, queries: &s.queries, stmts: &s.wstmts, texts: &s.wtexts, rows: &s.rows,
+		deferMin: s.deferMin, settled: s.pendingEmpty.Load()}
 	err = fn(t)
 	done = true
 	if err != nil {
@@ -205,6 +233,12 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
 	s.rows.committed()
+	if t.deferred {
+		s.pendingEmpty.Store(false)
+		s.kickSettler()
+	} else if t.settled {
+		s.pendingEmpty.Store(true)
+	}
 	if patch {
 		s.cache.patch(realmID, from, to, users)
 	}
@@ -214,6 +248,11 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 // Close closes both pools. Transactions started afterwards fail. Close may
 // be called more than once.
 func (s *Store) Close() error {
+	if s.stopSettler != nil {
+		s.stopSettler()
+		<-s.settlerDone
+		s.stopSettler = nil
+	}
 	errs := []error{s.wtexts.close(), s.rtexts.close()}
 	for _, set := range []*stmts{&s.rstmts, &s.wstmts} {
 		for _, st := range set {

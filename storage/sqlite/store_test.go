@@ -558,7 +558,7 @@ func TestMigrationSenderDirectIndex(t *testing.T) {
 		realm, u1, u2 = r.ID, a.ID, b.ID
 		return nil
 	})
-	if _, err := s.writer.Exec(`DROP INDEX messages_sender; DROP INDEX messages_direct; PRAGMA user_version = 22`); err != nil {
+	if _, err := s.writer.Exec(`DROP INDEX messages_sender; DROP INDEX messages_direct; DROP TABLE user_messages_pending; PRAGMA user_version = 22`); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.writer.Exec(`INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id, direct_user_ids,

@@ -29,6 +29,16 @@ type tx struct {
 	// userWrites are the users this write transaction wrote, for the
 	// user-list cache once it commits (usersWrite); nil when none.
 	userWrites *usersWrite
+	// fresh are the channel messages this transaction created and wrote
+	// no user's row for yet; deferMin is the store's (fanout.go).
+	fresh    map[int64]bool
+	deferMin int
+	// settled says no row is pending in a write transaction; deferred
+	// that this one deferred rows. A read transaction keeps the pending
+	// rows of its snapshot once read (pendingRead).
+	settled, deferred bool
+	pending           map[int64]pendingMessage
+	pendingRead       bool
 	// TxState's Failed is the first storage failure, after which SQLite
 	// may have rolled the transaction back on its own.
 	sqlcommon.TxState

@@ -46,12 +46,25 @@ const qUnreadMessages = `SELECT count(*), coalesce(group_concat(message_id), '')
 // as reading a few rows in order.
 const denseUnread = 4
 
-// UnreadMessages reads the user's unread rows first. When their messages
+// UnreadMessages counts in the user's pending rows (fanout.go).
+func (t *tx) UnreadMessages(realmID, userID int64, limit int) ([]storage.UnreadMessage, error) {
+	p, err := t.unsettled()
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.unreadMessages(realmID, userID, limit)
+	if err != nil || len(p) == 0 {
+		return out, err
+	}
+	return t.unreadPending(realmID, userID, limit, out, p)
+}
+
+// unreadMessages reads the user's unread rows first. When their messages
 // are dense among the messages of their span of IDs (a user who reads
 // little of a busy organization, or everything of a quiet one), it reads
 // the span in order; else, or when a row's message is not of the realm,
 // it looks each message up.
-func (t *tx) UnreadMessages(realmID, userID int64, limit int) ([]storage.UnreadMessage, error) {
+func (t *tx) unreadMessages(realmID, userID int64, limit int) ([]storage.UnreadMessage, error) {
 	if limit <= 0 {
 		limit = -1 // no bound
 	}

@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/teamchat/chat/storage"
+	"github.com/teamchat/chat/storage/storagetest"
+)
+
+// TestConformanceDeferred runs the conformance suite with the rows of
+// every new message deferred (fanout.go): once settled only by the writes
+// that need them, so that every read counts in the pending rows itself,
+// and once also by the settler, racing the reads.
+func TestConformanceDeferred(t *testing.T) {
+	for _, auto := range []bool{false, true} {
+		t.Run(map[bool]string{false: "reads merge", true: "settler"}[auto], func(t *testing.T) {
+			storagetest.Run(t, func(t *testing.T) storage.Store {
+				s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), 1, auto)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			})
+		})
+	}
+}
+
+// pendingCount returns the messages whose rows are pending.
+func pendingCount(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM user_messages_pending`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// fanoutFixture makes a realm, a channel of 100 users and one message to
+// it: the sender's row is read, the other 99 carry no flag.
+func fanoutFixture(t *testing.T, s *Store) (realmID, channelID, messageID int64, users []int64) {
+	t.Helper()
+	update(t, s, func(tx storage.Tx) error {
+		r := storage.Realm{Name: "R", Host: "r.example.com"}
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		for i := range 100 {
+			u := storage.UserRecord{RealmID: r.ID, Email: fmt.Sprintf("u%d@example.com", i), FullName: "U",
+				APIKey: fmt.Sprintf("key%029d", i)}
+			if err := tx.CreateUser(&u); err != nil {
+				return err
+			}
+			users = append(users, u.ID)
+		}
+		cs := []*storage.Channel{{RealmID: r.ID, Name: "big"}}
+		if err := tx.CreateChannels(cs); err != nil {
+			return err
+		}
+		m := &storage.MessageRecord{RealmID: r.ID, SenderID: users[0], RecipientType: storage.RecipientChannel,
+			ChannelID: cs[0].ID, Topic: "t", Content: "hi", DateSent: time.Unix(1, 0)}
+		if err := tx.CreateMessages([]*storage.MessageRecord{m}); err != nil {
+			return err
+		}
+		rows := []storage.UserMessage{{UserID: users[0], MessageID: m.ID, Flags: storage.FlagRead}}
+		for _, u := range users[1:] {
+			rows = append(rows, storage.UserMessage{UserID: u, MessageID: m.ID})
+		}
+		realmID, channelID, messageID = r.ID, cs[0].ID, m.ID
+		return tx.CreateUserMessages(rows)
+	})
+	return realmID, channelID, messageID, users
+}
+
+// TestFanoutDeferred follows a big message's rows: pending after the send,
+// read as rows meanwhile, settled by the first write that needs them.
+func TestFanoutDeferred(t *testing.T) {
+	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	realmID, channelID, id, users := fanoutFixture(t, s)
+	if n := pendingCount(t, s); n != 1 {
+		t.Fatalf("%d messages pending after the send, want 1", n)
+	}
+	var stored int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM user_messages`).Scan(&stored); err != nil || stored != 1 {
+		t.Fatalf("%d rows stored at once (%v), want the sender's only", stored, err)
+	}
+
+	wantRows := []storage.UserMessage{{UserID: users[0], MessageID: id, Flags: storage.FlagRead}}
+	for _, u := range users[1:] {
+		wantRows = append(wantRows, storage.UserMessage{UserID: u, MessageID: id})
+	}
+	check := func(when string, tx storage.Tx) {
+		t.Helper()
+		got, err := tx.MessageRecipients(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wantRows, got); diff != "" {
+			t.Errorf("%s: MessageRecipients (-want +got):\n%s", when, diff)
+		}
+		readers, err := storage.MessageReaders(tx, []int64{id})
+		if err != nil || !slices.Equal(readers, users) {
+			t.Errorf("%s: MessageReaders = %v, %v; want every user", when, readers, err)
+		}
+		if um, err := storage.UserMessageOf(tx, users[7], id); err != nil || um.Flags != 0 {
+			t.Errorf("%s: UserMessage = %+v, %v; want a row without flags", when, um, err)
+		}
+		for _, f := range []storage.MessageFilter{
+			{RealmID: realmID, UserID: users[7]},
+			{RealmID: realmID, UserID: users[7], Unread: true},
+			{RealmID: realmID, UserID: users[7], ChannelID: channelID},
+			{RealmID: realmID, UserID: users[7], ChannelID: channelID, ChannelHistory: true, Descending: true, Limit: 1},
+			{RealmID: realmID, UserID: users[7], Search: []string{"hi"}},
+		} {
+			rows, err := tx.FindMessages(f)
+			if err != nil || len(rows) != 1 || rows[0].Message.ID != id || !rows[0].Received || rows[0].Flags != 0 {
+				t.Errorf("%s: FindMessages(%+v) = %+v, %v; want the message, received, unread", when, f, rows, err)
+			}
+		}
+		if rows, err := tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: users[7], Starred: true}); err != nil || len(rows) != 0 {
+			t.Errorf("%s: starred = %+v, %v; want none", when, rows, err)
+		}
+		unread, err := storage.UnreadMessages(tx, realmID, users[7], 0)
+		if err != nil || len(unread) != 1 || unread[0].ID != id || unread[0].ChannelID != channelID || unread[0].Topic != "t" {
+			t.Errorf("%s: UnreadMessages = %+v, %v", when, unread, err)
+		}
+	}
+	if err := s.View(context.Background(), func(tx storage.Tx) error { check("read while pending", tx); return nil }); err != nil {
+		t.Fatal(err)
+	}
+
+	// A write that needs the rows settles them, for every user.
+	update(t, s, func(tx storage.Tx) error {
+		changed, err := tx.UpdateUserMessageFlags(users[1], []int64{id}, storage.FlagStarred, 0)
+		if err != nil || !slices.Equal(changed, []int64{id}) {
+			t.Errorf("starring a pending row changed %v, %v", changed, err)
+		}
+		return err
+	})
+	if n := pendingCount(t, s); n != 0 {
+		t.Fatalf("%d messages pending after a write, want none", n)
+	}
+	wantRows[1].Flags = storage.FlagStarred
+	if err := s.View(context.Background(), func(tx storage.Tx) error { check("read once settled", tx); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFanoutSettledAfterCrash opens a database that holds pending rows:
+// the settler moves them.
+func TestFanoutSettledAfterCrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s, err := openStore(path, defaultDeferMin, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fanoutFixture(t, s)
+	s.Close()
+	s = open(t, path)
+	deadline := time.Now().Add(10 * time.Second)
+	for pendingCount(t, s) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("rows still pending 10 s after Open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var stored int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM user_messages`).Scan(&stored); err != nil || stored != 100 {
+		t.Fatalf("%d rows stored (%v), want 100", stored, err)
+	}
+}

@@ -22,10 +22,10 @@ import (
 func BenchmarkFanoutSenders(b *testing.B) {
 	const users, senders = 1000, 8
 	type side struct {
-		name string
-		s    *Store
-		ids  []int64
-		rate []float64
+		name           string
+		s              *Store
+		ids            []int64
+		rate           []float64
 		realm, channel int64
 	}
 	var sides []*side

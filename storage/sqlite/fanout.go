@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/teamchat/chat/storage"
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
@@ -42,6 +43,10 @@ import (
 // defaultDeferMin is the fewest flagless rows of one new message that are
 // deferred: below it, the rows cost less than the settling.
 const defaultDeferMin = 64
+
+// settleDelay is how long the settler lets messages come before it
+// settles: the longer, the more messages share each user's page.
+var settleDelay = 100 * time.Millisecond
 
 // pendingMessage is a message whose flagless rows are pending.
 type pendingMessage struct {
@@ -313,6 +318,11 @@ func (s *Store) settler(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-s.kick:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(settleDelay):
 		}
 		s.Update(ctx, func(st storage.Tx) error { return st.(*tx).settle() })
 	}

@@ -22,7 +22,9 @@
 //     sender one at a time, all senders at once; messages a second, the
 //     99th percentile of a post's latency, and the CPU time the server's
 //     process (and, for servers on the local PostgreSQL, the database
-//     server's processes) spent per post;
+//     server's processes) spent per post; the rate and the CPU time run
+//     until the server is idle again (work it does after answering
+//     counts);
 //   - post to the small channel: the same;
 //   - reactions: the same senders add -reactions reactions to the small
 //     channel's messages of the round, each sender one at a time;

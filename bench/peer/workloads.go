@@ -165,11 +165,14 @@ func postLoad(c *config, t target, round int, ch channel, res result) ([][]strin
 		}
 		return nil
 	})
-	elapsed := time.Since(start)
 	if err != nil {
 		return nil, err
 	}
-	srv1, db1 := t.CPU()
+	// A server may finish a post's work after answering it (chatd on
+	// SQLite writes a big channel's recipient rows a moment later): the
+	// rate and the CPU run until it is idle again.
+	srv1, db1, end := untilIdle(t)
+	elapsed := end.Sub(start)
 	n := float64(per * c.senders)
 	cpuPer := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / n }
 	if ch == bigChannel {
@@ -181,6 +184,23 @@ func postLoad(c *config, t target, round int, ch channel, res result) ([][]strin
 		res[smallCPU], res[smallDBCPU] = cpuPer(srv1-srv0), cpuPer(db1-db0)
 	}
 	return ids, nil
+}
+
+// untilIdle waits until the server and its database spent less than a
+// fifth of a core over 100 ms, and returns their CPU times and the time
+// at the start of that quiet interval (at most 10 s from now).
+func untilIdle(t target) (server, database time.Duration, at time.Time) {
+	server, database = t.CPU()
+	at = time.Now()
+	for deadline := at.Add(10 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		s, d := t.CPU()
+		if s-server+d-database < 20*time.Millisecond {
+			break
+		}
+		server, database, at = s, d, time.Now()
+	}
+	return server, database, at
 }
 
 // reactLoad has each sender react to as many of the round's small-channel

@@ -194,7 +194,7 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 		}
 	}
 	wrote(t.rows, recipientRows, slices.Collect(maps.Keys(messages))...)
-	rows, deferred := t.deferRows(rows)
+	rows, deferred := sqlcommon.DeferRows(rows, t.fresh, t.deferMin)
 	sorted := slices.Clone(rows)
 	slices.SortFunc(sorted, func(a, b storage.UserMessage) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
@@ -252,9 +252,6 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range messageIDs {
-		out = append(out, p[id].users...)
-	}
 	err = t.query("MessageReaders", `SELECT DISTINCT user_id FROM user_messages
 		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY user_id`, func(sc scanner) error {
 		var id int64
@@ -262,8 +259,7 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 		out = append(out, id)
 		return err
 	}, jsonIDs(messageIDs))
-	slices.Sort(out)
-	return slices.Compact(out), err
+	return p.Readers(out, messageIDs), err
 }
 
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
@@ -271,7 +267,7 @@ func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	if err != nil {
 		return storage.UserMessage{}, err
 	}
-	if p[messageID].has(userID) {
+	if p[messageID].Has(userID) {
 		return storage.UserMessage{UserID: userID, MessageID: messageID}, nil
 	}
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
@@ -315,7 +311,7 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	if err == nil {
 		keep(t.rows, recipientRows, messageID, out)
 	}
-	return withPending(out, messageID, p), err
+	return p.Recipients(out, messageID), err
 }
 
 // ftsQuery is the FTS5 query that matches every word: each quoted, which
@@ -336,7 +332,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			return nil, err
 		}
 		if len(p) > 0 {
-			return t.findWithPending(f, p)
+			return p.FindMessages(f, t.findMessages)
 		}
 	}
 	return t.findMessages(f)

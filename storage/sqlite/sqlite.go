@@ -78,7 +78,7 @@ func (s *Store) QueryCount() int64 { return s.queries.Load() }
 // when the file is not a SQLite database, when its schema is newer than
 // this package knows, or when a migration fails.
 func Open(path string) (*Store, error) {
-	return openStore(path, defaultDeferMin, true)
+	return openStore(path, sqlcommon.DeferMin, true)
 }
 
 // openStore is Open with the deferral's settings (fanout.go): tests defer
@@ -113,7 +113,15 @@ func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 	settlerCtx, stop := context.WithCancel(context.Background())
 	s.stopSettler = stop
 	go s.settler(settlerCtx)
-	s.kickSettler() // rows a crash left pending
+	// Rows a crash left pending.
+	var pending bool
+	if err := s.writer.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM user_messages_pending)`).Scan(&pending); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if pending {
+		s.kickSettler()
+	}
 	return s, nil
 }
 

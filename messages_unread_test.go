@@ -2,6 +2,7 @@ package chat_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -200,4 +201,72 @@ func jsonNumbers(ids ...int64) []any {
 		out = append(out, float64(id))
 	}
 	return out
+}
+
+// TestBigChannelUnreadRightAfterSend reads a big channel's messages, as a
+// recipient, right after they are sent: the SQL stores write such rows a
+// moment later (storage/sqlite/fanout.go), and the unread state, the
+// flags and the fetches must not show it.
+func TestBigChannelUnreadRightAfterSend(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		owner, member := chat.AsUser(f.owner.ID), chat.AsUser(f.member.ID)
+		ids := []int64{f.owner.ID, f.member.ID}
+		for i := range 70 {
+			u, err := f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: fmt.Sprintf("crowd%d@example.com", i), FullName: "Crowd"})
+			wantNoErr(t, "ProvisionUser", err)
+			ids = append(ids, u.UserID)
+		}
+		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "big"}},
+			Principals: &chat.Principals{IDs: ids}})
+		wantNoErr(t, "Subscribe", err)
+		big, _ := f.svc.ChannelIDByName(ctx, owner, "big")
+		type unread struct {
+			Count    int   `json:"count"`
+			Mentions []any `json:"mentions"`
+			Streams  []struct {
+				Topic     string `json:"topic"`
+				UnreadIDs []any  `json:"unread_message_ids"`
+				StreamID  int64  `json:"stream_id"`
+			} `json:"streams"`
+		}
+		state := func() (got unread) {
+			t.Helper()
+			st, err := f.svc.Register(ctx, member, chat.RegisterRequest{FetchEventTypes: []string{"message", "update_message_flags"}})
+			wantNoErr(t, "Register", err)
+			b, err := json.Marshal(st["unread_msgs"])
+			wantNoErr(t, "Marshal", err)
+			wantNoErr(t, "Unmarshal", json.Unmarshal(b, &got))
+			return got
+		}
+		// The notification bot's message about the new channel is unread
+		// too.
+		base := state().Count
+		first, err := f.svc.PostChannelMessage(ctx, owner, big, "news", "first")
+		wantNoErr(t, "PostChannelMessage", err)
+		second, err := f.svc.PostChannelMessage(ctx, owner, big, "news", "@**Max Member** second")
+		wantNoErr(t, "PostChannelMessage", err)
+		third, err := f.svc.PostChannelMessage(ctx, owner, big, "other", "third")
+		wantNoErr(t, "PostChannelMessage", err)
+
+		read := func(when string, wantCount int, wantTopics map[string][]any) {
+			t.Helper()
+			got := state()
+			if got.Count != base+wantCount {
+				t.Errorf("%s: %d unread, want %d more than the %d before", when, got.Count, wantCount, base)
+			}
+			diff(t, when+": mentions", got.Mentions, jsonNumbers(second))
+			topics := map[string][]any{}
+			for _, s := range got.Streams {
+				if s.StreamID == big && (s.Topic == "news" || s.Topic == "other") {
+					topics[s.Topic] = s.UnreadIDs
+				}
+			}
+			diff(t, when+": unread by topic", topics, wantTopics)
+		}
+		read("right after the sends", 3, map[string][]any{"news": jsonNumbers(first, second), "other": jsonNumbers(third)})
+		wantNoErr(t, "mark read", f.svc.UpdateMessageFlags(ctx, member, chat.MessageFlagsRequest{Op: "add", Flag: "read", Messages: []int64{first}}))
+		read("after marking the first read", 2, map[string][]any{"news": jsonNumbers(second), "other": jsonNumbers(third)})
+	})
 }

@@ -79,12 +79,9 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 		func(i int, id int64) {
 			ms[i].ID = id
 			if t.fresh == nil {
-				t.fresh, t.freshChannel = map[int64]bool{}, map[int64]bool{}
+				t.fresh = map[int64]bool{}
 			}
 			t.fresh[id] = true
-			if ms[i].RecipientType == storage.RecipientChannel {
-				t.freshChannel[id] = true
-			}
 		})
 }
 
@@ -154,25 +151,6 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	for _, r := range rows {
 		delete(t.fresh, r.MessageID) // it has rows now, or is not new
 	}
-	// Rows of a message that is not new may meet pending ones.
-	if !fresh {
-		if err := t.settle(); err != nil {
-			return err
-		}
-	}
-	rows, deferred := sqlcommon.DeferRows(rows, t.freshChannel, t.deferMin)
-	if len(deferred) > 0 {
-		if err := t.storePending(deferred); err != nil {
-			return err
-		}
-		if len(rows) == 0 {
-			return nil
-		}
-		users, messages, flags = users[:0], messages[:0], flags[:0]
-		for _, r := range rows {
-			users, messages, flags = append(users, r.UserID), append(messages, r.MessageID), append(flags, int64(r.Flags))
-		}
-	}
 	// The rows of messages this transaction created cannot exist yet, so
 	// they are inserted without looking for them first. The look would
 	// take SERIALIZABLE's read locks on the pages of every recipient's
@@ -201,10 +179,6 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 	if len(messageIDs) == 0 {
 		return []int64{}, nil
 	}
-	p, err := t.unsettled()
-	if err != nil {
-		return nil, err
-	}
 	out, err := list(t, "MessageReaders", `SELECT DISTINCT user_id FROM user_messages WHERE message_id = ANY($1)
 		ORDER BY user_id`, func(row sqlcommon.Scanner) (int64, error) {
 		var id int64
@@ -214,20 +188,10 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 	if out == nil {
 		out = []int64{}
 	}
-	if len(p) > 0 {
-		out = p.Readers(out, messageIDs)
-	}
 	return out, err
 }
 
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
-	p, err := t.unsettled()
-	if err != nil {
-		return storage.UserMessage{}, err
-	}
-	if p[messageID].Has(userID) {
-		return storage.UserMessage{UserID: userID, MessageID: messageID}, nil
-	}
 	return one(t, "UserMessage", `SELECT flags FROM user_messages WHERE user_id = $1 AND message_id = $2`,
 		func(row sqlcommon.Scanner) (storage.UserMessage, error) {
 			var flags int64
@@ -237,11 +201,7 @@ func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 }
 
 func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
-	p, err := t.unsettled()
-	if err != nil {
-		return nil, err
-	}
-	out, err := list(t, "MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = $1
+	return list(t, "MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = $1
 		ORDER BY user_id`, func(row sqlcommon.Scanner) (storage.UserMessage, error) {
 		r := storage.UserMessage{MessageID: messageID}
 		var flags int64
@@ -249,10 +209,6 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 		r.Flags = storage.MessageFlags(flags)
 		return r, err
 	}, messageID)
-	if err != nil || len(p) == 0 {
-		return out, err
-	}
-	return p.Recipients(out, messageID), nil
 }
 
 // FindMessages builds one statement from the filter's set fields.
@@ -269,22 +225,7 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 // match of a common word and sorted them (10 ms at 10 000 messages, against
 // 0.7 ms) and every row of the reader for a topic (4 ms, against 0.8 ms);
 // planning costs a fraction of a millisecond.
-//
-// A reader's pending rows are counted in (fanout.go).
 func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
-	if f.UserID != 0 {
-		p, err := t.unsettled()
-		if err != nil {
-			return nil, err
-		}
-		if len(p) > 0 {
-			return p.FindMessages(f, t.findMessages)
-		}
-	}
-	return t.findMessages(f)
-}
-
-func (t *tx) findMessages(f storage.MessageFilter) ([]storage.MessageRow, error) {
 	cols := sqlcommon.MessageColumns
 	if f.WithoutContent {
 		cols = sqlcommon.MessageColumnsWithoutContent
@@ -420,9 +361,6 @@ func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
 	if len(userIDs) == 0 || len(messageIDs) == 0 {
 		return t.Writable()
 	}
-	if err := t.settle(); err != nil {
-		return err
-	}
 	_, err := t.exec("DeleteUserMessages", `DELETE FROM user_messages WHERE user_id = ANY($1) AND message_id = ANY($2)`,
 		userIDs, messageIDs)
 	return err
@@ -431,7 +369,7 @@ func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
 var _ storage.ReadMarkerTx = (*tx)(nil)
 
 func (t *tx) MarkRead(userID int64, limit int) ([]int64, error) {
-	if err := t.settle(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}
@@ -444,7 +382,7 @@ func (t *tx) MarkRead(userID int64, limit int) ([]int64, error) {
 }
 
 func (t *tx) UpdateUserMessageFlags(userID int64, messageIDs []int64, set, clear storage.MessageFlags) ([]int64, error) {
-	if err := t.settle(); err != nil {
+	if err := t.Writable(); err != nil {
 		return nil, err
 	}
 	changed := []int64{}

@@ -46,14 +46,6 @@ var (
 // the zero value is not usable.
 type Store struct {
 	pool *pgxpool.Pool
-	// The deferred rows of big fan-outs (fanout.go): kick wakes the
-	// settler, which closes settlerDone when stopSettler ends it.
-	// deferMin and autoSettle are the defaults but for tests.
-	kick        chan struct{}
-	settlerDone chan struct{}
-	stopSettler context.CancelFunc
-	deferMin    int
-	autoSettle  bool
 }
 
 // Open connects to the database named by dsn (a URL such as
@@ -63,11 +55,6 @@ type Store struct {
 // reached, when its schema is newer than this package knows, or when a
 // migration fails.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	return openStore(ctx, dsn, sqlcommon.DeferMin, true)
-}
-
-// openStore is Open with the deferral's settings (fanout.go).
-func openStore(ctx context.Context, dsn string, deferMin int, autoSettle bool) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -80,21 +67,7 @@ func openStore(ctx context.Context, dsn string, deferMin int, autoSettle bool) (
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	s := &Store{pool: pool, deferMin: deferMin, autoSettle: autoSettle,
-		kick: make(chan struct{}, 1), settlerDone: make(chan struct{})}
-	settlerCtx, stop := context.WithCancel(context.Background())
-	s.stopSettler = stop
-	go s.settler(settlerCtx)
-	// Rows a crash left pending.
-	var pending bool
-	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM user_messages_pending)`).Scan(&pending); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	if pending {
-		s.kickSettler()
-	}
-	return s, nil
+	return &Store{pool: pool}, nil
 }
 
 // Pool returns the store's connection pool, for NewEvents.
@@ -162,7 +135,7 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error
 			pgTx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	t := &tx{ctx: ctx, tx: pgTx, deferMin: s.deferMin}
+	t := &tx{ctx: ctx, tx: pgTx}
 	err = fn(t)
 	done = true
 	if t.Failed != nil && retryable(t.Failed) {
@@ -180,9 +153,6 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error
 	}
 	if err := pgTx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres: commit: %w", err)
-	}
-	if t.deferred {
-		s.kickSettler()
 	}
 	return nil
 }
@@ -202,11 +172,6 @@ func (s *Store) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
 // be released. Transactions started afterwards fail. Close may be called
 // more than once.
 func (s *Store) Close() error {
-	if s.stopSettler != nil {
-		s.stopSettler()
-		<-s.settlerDone
-		s.stopSettler = nil
-	}
 	s.pool.Close()
 	return nil
 }

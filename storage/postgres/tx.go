@@ -26,17 +26,8 @@ type tx struct {
 	// PostgreSQL has aborted the transaction.
 	sqlcommon.TxState
 	// fresh holds the messages this transaction created that have no
-	// recipient rows yet (CreateUserMessages), freshChannel those of
-	// them sent to a channel, whose rows may be deferred (fanout.go);
-	// deferMin is the store's.
-	fresh, freshChannel map[int64]bool
-	deferMin            int
-	// settled says the transaction moved the pending rows, deferred
-	// that it deferred rows since. A read transaction keeps the pending
-	// rows of its snapshot once read (pendingRead).
-	settled, deferred bool
-	pending           sqlcommon.Pending
-	pendingRead       bool
+	// recipient rows yet (CreateUserMessages).
+	fresh map[int64]bool
 }
 
 // driverErrors are pgx's. Any failure but ErrNoRows has aborted the

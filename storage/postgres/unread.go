@@ -5,22 +5,9 @@ import (
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
-// UnreadMessages counts in the user's pending rows (fanout.go).
-func (t *tx) UnreadMessages(realmID, userID int64, limit int) ([]storage.UnreadMessage, error) {
-	p, err := t.unsettled()
-	if err != nil {
-		return nil, err
-	}
-	out, err := t.unreadMessages(realmID, userID, limit)
-	if err != nil || len(p) == 0 {
-		return out, err
-	}
-	return p.UnreadMessages(realmID, userID, limit, out, t.findMessages)
-}
-
-// unreadMessages reads only the columns of the unread state, not the
+// UnreadMessages reads only the columns of the unread state, not the
 // messages' contents; user_messages_unread finds the rows.
-func (t *tx) unreadMessages(realmID, userID int64, limit int) ([]storage.UnreadMessage, error) {
+func (t *tx) UnreadMessages(realmID, userID int64, limit int) ([]storage.UnreadMessage, error) {
 	q := `SELECT um.message_id, um.flags, m.recipient_type, m.channel_id, m.topic, m.direct_user_ids
 		FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id
 		WHERE um.user_id = $1 AND um.flags & 1 = 0 AND m.realm_id = $2

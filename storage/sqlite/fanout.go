@@ -20,11 +20,11 @@ import (
 // share their page.
 //
 // So a write transaction that creates a new channel message with at least
-// sqlcommon.DeferMin recipients whose rows carry no flag (the subscribers
+// defaultDeferMin recipients whose rows carry no flag (the subscribers
 // who are not mentioned) stores those recipients as one row of
 // user_messages_pending instead, and the store's settler moves every
 // pending row into user_messages in a write transaction of its own,
-// sqlcommon.SettleDelay after the commit, for all the messages that came
+// settleDelay after the commit, for all the messages that came
 // meanwhile. The rows that carry flags (the sender's read, a mention) are
 // written at once.
 //
@@ -44,7 +44,7 @@ import (
 // write transaction it moves the pending rows into user_messages and
 // returns nil. In a read transaction it returns the pending rows of its
 // snapshot, read at its first call, for the caller to count in.
-func (t *tx) unsettled() (sqlcommon.Pending, error) {
+func (t *tx) unsettled() (pendingRows, error) {
 	if !t.ReadOnly {
 		return nil, t.settle()
 	}
@@ -54,17 +54,17 @@ func (t *tx) unsettled() (sqlcommon.Pending, error) {
 	err := t.query("PendingRecipients", `SELECT p.message_id, m.channel_id, p.user_ids
 		FROM user_messages_pending AS p JOIN messages AS m ON m.id = p.message_id`, func(sc scanner) error {
 		var id int64
-		var pm sqlcommon.PendingMessage
+		var pm pendingMessage
 		var users string
-		if err := sc.Scan(&id, &pm.ChannelID, &users); err != nil {
+		if err := sc.Scan(&id, &pm.channelID, &users); err != nil {
 			return err
 		}
 		var err error
-		if pm.Users, err = parseIDList(users); err != nil {
+		if pm.users, err = parseIDList(users); err != nil {
 			return err
 		}
 		if t.pending == nil {
-			t.pending = sqlcommon.Pending{}
+			t.pending = pendingRows{}
 		}
 		t.pending[id] = pm
 		return nil
@@ -151,7 +151,7 @@ func (s *Store) settler(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(sqlcommon.SettleDelay):
+		case <-time.After(settleDelay):
 		}
 		s.Update(ctx, func(st storage.Tx) error { return st.(*tx).settle() })
 	}

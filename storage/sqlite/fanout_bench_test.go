@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // BenchmarkFanoutSenders sends messages to a channel of 1 000 users from 8
@@ -30,13 +29,13 @@ func BenchmarkFanoutSenders(b *testing.B) {
 		realm, channel int64
 	}
 	var sides []*side
-	for _, deferMin := range []int{sqlcommon.DeferMin, 1 << 30} {
+	for _, deferMin := range []int{defaultDeferMin, 1 << 30} {
 		s, err := openStore(filepath.Join(b.TempDir(), "chat.db"), deferMin, true)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { s.Close() })
-		sd := &side{name: map[bool]string{true: "deferred", false: "in the send"}[deferMin == sqlcommon.DeferMin], s: s}
+		sd := &side{name: map[bool]string{true: "deferred", false: "in the send"}[deferMin == defaultDeferMin], s: s}
 		if err := s.Update(context.Background(), func(tx storage.Tx) error {
 			r := storage.Realm{Name: "R", Host: "r.example.com"}
 			if err := tx.CreateRealm(&r); err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlcommon"
 	"github.com/teamchat/chat/storage/storagetest"
 )
 
@@ -81,7 +80,7 @@ func fanoutFixture(t *testing.T, s *Store) (realmID, channelID, messageID int64,
 // TestFanoutDeferred follows a big message's rows: pending after the send,
 // read as rows meanwhile, settled by the first write that needs them.
 func TestFanoutDeferred(t *testing.T) {
-	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), sqlcommon.DeferMin, false)
+	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +159,7 @@ func TestFanoutDeferred(t *testing.T) {
 // the settler moves them.
 func TestFanoutSettledAfterCrash(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chat.db")
-	s, err := openStore(path, sqlcommon.DeferMin, false)
+	s, err := openStore(path, defaultDeferMin, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,7 +194,7 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 		}
 	}
 	wrote(t.rows, recipientRows, slices.Collect(maps.Keys(messages))...)
-	rows, deferred := sqlcommon.DeferRows(rows, t.fresh, t.deferMin)
+	rows, deferred := deferRows(rows, t.fresh, t.deferMin)
 	sorted := slices.Clone(rows)
 	slices.SortFunc(sorted, func(a, b storage.UserMessage) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
@@ -259,7 +259,7 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 		out = append(out, id)
 		return err
 	}, jsonIDs(messageIDs))
-	return p.Readers(out, messageIDs), err
+	return p.readers(out, messageIDs), err
 }
 
 func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
@@ -267,7 +267,7 @@ func (t *tx) UserMessage(userID, messageID int64) (storage.UserMessage, error) {
 	if err != nil {
 		return storage.UserMessage{}, err
 	}
-	if p[messageID].Has(userID) {
+	if p[messageID].has(userID) {
 		return storage.UserMessage{UserID: userID, MessageID: messageID}, nil
 	}
 	if rows, ok := cached(t.rows, recipientRows, messageID); ok {
@@ -311,7 +311,7 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 	if err == nil {
 		keep(t.rows, recipientRows, messageID, out)
 	}
-	return p.Recipients(out, messageID), err
+	return p.recipients(out, messageID), err
 }
 
 // ftsQuery is the FTS5 query that matches every word: each quoted, which
@@ -332,7 +332,7 @@ func (t *tx) FindMessages(f storage.MessageFilter) ([]storage.MessageRow, error)
 			return nil, err
 		}
 		if len(p) > 0 {
-			return p.FindMessages(f, t.findMessages)
+			return p.findMessages(f, t.findMessages)
 		}
 	}
 	return t.findMessages(f)

@@ -78,7 +78,7 @@ func (s *Store) QueryCount() int64 { return s.queries.Load() }
 // when the file is not a SQLite database, when its schema is newer than
 // this package knows, or when a migration fails.
 func Open(path string) (*Store, error) {
-	return openStore(path, sqlcommon.DeferMin, true)
+	return openStore(path, defaultDeferMin, true)
 }
 
 // openStore is Open with the deferral's settings (fanout.go): tests defer

@@ -37,7 +37,7 @@ type tx struct {
 	// that this one deferred rows. A read transaction keeps the pending
 	// rows of its snapshot once read (pendingRead).
 	settled, deferred bool
-	pending           sqlcommon.Pending
+	pending           pendingRows
 	pendingRead       bool
 	// TxState's Failed is the first storage failure, after which SQLite
 	// may have rolled the transaction back on its own.

@@ -56,7 +56,7 @@ func (t *tx) UnreadMessages(realmID, userID int64, limit int) ([]storage.UnreadM
 	if err != nil || len(p) == 0 {
 		return out, err
 	}
-	return p.UnreadMessages(realmID, userID, limit, out, t.findMessages)
+	return p.unreadMessages(realmID, userID, limit, out, t.findMessages)
 }
 
 // unreadMessages reads the user's unread rows first. When their messages

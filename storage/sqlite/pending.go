@@ -1,4 +1,4 @@
-package sqlcommon
+package sqlite
 
 import (
 	"cmp"
@@ -9,44 +9,46 @@ import (
 	"github.com/teamchat/chat/storage"
 )
 
-// The SQL backends may defer the flagless rows of a new message to many
-// users: a transaction stores the recipients as one row of
-// user_messages_pending instead of a row each, and the backend moves them
-// into user_messages later, for many messages at once (see the SQLite
-// backend's fanout.go). Until then a write transaction that touches users'
-// rows moves them first, and a read transaction counts them in with the
-// functions below, which are the same for both dialects.
+// What a read transaction does with the pending rows of its snapshot
+// (fanout.go): the rows are counted in by the same functions whatever the
+// query, over the backend's own reads of the stored rows.
+//
+// PostgreSQL keeps writing every row in the message's transaction: tried
+// there (2026-11-28, bench/peer), deferring gave no more messages a second
+// to the big channel (33 against 37) and cost reactions more than half
+// their rate (252/s against 591/s), every write that touches users' rows
+// running one more statement on a shared table under SERIALIZABLE.
 
-// DeferMin is the fewest flagless rows of one new message that are
+// defaultDeferMin is the fewest flagless rows of one new message that are
 // deferred: below it, the rows cost less than settling them.
-const DeferMin = 64
+const defaultDeferMin = 64
 
-// SettleDelay is how long a backend's settler lets messages come before it
+// settleDelay is how long the settler lets messages come before it
 // moves their rows: the longer, the more messages share each user's page.
-const SettleDelay = 100 * time.Millisecond
+const settleDelay = 100 * time.Millisecond
 
-// PendingMessage is a message whose flagless rows are pending.
-type PendingMessage struct {
-	ChannelID int64
-	Users     []int64 // ascending
+// pendingMessage is a message whose flagless rows are pending.
+type pendingMessage struct {
+	channelID int64
+	users     []int64 // ascending
 }
 
-// Has reports whether the user is among the message's pending rows.
-func (p PendingMessage) Has(userID int64) bool {
-	_, found := slices.BinarySearch(p.Users, userID)
+// has reports whether the user is among the message's pending rows.
+func (p pendingMessage) has(userID int64) bool {
+	_, found := slices.BinarySearch(p.users, userID)
 	return found
 }
 
-// Pending is the pending rows a read transaction's snapshot holds, by
+// pendingRows are the pending rows a read transaction's snapshot holds, by
 // message.
-type Pending map[int64]PendingMessage
+type pendingRows map[int64]pendingMessage
 
-// DeferRows takes out of rows the flagless rows of the messages in fresh
+// deferRows takes out of rows the flagless rows of the messages in fresh
 // (channel messages the transaction created and wrote no row for yet),
 // when a message has at least min of them and no user twice (which must
 // fail as ErrExists). It returns the rows left and the deferred recipients
 // by message, ascending, and removes every message of rows from fresh.
-func DeferRows(rows []storage.UserMessage, fresh map[int64]bool, min int) ([]storage.UserMessage, map[int64][]int64) {
+func deferRows(rows []storage.UserMessage, fresh map[int64]bool, min int) ([]storage.UserMessage, map[int64][]int64) {
 	flagless := map[int64][]int64{}
 	for _, r := range rows {
 		if r.Flags == 0 && fresh[r.MessageID] {
@@ -92,22 +94,22 @@ func repeatsUser(rows []storage.UserMessage, messageID int64) bool {
 
 // of returns the pending messages the user received that keep selects,
 // by channel.
-func (p Pending) of(userID int64, keep func(id int64, pm PendingMessage) bool) map[int64][]int64 {
+func (p pendingRows) of(userID int64, keep func(id int64, pm pendingMessage) bool) map[int64][]int64 {
 	out := map[int64][]int64{}
 	for id, pm := range p {
-		if pm.Has(userID) && keep(id, pm) {
-			out[pm.ChannelID] = append(out[pm.ChannelID], id)
+		if pm.has(userID) && keep(id, pm) {
+			out[pm.channelID] = append(out[pm.channelID], id)
 		}
 	}
 	return out
 }
 
-// FindMessages answers FindMessages for a reader with pending rows, given
+// findMessages answers FindMessages for a reader with pending rows, given
 // find, the backend's FindMessages over the stored rows: the messages f
 // selects from the stored rows, and those of the pending rows the reader
 // received, read through the channel's history and marked received
 // without flags.
-func (p Pending) FindMessages(f storage.MessageFilter, find func(storage.MessageFilter) ([]storage.MessageRow, error)) ([]storage.MessageRow, error) {
+func (p pendingRows) findMessages(f storage.MessageFilter, find func(storage.MessageFilter) ([]storage.MessageRow, error)) ([]storage.MessageRow, error) {
 	var ids map[int64]bool
 	if f.IDs != nil {
 		ids = make(map[int64]bool, len(f.IDs))
@@ -115,8 +117,8 @@ func (p Pending) FindMessages(f storage.MessageFilter, find func(storage.Message
 			ids[id] = true
 		}
 	}
-	mine := p.of(f.UserID, func(id int64, pm PendingMessage) bool {
-		return id >= f.MinID && (f.MaxID == 0 || id <= f.MaxID) && (f.ChannelID == 0 || pm.ChannelID == f.ChannelID) &&
+	mine := p.of(f.UserID, func(id int64, pm pendingMessage) bool {
+		return id >= f.MinID && (f.MaxID == 0 || id <= f.MaxID) && (f.ChannelID == 0 || pm.channelID == f.ChannelID) &&
 			(ids == nil || ids[id]) && len(f.DirectUserIDs) == 0 && !f.Starred
 	})
 	out, err := find(f)
@@ -156,12 +158,12 @@ func (p Pending) FindMessages(f storage.MessageFilter, find func(storage.Message
 	return out, nil
 }
 
-// UnreadMessages adds to out, the user's unread stored rows of the realm
+// unreadMessages adds to out, the user's unread stored rows of the realm
 // (newest first, at most limit when limit > 0), the user's pending
 // messages of the realm, which are unread, keeping the newest limit.
-func (p Pending) UnreadMessages(realmID, userID int64, limit int, out []storage.UnreadMessage,
+func (p pendingRows) unreadMessages(realmID, userID int64, limit int, out []storage.UnreadMessage,
 	find func(storage.MessageFilter) ([]storage.MessageRow, error)) ([]storage.UnreadMessage, error) {
-	mine := p.of(userID, func(int64, PendingMessage) bool { return true })
+	mine := p.of(userID, func(int64, pendingMessage) bool { return true })
 	for _, channelID := range slices.Sorted(maps.Keys(mine)) {
 		rows, err := find(storage.MessageFilter{RealmID: realmID, UserID: userID, ChannelID: channelID,
 			ChannelHistory: true, IDs: mine[channelID], WithoutContent: true})
@@ -181,24 +183,24 @@ func (p Pending) UnreadMessages(realmID, userID int64, limit int, out []storage.
 	return out, nil
 }
 
-// Recipients adds the message's pending rows to rows (sorted by user).
-func (p Pending) Recipients(rows []storage.UserMessage, messageID int64) []storage.UserMessage {
+// recipients adds the message's pending rows to rows (sorted by user).
+func (p pendingRows) recipients(rows []storage.UserMessage, messageID int64) []storage.UserMessage {
 	pm, ok := p[messageID]
 	if !ok {
 		return rows
 	}
-	for _, u := range pm.Users {
+	for _, u := range pm.users {
 		rows = append(rows, storage.UserMessage{UserID: u, MessageID: messageID})
 	}
 	slices.SortFunc(rows, func(a, b storage.UserMessage) int { return cmp.Compare(a.UserID, b.UserID) })
 	return rows
 }
 
-// Readers adds the users of the messages' pending rows to readers, which
+// readers adds the users of the messages' pending rows to readers, which
 // it returns sorted, without repeats.
-func (p Pending) Readers(readers, messageIDs []int64) []int64 {
+func (p pendingRows) readers(readers, messageIDs []int64) []int64 {
 	for _, id := range messageIDs {
-		readers = append(readers, p[id].Users...)
+		readers = append(readers, p[id].users...)
 	}
 	slices.Sort(readers)
 	return slices.Compact(readers)

@@ -204,7 +204,7 @@ func jsonNumbers(ids ...int64) []any {
 }
 
 // TestBigChannelUnreadRightAfterSend reads a big channel's messages, as a
-// recipient, right after they are sent: the SQL stores write such rows a
+// recipient, right after they are sent: the SQLite store writes such rows a
 // moment later (storage/sqlite/fanout.go), and the unread state, the
 // flags and the fetches must not show it.
 func TestBigChannelUnreadRightAfterSend(t *testing.T) {

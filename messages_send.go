@@ -491,8 +491,11 @@ func (s *Service) renderWithin(ctx context.Context, rc *renderContext, content s
 	rc.env.Stop = stop.Load
 	done := make(chan markdown.Result, 1)
 	go func() {
-		defer release()
-		done <- s.renderContent(rc, content)
+		res := s.renderContent(rc, content)
+		// Released before the result is handed over, so that a caller
+		// that has its result finds the slot resting or free.
+		release()
+		done <- res
 	}()
 	budget := time.NewTimer(s.cfg.RenderTimeBudget)
 	defer budget.Stop()

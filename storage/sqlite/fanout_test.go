@@ -144,6 +144,21 @@ func TestFanoutDeferred(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A new message's rows cannot meet pending ones: sending a direct
+	// message leaves them pending.
+	update(t, s, func(tx storage.Tx) error {
+		m := &storage.MessageRecord{RealmID: realmID, SenderID: users[0], RecipientType: storage.RecipientDirect,
+			DirectUserIDs: users[:2], Content: "psst", DateSent: time.Unix(2, 0)}
+		if err := tx.CreateMessages([]*storage.MessageRecord{m}); err != nil {
+			return err
+		}
+		return tx.CreateUserMessages([]storage.UserMessage{{UserID: users[0], MessageID: m.ID, Flags: storage.FlagRead},
+			{UserID: users[1], MessageID: m.ID}})
+	})
+	if n := pendingCount(t, s); n != 1 {
+		t.Fatalf("%d messages pending after a direct message, want 1: did its send settle?", n)
+	}
+
 	// A write that needs the rows settles them, for every user.
 	update(t, s, func(tx storage.Tx) error {
 		changed, err := tx.UpdateUserMessageFlags(users[1], []int64{id}, storage.FlagStarred, 0)

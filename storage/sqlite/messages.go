@@ -50,12 +50,10 @@ func (t *tx) CreateMessages(ms []*storage.MessageRecord) error {
 			return t.check("CreateMessages", err)
 		}
 		wrote(t.rows, messageRows, m.ID)
-		if m.RecipientType == storage.RecipientChannel {
-			if t.fresh == nil {
-				t.fresh = map[int64]bool{}
-			}
-			t.fresh[m.ID] = true
+		if t.fresh == nil {
+			t.fresh = map[int64]bool{}
 		}
+		t.fresh[m.ID] = m.RecipientType == storage.RecipientChannel
 	}
 	return nil
 }
@@ -185,7 +183,8 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	fresh := true
 	for _, r := range rows {
 		messages[r.MessageID] = true
-		fresh = fresh && t.fresh[r.MessageID]
+		_, isNew := t.fresh[r.MessageID]
+		fresh = fresh && isNew
 	}
 	// Rows of a message that is not new may meet pending ones.
 	if !fresh {

@@ -43,8 +43,8 @@ func (p pendingMessage) has(userID int64) bool {
 // message.
 type pendingRows map[int64]pendingMessage
 
-// deferRows takes out of rows the flagless rows of the messages in fresh
-// (channel messages the transaction created and wrote no row for yet),
+// deferRows takes out of rows the flagless rows of the messages true in
+// fresh (channel messages the transaction created and wrote no row for yet),
 // when a message has at least min of them and no user twice (which must
 // fail as ErrExists). It returns the rows left and the deferred recipients
 // by message, ascending, and removes every message of rows from fresh.

@@ -29,8 +29,9 @@ type tx struct {
 	// userWrites are the users this write transaction wrote, for the
 	// user-list cache once it commits (usersWrite); nil when none.
 	userWrites *usersWrite
-	// fresh are the channel messages this transaction created and wrote
-	// no user's row for yet; deferMin is the store's (fanout.go).
+	// fresh are the messages this transaction created and wrote no
+	// user's row for yet, true for those to a channel, whose rows may be
+	// deferred; deferMin is the store's (fanout.go).
 	fresh    map[int64]bool
 	deferMin int
 	// settled says no row is pending in a write transaction; deferred

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -36,25 +35,7 @@ func BenchmarkFanoutSenders(b *testing.B) {
 		}
 		b.Cleanup(func() { s.Close() })
 		sd := &side{name: map[bool]string{true: "deferred", false: "in the send"}[deferMin == defaultDeferMin], s: s}
-		if err := s.Update(context.Background(), func(tx storage.Tx) error {
-			r := storage.Realm{Name: "R", Host: "r.example.com"}
-			if err := tx.CreateRealm(&r); err != nil {
-				return err
-			}
-			for i := range users {
-				u := storage.UserRecord{RealmID: r.ID, Email: fmt.Sprintf("u%d@example.com", i), FullName: "U",
-					APIKey: fmt.Sprintf("key%029d", i)}
-				if err := tx.CreateUser(&u); err != nil {
-					return err
-				}
-				sd.ids = append(sd.ids, u.ID)
-			}
-			cs := []*storage.Channel{{RealmID: r.ID, Name: "big"}}
-			sd.realm, sd.channel = r.ID, cs[0].ID
-			return tx.CreateChannels(cs)
-		}); err != nil {
-			b.Fatal(err)
-		}
+		sd.realm, sd.channel, sd.ids = bigChannel(b, s, users)
 		sides = append(sides, sd)
 	}
 	send := func(sd *side, n int) {

@@ -47,16 +47,15 @@ func pendingCount(t *testing.T, s *Store) int {
 	return n
 }
 
-// fanoutFixture makes a realm, a channel of 100 users and one message to
-// it: the sender's row is read, the other 99 carry no flag.
-func fanoutFixture(t *testing.T, s *Store) (realmID, channelID, messageID int64, users []int64) {
-	t.Helper()
-	update(t, s, func(tx storage.Tx) error {
+// bigChannel makes a realm and a channel, and n users of the realm.
+func bigChannel(tb testing.TB, s *Store, n int) (realmID, channelID int64, users []int64) {
+	tb.Helper()
+	err := s.Update(context.Background(), func(tx storage.Tx) error {
 		r := storage.Realm{Name: "R", Host: "r.example.com"}
 		if err := tx.CreateRealm(&r); err != nil {
 			return err
 		}
-		for i := range 100 {
+		for i := range n {
 			u := storage.UserRecord{RealmID: r.ID, Email: fmt.Sprintf("u%d@example.com", i), FullName: "U",
 				APIKey: fmt.Sprintf("key%029d", i)}
 			if err := tx.CreateUser(&u); err != nil {
@@ -68,8 +67,23 @@ func fanoutFixture(t *testing.T, s *Store) (realmID, channelID, messageID int64,
 		if err := tx.CreateChannels(cs); err != nil {
 			return err
 		}
-		m := &storage.MessageRecord{RealmID: r.ID, SenderID: users[0], RecipientType: storage.RecipientChannel,
-			ChannelID: cs[0].ID, Topic: "t", Content: "hi", DateSent: time.Unix(1, 0)}
+		realmID, channelID = r.ID, cs[0].ID
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return realmID, channelID, users
+}
+
+// fanoutFixture makes a channel of 100 users (bigChannel) and one message
+// to it: the sender's row is read, the other 99 carry no flag.
+func fanoutFixture(t *testing.T, s *Store) (realmID, channelID, messageID int64, users []int64) {
+	t.Helper()
+	realmID, channelID, users = bigChannel(t, s, 100)
+	update(t, s, func(tx storage.Tx) error {
+		m := &storage.MessageRecord{RealmID: realmID, SenderID: users[0], RecipientType: storage.RecipientChannel,
+			ChannelID: channelID, Topic: "t", Content: "hi", DateSent: time.Unix(1, 0)}
 		if err := tx.CreateMessages([]*storage.MessageRecord{m}); err != nil {
 			return err
 		}
@@ -77,7 +91,7 @@ func fanoutFixture(t *testing.T, s *Store) (realmID, channelID, messageID int64,
 		for _, u := range users[1:] {
 			rows = append(rows, storage.UserMessage{UserID: u, MessageID: m.ID})
 		}
-		realmID, channelID, messageID = r.ID, cs[0].ID, m.ID
+		messageID = m.ID
 		return tx.CreateUserMessages(rows)
 	})
 	return realmID, channelID, messageID, users

@@ -147,11 +147,11 @@ func readFlagSources(tx storage.Tx, realmID int64, sender *storage.UserRecord) (
 	return flagSources{alertWords: newAlertWordsMatcher(words), muters: muters}, nil
 }
 
-// deliveryRecipients reads the channel subscribers (once per channel,
-// unless the caller knows them) and which of them and of the direct
-// participants are active.
+// deliveryRecipients reads the active subscribers of the channels (once
+// per channel, unless the caller knows the subscribers) and which of the
+// caller's subscribers and of the direct participants are active.
 func deliveryRecipients(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) (*recipients, error) {
-	r := &recipients{channelIDs: []int64{}, subscribers: map[int64][]int64{}}
+	r := &recipients{channelIDs: []int64{}, subscribers: map[int64][]int64{}, active: map[int64]bool{}}
 	var unknown []int64
 	for _, m := range ms {
 		if m.RecipientType == RecipientChannel && !slices.Contains(r.channelIDs, m.ChannelID) {
@@ -162,32 +162,38 @@ func deliveryRecipients(tx storage.Tx, realmID int64, ms []*storage.MessageRecor
 		}
 	}
 	if len(unknown) > 0 {
-		subs, err := tx.ChannelSubscriptions(unknown)
+		// Only the IDs of the active ones matter here, not the whole
+		// subscriptions: a big channel's are most of its send's reads.
+		subs, err := storage.ActiveSubscribers(tx, realmID, unknown)
 		if err != nil {
 			return nil, err
 		}
-		r.subscribers = subscriberIDs(subs)
-	}
-	for c, ids := range o.subscribers {
-		r.subscribers[c] = ids
+		for c, ids := range subs {
+			r.subscribers[c] = ids
+			for _, id := range ids {
+				r.active[id] = true
+			}
+		}
 	}
 	var candidates []int64
-	for _, ids := range r.subscribers {
+	for c, ids := range o.subscribers {
+		r.subscribers[c] = ids
 		candidates = append(candidates, ids...)
 	}
 	for _, m := range ms {
 		candidates = append(candidates, m.DirectUserIDs...)
 	}
-	// Only whether each is active matters here, not the whole record.
-	activeIDs, err := tx.ActiveUserIDs(realmID, uniqueIDs(candidates))
-	if err != nil {
-		return nil, err
-	}
-	r.active = make(map[int64]bool, len(activeIDs))
-	for _, id := range activeIDs {
-		r.active[id] = true
+	if len(candidates) > 0 {
+		activeIDs, err := tx.ActiveUserIDs(realmID, uniqueIDs(candidates))
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range activeIDs {
+			r.active[id] = true
+		}
 	}
 	if !o.imported {
+		var err error
 		if r.lists, err = readFlagSources(tx, realmID, o.sender); err != nil {
 			return nil, err
 		}

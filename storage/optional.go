@@ -119,6 +119,50 @@ func SubscriberCounts(tx Tx, channelIDs []int64) (map[int64]int, error) {
 	return out, nil
 }
 
+// ActiveSubscribersTx finds who a channel message reaches without reading
+// the subscriptions themselves: a big channel's send needs its
+// subscribers' IDs only, and reading a thousand whole subscriptions and
+// then which of their users are active costs several times the message's
+// own write.
+type ActiveSubscribersTx interface {
+	// ActiveSubscribers returns the IDs of the active users of the realm
+	// subscribed to each of the channels, keyed by channel ID, each list in
+	// increasing order; channels without such subscribers have no entry.
+	ActiveSubscribers(realmID int64, channelIDs []int64) (map[int64][]int64, error)
+}
+
+// ActiveSubscribers answers ActiveSubscribersTx's query in tx: with tx's
+// own method when it has one, else from ChannelSubscriptions and
+// ActiveUserIDs.
+func ActiveSubscribers(tx Tx, realmID int64, channelIDs []int64) (map[int64][]int64, error) {
+	if o, ok := tx.(ActiveSubscribersTx); ok {
+		return o.ActiveSubscribers(realmID, channelIDs)
+	}
+	out := map[int64][]int64{}
+	subs, err := tx.ChannelSubscriptions(channelIDs)
+	if err != nil || len(subs) == 0 {
+		return out, err
+	}
+	ids := make([]int64, 0, len(subs))
+	for _, s := range subs {
+		ids = append(ids, s.UserID)
+	}
+	slices.Sort(ids)
+	active, err := tx.ActiveUserIDs(realmID, slices.Compact(ids))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range subs {
+		if _, ok := slices.BinarySearch(active, s.UserID); ok {
+			out[s.ChannelID] = append(out[s.ChannelID], s.UserID)
+		}
+	}
+	for _, ids := range out {
+		slices.Sort(ids)
+	}
+	return out, nil
+}
+
 // ReadMarkerTx marks a user's unread messages read in bulk.
 type ReadMarkerTx interface {
 	// MarkRead sets FlagRead on at most limit of the user's unread rows,

@@ -366,6 +366,26 @@ func (t *tx) SubscriberCounts(channelIDs []int64) (map[int64]int, error) {
 	return out, err
 }
 
+// ActiveSubscribers reads the subscriptions' index of (channel, user) and
+// each user's row, never the subscriptions' own rows.
+func (t *tx) ActiveSubscribers(realmID int64, channelIDs []int64) (map[int64][]int64, error) {
+	out := map[int64][]int64{}
+	if len(channelIDs) == 0 {
+		return out, nil
+	}
+	err := t.query("ActiveSubscribers", `SELECT s.channel_id, s.user_id FROM subscriptions AS s JOIN users AS u ON u.id = s.user_id
+		WHERE s.channel_id IN (SELECT value FROM json_each(?)) AND u.realm_id = ? AND u.is_active
+		ORDER BY s.channel_id, s.user_id`, func(sc scanner) error {
+		var ch, user int64
+		if err := sc.Scan(&ch, &user); err != nil {
+			return err
+		}
+		out[ch] = append(out[ch], user)
+		return nil
+	}, jsonIDs(channelIDs), realmID)
+	return out, err
+}
+
 func (t *tx) UpdateSubscription(s storage.Subscription) error {
 	res, err := t.execQ("UpdateSubscription", qUpdateSubscription, s.Color, b2i(s.IsMuted), b2i(s.PinToTop),
 		nullBool(s.DesktopNotifications), nullBool(s.AudibleNotifications), nullBool(s.PushNotifications),

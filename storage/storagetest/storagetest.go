@@ -103,6 +103,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"MarkRead", s.testMarkRead},
 		{"UnreadMessages", s.testUnreadMessages},
 		{"SubscriberCounts", s.testSubscriberCounts},
+		{"ActiveSubscribers", s.testActiveSubscribers},
 		{"Reactions", s.testReactions},
 		{"Messages/RoundTrip", s.testMessageRoundTrip},
 		{"Messages/Topics", s.testMessageTopics},

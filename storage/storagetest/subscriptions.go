@@ -239,3 +239,43 @@ func (s *suite) testSubscriberCounts(t *testing.T) {
 		}
 	})
 }
+
+// testActiveSubscribers checks storage.ActiveSubscribers, a backend's own
+// ActiveSubscribersTx or its derivation: each channel's subscribers that are
+// active, in ID order; channels without any have no entry.
+func (s *suite) testActiveSubscribers(t *testing.T) {
+	st, f := s.channelStore(t)
+	var chans []storage.Channel
+	update(t, st, func(tx storage.Tx) {
+		chans = createChannels(t, tx, channelN(f.r1.ID, 1), channelN(f.r1.ID, 2), channelN(f.r1.ID, 3), channelN(f.r1.ID, 4))
+		if err := tx.CreateSubscriptions([]storage.Subscription{
+			{UserID: f.users[2].ID, ChannelID: chans[0].ID, Color: "#000"}, {UserID: f.users[0].ID, ChannelID: chans[0].ID, Color: "#000"},
+			{UserID: f.users[1].ID, ChannelID: chans[0].ID, Color: "#000"}, {UserID: f.users[1].ID, ChannelID: chans[2].ID, Color: "#000"},
+			{UserID: f.users[2].ID, ChannelID: chans[3].ID, Color: "#000"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		u := f.users[1]
+		u.IsActive = false
+		if err := tx.UpdateUser(u); err != nil {
+			t.Fatal(err)
+		}
+	})
+	view(t, st, func(tx storage.Tx) {
+		got, err := storage.ActiveSubscribers(tx, f.r1.ID, []int64{chans[0].ID, chans[1].ID, chans[2].ID, chans[3].ID, chans[3].ID + 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "ActiveSubscribers", got, map[int64][]int64{
+			chans[0].ID: {f.users[0].ID, f.users[2].ID}, chans[3].ID: {f.users[2].ID},
+		})
+		other, err := storage.ActiveSubscribers(tx, f.r2.ID, []int64{chans[0].ID})
+		if err != nil || len(other) != 0 {
+			t.Errorf("ActiveSubscribers of another realm = %v, %v; want none", other, err)
+		}
+		none, err := storage.ActiveSubscribers(tx, f.r1.ID, nil)
+		if err != nil || len(none) != 0 {
+			t.Errorf("ActiveSubscribers(nil) = %v, %v", none, err)
+		}
+	})
+}

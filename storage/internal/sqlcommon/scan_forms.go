@@ -293,6 +293,7 @@ type Tx interface {
 	storage.MessageReadersTx
 	storage.ReadMarkerTx
 	storage.SubscriberCountsTx
+	storage.ActiveSubscribersTx
 }
 
 // OrEmpty returns s, or an empty slice for nil: array columns are NOT

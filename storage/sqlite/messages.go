@@ -131,15 +131,20 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 	return out, err
 }
 
-// DeleteMessages removes the messages; their rows, reactions and search
-// entries go with them (ON DELETE CASCADE, triggers).
+// DeleteMessages removes the messages and their users' rows; their
+// reactions, pending rows and search entries go with them (ON DELETE
+// CASCADE, triggers). The users' rows have no foreign key (migration 0025).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
 		return t.Writable()
 	}
 	wrote(t.rows, messageRows, ids...)
 	wrote(t.rows, recipientRows, ids...)
-	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
+	list := jsonIDs(ids)
+	if _, err := t.exec("DeleteMessages", `DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return err
+	}
+	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, list)
 	return err
 }
 

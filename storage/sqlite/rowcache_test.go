@@ -334,7 +334,7 @@ func TestWriterRowCacheKnowsEveryWrite(t *testing.T) {
 		"INSERT INTO realms": 1, "UPDATE realms": 1,
 		"INSERT INTO users": 1, "UPDATE users": 2,
 		"INSERT INTO messages": 1, "UPDATE messages": 2, "DELETE FROM messages": 1,
-		"INSERT INTO user_messages": 2, "UPDATE user_messages": 2, "DELETE FROM user_messages": 2,
+		"INSERT INTO user_messages": 2, "UPDATE user_messages": 2, "DELETE FROM user_messages": 3,
 		"INSERT INTO realm_emoji": 1, "UPDATE realm_emoji": 1,
 	}
 	write := regexp.MustCompile(`(?i)\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(realms|users|messages|user_messages|realm_emoji)\b`)

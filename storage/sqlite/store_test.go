@@ -597,3 +597,94 @@ func TestMigrationSenderDirectIndex(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMigrationUserMessagesUnchecked: a database of schema 24 keeps its
+// users' rows, flags and indexes when 0025 rebuilds the table without
+// foreign keys, and deleting a message still deletes its rows.
+func TestMigrationUserMessagesUnchecked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	var users, messages []int64
+	update(t, s, func(tx storage.Tx) error {
+		r := testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		for i := range 2 {
+			u := testUser(r.ID, i+1)
+			if err := tx.CreateUser(&u); err != nil {
+				return err
+			}
+			users = append(users, u.ID)
+		}
+		var ms []*storage.MessageRecord
+		for range 2 {
+			ms = append(ms, &storage.MessageRecord{RealmID: r.ID, SenderID: users[0], RecipientType: storage.RecipientChannel,
+				ChannelID: 1, Topic: "t", Content: "hi", RenderedContent: "<p>hi</p>", DateSent: time.Unix(1, 0).UTC()})
+		}
+		if err := tx.CreateMessages(ms); err != nil {
+			return err
+		}
+		for _, m := range ms {
+			messages = append(messages, m.ID)
+		}
+		return nil
+	})
+	// The table as migrations 0006 and 0021 made it.
+	if _, err := s.writer.Exec(`DROP TABLE user_messages;
+		CREATE TABLE user_messages (
+			user_id    INTEGER NOT NULL REFERENCES users (id),
+			message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+			flags      INTEGER NOT NULL,
+			PRIMARY KEY (user_id, message_id)
+		) STRICT, WITHOUT ROWID;
+		CREATE INDEX user_messages_message ON user_messages (message_id);
+		CREATE INDEX user_messages_unread ON user_messages (user_id, message_id, flags) WHERE flags & 1 = 0;
+		CREATE INDEX user_messages_starred ON user_messages (user_id, message_id, flags) WHERE flags & 2 != 0;
+		PRAGMA user_version = 24`); err != nil {
+		t.Fatal(err)
+	}
+	old := []storage.UserMessage{
+		{UserID: users[0], MessageID: messages[0], Flags: storage.FlagRead | storage.FlagStarred},
+		{UserID: users[1], MessageID: messages[0], Flags: storage.FlagMentioned},
+		{UserID: users[1], MessageID: messages[1]},
+	}
+	for _, r := range old {
+		if _, err := s.writer.Exec(`INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, ?)`,
+			r.UserID, r.MessageID, int64(r.Flags)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s = open(t, path)
+	var keys int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM pragma_foreign_key_list('user_messages')`).Scan(&keys); err != nil || keys != 0 {
+		t.Errorf("foreign keys of user_messages after migration 0025: %d, %v; want none", keys, err)
+	}
+	var indexes int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'user_messages'
+		AND name IN ('user_messages_message', 'user_messages_unread', 'user_messages_starred')`).Scan(&indexes); err != nil || indexes != 3 {
+		t.Errorf("indexes of user_messages after migration 0025: %d of 3, %v", indexes, err)
+	}
+	view(t, s, func(tx storage.Tx) error {
+		for _, want := range old {
+			got, err := tx.(storage.UserMessageTx).UserMessage(want.UserID, want.MessageID)
+			if err != nil || got != want {
+				t.Errorf("UserMessage(%d, %d) after migration 0025 = %+v, %v; want %+v", want.UserID, want.MessageID, got, err, want)
+			}
+		}
+		unread, err := tx.FindMessages(storage.MessageFilter{RealmID: 1, UserID: users[1], Unread: true})
+		if err != nil || len(unread) != 2 {
+			t.Errorf("unread of user %d after migration 0025: %d messages, %v; want 2", users[1], len(unread), err)
+		}
+		return nil
+	})
+	update(t, s, func(tx storage.Tx) error { return tx.DeleteMessages(messages[:1]) })
+	view(t, s, func(tx storage.Tx) error {
+		rows, err := tx.MessageRecipients(messages[0])
+		if err != nil || len(rows) != 0 {
+			t.Errorf("rows of a deleted message: %+v, %v; want none", rows, err)
+		}
+		return nil
+	})
+}

@@ -111,11 +111,14 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 		AND recipient_type = 1 ORDER BY id DESC LIMIT $3`, scanID, channelID, key, int64(limit))
 }
 
-// DeleteMessages removes the messages; their users' rows and reactions go
-// with them (ON DELETE CASCADE).
+// DeleteMessages removes the messages and their users' rows; their
+// reactions go with them (ON DELETE CASCADE).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
 		return t.Writable()
+	}
+	if _, err := t.exec("DeleteMessages", `DELETE FROM user_messages WHERE message_id = ANY($1)`, ids); err != nil {
+		return err
 	}
 	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id = ANY($1)`, ids)
 	return err

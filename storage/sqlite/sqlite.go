@@ -65,6 +65,14 @@ type Store struct {
 	stopSettler  context.CancelFunc
 	deferMin     int
 	autoSettle   bool
+	// The checkpointer (checkpoint.go): ckPool is its connection, ckKick
+	// wakes it, and it closes ckDone when stopCk ends it; checkpoints
+	// counts the checkpoints it ran.
+	ckPool      *sql.DB
+	ckKick      chan struct{}
+	ckDone      chan struct{}
+	stopCk      context.CancelFunc
+	checkpoints atomic.Int64
 }
 
 // QueryCount returns how many SQL statements transactions have run since
@@ -108,6 +116,16 @@ func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	if s.ckPool, err = sql.Open("sqlite", dsn(path, false)); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	s.ckPool.SetMaxOpenConns(1)
+	s.ckPool.SetMaxIdleConns(1)
+	s.ckKick, s.ckDone = make(chan struct{}, 1), make(chan struct{})
+	ckCtx, stopCk := context.WithCancel(context.Background())
+	s.stopCk = stopCk
+	go s.checkpointer(ckCtx, s.ckPool)
 	s.deferMin, s.autoSettle = deferMin, autoSettle
 	s.kick, s.settlerDone = make(chan struct{}, 1), make(chan struct{})
 	settlerCtx, stop := context.WithCancel(context.Background())
@@ -149,7 +167,9 @@ func dsn(path string, reader bool) string {
 	if reader {
 		b.WriteString("&_pragma=query_only(1)")
 	} else {
-		b.WriteString("&_txlock=immediate")
+		// The checkpointer copies the log back, not the writer's commits
+		// (checkpoint.go).
+		b.WriteString("&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
 	}
 	return b.String()
 }
@@ -241,6 +261,7 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
 	s.rows.committed()
+	s.kickCheckpointer()
 	if t.deferred {
 		s.pendingEmpty.Store(false)
 		s.kickSettler()
@@ -253,13 +274,18 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	return nil
 }
 
-// Close closes both pools. Transactions started afterwards fail. Close may
-// be called more than once.
+// Close stops the settler and the checkpointer and closes the pools.
+// Transactions started afterwards fail. Close may be called more than once.
 func (s *Store) Close() error {
 	if s.stopSettler != nil {
 		s.stopSettler()
 		<-s.settlerDone
 		s.stopSettler = nil
+	}
+	if s.stopCk != nil {
+		s.stopCk()
+		<-s.ckDone
+		s.stopCk = nil
 	}
 	errs := []error{s.wtexts.close(), s.rtexts.close()}
 	for _, set := range []*stmts{&s.rstmts, &s.wstmts} {
@@ -271,6 +297,9 @@ func (s *Store) Close() error {
 	}
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
+	}
+	if s.ckPool != nil {
+		errs = append(errs, s.ckPool.Close())
 	}
 	errs = append(errs, s.writer.Close())
 	return errors.Join(errs...)

@@ -212,6 +212,11 @@ func TestPragmas(t *testing.T) {
 			t.Errorf("%s: PRAGMA query_only = %s, want %s", pool, queryOnly, wantQO)
 		}
 	}
+	// The writer leaves checkpoints to the checkpointer (checkpoint.go).
+	var autoCheckpoint int
+	if err := s.writer.QueryRow("PRAGMA wal_autocheckpoint").Scan(&autoCheckpoint); err != nil || autoCheckpoint != 0 {
+		t.Errorf("writer: PRAGMA wal_autocheckpoint = %d, %v; want 0", autoCheckpoint, err)
+	}
 	if n := s.writer.Stats().MaxOpenConnections; n != 1 {
 		t.Errorf("writer allows %d connections, want 1", n)
 	}
@@ -687,4 +692,38 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestCheckpointer: the log is copied back and started over while the
+// writer goes on, though the writer never checkpoints. Twenty commits of
+// 1 MB each, each followed by the checkpoint it asked for, leave a log of
+// about two commits' pages; without checkpoints it would hold all twenty.
+func TestCheckpointer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	defer s.Close()
+	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	const commits, size = 20, 1 << 20
+	for range commits {
+		before := s.checkpoints.Load()
+		update(t, s, func(st storage.Tx) error {
+			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, size)
+			return err
+		})
+		for deadline := time.Now().Add(10 * time.Second); s.checkpoints.Load() == before; {
+			if time.Now().After(deadline) {
+				t.Fatalf("no checkpoint within 10 s of a commit (%d so far)", before)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 4*size {
+		t.Errorf("log of %d bytes after %d commits of %d bytes, each checkpointed: not started over", fi.Size(), commits, size)
+	}
 }

@@ -32,22 +32,12 @@ const checkpointDelay = 100 * time.Millisecond
 // then. A failed checkpoint leaves the log to the next one.
 func (s *Store) checkpointer(ctx context.Context, db *sql.DB) {
 	defer close(s.ckDone)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.ckKick:
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(checkpointDelay):
-		}
+	afterKicks(ctx, s.ckKick, checkpointDelay, func() {
 		var busy, frames, copied int64
 		if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err == nil {
 			s.checkpoints.Add(1)
 		}
-	}
+	})
 }
 
 // kickCheckpointer asks the checkpointer to run, unless it is asked

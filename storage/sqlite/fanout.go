@@ -142,18 +142,24 @@ func (t *tx) storePending(deferred map[int64][]int64) error {
 // for the next kick or the next write that touches users' rows.
 func (s *Store) settler(ctx context.Context) {
 	defer close(s.settlerDone)
+	afterKicks(ctx, s.kick, settleDelay, func() { s.Settle(ctx) })
+}
+
+// afterKicks calls fn delay after each signal on kick, until ctx ends:
+// the signals that come meanwhile share the call.
+func afterKicks(ctx context.Context, kick <-chan struct{}, delay time.Duration, fn func()) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.kick:
+		case <-kick:
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(settleDelay):
+		case <-time.After(delay):
 		}
-		s.Settle(ctx)
+		fn()
 	}
 }
 

@@ -163,6 +163,8 @@ type Service struct {
 	tusLocks keyedMutex
 	// accepted remembers the credentials AuthenticateRequest accepted.
 	accepted acceptedCredentials
+	// checks batches the credential checks of long-polls (events_checks.go).
+	checks actorChecks
 	// dummy is the hash failed logins of unknown accounts compare with.
 	dummyOnce sync.Once
 	dummy     []byte

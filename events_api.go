@@ -3,8 +3,6 @@ package chat
 import (
 	"context"
 	"iter"
-
-	"github.com/teamchat/chat/storage"
 )
 
 // GetEvents acknowledges the events of the actor's queue up to lastEventID
@@ -26,14 +24,6 @@ func (s *Service) DeleteQueue(ctx context.Context, actor Actor, queueID string) 
 		return err
 	}
 	return s.hub.DeleteQueue(actor.UserID(), queueID)
-}
-
-// checkActor checks that the actor is an active user of an active realm.
-func (s *Service) checkActor(ctx context.Context, actor Actor) error {
-	return s.view(ctx, actor, func(tx storage.Tx) error {
-		_, _, err := s.actor(tx, actor)
-		return err
-	})
 }
 
 // Listen registers an event queue for the actor and yields its events as

@@ -1,0 +1,71 @@
+package chat_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
+)
+
+// TestConcurrentPollChecks: long-polls whose credential checks share read
+// transactions (events_checks.go) each get their own answer: events for the
+// active, the deactivation error for a deactivated user, the API key error
+// for a bot whose key was regenerated after its request was admitted, and
+// a queue error for a queue that is not the user's.
+func TestConcurrentPollChecks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		queues := map[int64]string{}
+		for _, a := range []*account{f.admin, f.member, f.guest, f.visEveryone, f.bot} {
+			st, err := f.svc.Register(ctx, chat.AsUser(a.ID), chat.RegisterRequest{EventTypes: []string{"message"}})
+			wantNoErr(t, "Register", err)
+			queues[a.ID] = st["queue_id"].(string)
+		}
+		// The bot's credentials, accepted once, are admitted unchecked next.
+		_, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
+		wantNoErr(t, "AuthenticateRequest", err)
+		botActor, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
+		wantNoErr(t, "AuthenticateRequest again", err)
+		_, err = f.svc.RegenerateBotAPIKey(ctx, chat.AsUser(f.member.ID), f.bot.ID)
+		wantNoErr(t, "RegenerateBotAPIKey", err)
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.visEveryone.ID))
+
+		type poll struct {
+			name  string
+			actor chat.Actor
+			queue string
+			want  error // nil: events
+		}
+		polls := []poll{
+			{"admin", chat.AsUser(f.admin.ID), queues[f.admin.ID], nil},
+			{"member", chat.AsUser(f.member.ID), queues[f.member.ID], nil},
+			{"guest", chat.AsUser(f.guest.ID), queues[f.guest.ID], nil},
+			{"deactivated", chat.AsUser(f.visEveryone.ID), queues[f.visEveryone.ID], chat.ErrAccountDeactivated},
+			{"revoked key", botActor, queues[f.bot.ID], chat.ErrInvalidAPIKey},
+			{"another's queue", chat.AsUser(f.member.ID), queues[f.admin.ID], nil},
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 20*len(polls))
+		for i := range errs {
+			p := polls[i%len(polls)]
+			wg.Go(func() {
+				_, errs[i] = f.svc.GetEvents(ctx, p.actor, p.queue, -1, true)
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			p := polls[i%len(polls)]
+			switch {
+			case p.name == "another's queue":
+				wantCodeMsg(t, p.name, err, chat.CodeBadEventQueueID, "Bad event queue ID: "+p.queue)
+			case p.want == nil:
+				wantNoErr(t, p.name, err)
+			case !errors.Is(err, p.want):
+				t.Errorf("%s: GetEvents error %v, want %v", p.name, err, p.want)
+			}
+		}
+	})
+}

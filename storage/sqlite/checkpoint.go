@@ -19,8 +19,8 @@ import (
 // after a checkpoint that copied all of it. As with the automatic one, a
 // reader still on an old snapshot keeps the frames it may read.
 //
-// bench/peer, chatd alone, 2026-11-28: 10-member channel 380 → 648 msg/s,
-// 1 000-member channel 58 → 65 msg/s (BENCHMARKS.md, "Peer").
+// bench/peer, chatd alone, 2026-11-28: 10-member channel 407 → 499 msg/s,
+// 1 000-member channel 65 → 73 msg/s (BENCHMARKS.md, "Peer").
 
 // checkpointDelay is how long the checkpointer lets commits come after
 // the first before it checkpoints them all: at most a few checkpoints a

@@ -152,13 +152,12 @@ func ActiveSubscribers(tx Tx, realmID int64, channelIDs []int64) (map[int64][]in
 	if err != nil {
 		return nil, err
 	}
+	// In ChannelSubscriptions' order (channel, then user), so each list
+	// comes out sorted.
 	for _, s := range subs {
 		if _, ok := slices.BinarySearch(active, s.UserID); ok {
 			out[s.ChannelID] = append(out[s.ChannelID], s.UserID)
 		}
-	}
-	for _, ids := range out {
-		slices.Sort(ids)
 	}
 	return out, nil
 }

@@ -609,12 +609,14 @@ func TestMigrationSenderDirectIndex(t *testing.T) {
 func TestMigrationUserMessagesUnchecked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chat.db")
 	s := open(t, path)
+	var realm int64
 	var users, messages []int64
 	update(t, s, func(tx storage.Tx) error {
 		r := testRealm(1)
 		if err := tx.CreateRealm(&r); err != nil {
 			return err
 		}
+		realm = r.ID
 		for i := range 2 {
 			u := testUser(r.ID, i+1)
 			if err := tx.CreateUser(&u); err != nil {
@@ -678,7 +680,7 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 				t.Errorf("UserMessage(%d, %d) after migration 0025 = %+v, %v; want %+v", want.UserID, want.MessageID, got, err, want)
 			}
 		}
-		unread, err := tx.FindMessages(storage.MessageFilter{RealmID: 1, UserID: users[1], Unread: true})
+		unread, err := tx.FindMessages(storage.MessageFilter{RealmID: realm, UserID: users[1], Unread: true})
 		if err != nil || len(unread) != 2 {
 			t.Errorf("unread of user %d after migration 0025: %d messages, %v; want 2", users[1], len(unread), err)
 		}

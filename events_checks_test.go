@@ -13,13 +13,15 @@ import (
 // transactions (events_checks.go) each get their own answer: events for the
 // active, the deactivation error for a deactivated user, the API key error
 // for a bot whose key was regenerated after its request was admitted, and
-// a queue error for a queue that is not the user's.
+// a queue error for a queue that is not the user's, events for users of
+// another organization than the round's first, and the login error for a
+// user that does not exist.
 func TestConcurrentPollChecks(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		queues := map[int64]string{}
-		for _, a := range []*account{f.admin, f.member, f.guest, f.visEveryone, f.bot} {
+		for _, a := range []*account{f.admin, f.member, f.guest, f.visEveryone, f.bot, f.member2} {
 			st, err := f.svc.Register(ctx, chat.AsUser(a.ID), chat.RegisterRequest{EventTypes: []string{"message"}})
 			wantNoErr(t, "Register", err)
 			queues[a.ID] = st["queue_id"].(string)
@@ -29,6 +31,10 @@ func TestConcurrentPollChecks(t *testing.T) {
 		wantNoErr(t, "AuthenticateRequest", err)
 		botActor, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
 		wantNoErr(t, "AuthenticateRequest again", err)
+		_, err = f.svc.AuthenticateRequest(ctx, host2, f.member2.Email, f.member2.APIKey)
+		wantNoErr(t, "AuthenticateRequest, other organization", err)
+		otherActor, err := f.svc.AuthenticateRequest(ctx, host2, f.member2.Email, f.member2.APIKey)
+		wantNoErr(t, "AuthenticateRequest again, other organization", err)
 		_, err = f.svc.RegenerateBotAPIKey(ctx, chat.AsUser(f.member.ID), f.bot.ID)
 		wantNoErr(t, "RegenerateBotAPIKey", err)
 		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.visEveryone.ID))
@@ -46,6 +52,9 @@ func TestConcurrentPollChecks(t *testing.T) {
 			{"deactivated", chat.AsUser(f.visEveryone.ID), queues[f.visEveryone.ID], chat.ErrAccountDeactivated},
 			{"revoked key", botActor, queues[f.bot.ID], chat.ErrInvalidAPIKey},
 			{"another's queue", chat.AsUser(f.member.ID), queues[f.admin.ID], nil},
+			{"other organization", chat.AsUser(f.member2.ID), queues[f.member2.ID], nil},
+			{"other organization, by key", otherActor, queues[f.member2.ID], nil},
+			{"nobody", chat.AsUser(1 << 40), queues[f.admin.ID], chat.ErrNotLoggedIn},
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, 20*len(polls))

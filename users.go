@@ -295,15 +295,21 @@ func (s *Service) newViewer(tx storage.Tx, actor Actor, q UserQuery) (*viewer, e
 // actor reads the acting user and its realm inside a transaction and checks
 // that both are active.
 func (s *Service) actor(tx storage.Tx, actor Actor) (storage.UserRecord, Realm, error) {
+	return s.actorFrom(tx, actor, nil)
+}
+
+// actorFrom is actor with records read before in tx: known holds some
+// users with their realms, by ID; the others are read here.
+func (s *Service) actorFrom(tx storage.Tx, actor Actor, known actorRecords) (storage.UserRecord, Realm, error) {
 	if p := actor.pending; p != nil && !p.done.Load() {
 		// The request's credentials are checked here, against the
 		// records the operation reads anyway.
-		return s.verifyPending(tx, p)
+		return s.verifyPending(tx, p, known)
 	}
 	if actor.id == 0 {
 		return storage.UserRecord{}, Realm{}, ErrNotLoggedIn
 	}
-	u, r, err := storage.UserAndRealm(tx, actor.id)
+	u, r, err := known.read(tx, actor.id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return storage.UserRecord{}, Realm{}, ErrNotLoggedIn
 	}

@@ -79,6 +79,15 @@ type Actor struct {
 	pending *pendingAuth
 }
 
+// checkedID is the ID of the user whose records a check of the actor
+// reads: the user its pending credentials named, if any.
+func (a Actor) checkedID() int64 {
+	if p := a.pending; p != nil && !p.done.Load() {
+		return p.userID
+	}
+	return a.id
+}
+
 // AsUser returns the Actor for the user with the given ID.
 func AsUser(id int64) Actor { return Actor{id: id} }
 
@@ -153,17 +162,18 @@ func (s *Service) withPendingAuth(actor Actor, fn func(storage.Tx) error) func(s
 		if err != nil && !errors.As(err, &domainErr) {
 			return err // the transaction itself failed
 		}
-		if _, _, verr := s.verifyPending(tx, p); verr != nil {
+		if _, _, verr := s.verifyPending(tx, p, nil); verr != nil {
 			return verr
 		}
 		return err
 	}
 }
 
-// verifyPending reads p's user and their organization in tx and checks
-// p's credentials against them (checkPending); it returns the records.
-func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth) (storage.UserRecord, Realm, error) {
-	u, r, err := storage.UserAndRealm(tx, p.userID)
+// verifyPending reads p's user and their organization in tx (unless
+// known has them) and checks p's credentials against them
+// (checkPending); it returns the records.
+func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth, known actorRecords) (storage.UserRecord, Realm, error) {
+	u, r, err := known.read(tx, p.userID)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return storage.UserRecord{}, Realm{}, err
 	}

@@ -34,6 +34,16 @@ type deliverOptions struct {
 	// the write transaction (see preRender), so that the writer is not
 	// held while Markdown and linkifiers run.
 	prerendered []markdown.Result
+	// realm and channels, when set, are the organization and channels of
+	// the messages as the caller read them in this transaction, so that
+	// the delivery does not read them again (on PostgreSQL each read is
+	// a round trip inside the writing transaction). The delivery updates
+	// the channels it changes.
+	realm    *Realm
+	channels map[int64]*storage.Channel
+	// linkifiers, when set, are the organization's linkifiers as the
+	// rendering read them in this transaction.
+	linkifiers *[]compiledWithID
 }
 
 // deliver renders the messages, stores them with the rows of their
@@ -42,9 +52,12 @@ type deliverOptions struct {
 // channel's active subscribers, direct messages to their active
 // participants.
 func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*storage.MessageRecord, o deliverOptions) error {
-	info, err := renderForDelivery(tx, realmID, ms, o)
+	info, rc, err := renderForDelivery(tx, realmID, ms, o)
 	if err != nil {
 		return err
+	}
+	if rc != nil {
+		o.linkifiers = &rc.linkifiers
 	}
 	if o.rendered != nil {
 		*o.rendered = info
@@ -63,13 +76,16 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 	if err := tx.CreateUserMessages(rows); err != nil {
 		return err
 	}
-	if err := setFirstMessageIDs(tx, rcpt.channelIDs, ms); err != nil {
+	if o.channels == nil {
+		o.channels = map[int64]*storage.Channel{}
+	}
+	if err := setFirstMessageIDs(tx, rcpt.channelIDs, ms, o.channels); err != nil {
 		return err
 	}
 	if o.imported {
 		return nil
 	}
-	return s.emitMessageEvents(tx, emit, realmID, ms, events, to)
+	return s.emitMessageEvents(tx, emit, realmID, ms, events, to, o)
 }
 
 // deliveryRendering is what rendering found out about one message's
@@ -80,8 +96,9 @@ type deliveryRendering struct {
 }
 
 // renderForDelivery renders the messages and checks who may use wildcard
-// mentions.
-func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) ([]deliveryRendering, error) {
+// mentions. It returns the render context it made, or nil when the
+// messages came rendered.
+func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) ([]deliveryRendering, *renderContext, error) {
 	var rc *renderContext
 	if len(o.prerendered) != len(ms) {
 		var all strings.Builder
@@ -90,7 +107,7 @@ func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord
 		}
 		var err error
 		if rc, err = newRenderContext(tx, realmID, all.String(), o.canLink); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	info := make([]deliveryRendering, len(ms))
@@ -106,11 +123,11 @@ func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord
 		info[i] = deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}
 		if o.sender != nil && !o.imported && m.RecipientType == RecipientChannel {
 			if err := checkWildcardMentions(tx, o.sender, m, info[i].stream, info[i].topic); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return info, nil
+	return info, rc, nil
 }
 
 // recipients are the users a batch of messages may reach: the channels'
@@ -265,11 +282,18 @@ func deliveryFlags(uid int64, folded string, info deliveryRendering, o deliverOp
 }
 
 // setFirstMessageIDs records the first message of channels that had none.
-func setFirstMessageIDs(tx storage.Tx, channelIDs []int64, ms []*storage.MessageRecord) error {
+// known holds channels read before in the transaction; it receives those
+// read here, and those written as written.
+func setFirstMessageIDs(tx storage.Tx, channelIDs []int64, ms []*storage.MessageRecord, known map[int64]*storage.Channel) error {
 	for _, c := range channelIDs {
-		ch, err := tx.Channel(c)
-		if err != nil {
-			return err
+		ch := known[c]
+		if ch == nil {
+			read, err := tx.Channel(c)
+			if err != nil {
+				return err
+			}
+			ch = &read
+			known[c] = ch
 		}
 		if ch.FirstMessageID != 0 {
 			continue
@@ -280,7 +304,7 @@ func setFirstMessageIDs(tx storage.Tx, channelIDs []int64, ms []*storage.Message
 				break
 			}
 		}
-		if err := tx.UpdateChannel(ch); err != nil {
+		if err := tx.UpdateChannel(*ch); err != nil {
 			return err
 		}
 	}
@@ -288,15 +312,27 @@ func setFirstMessageIDs(tx storage.Tx, channelIDs []int64, ms []*storage.Message
 }
 
 // emitMessageEvents emits one message event per message that reaches
-// anyone.
-func (s *Service) emitMessageEvents(tx storage.Tx, emit func(Event), realmID int64, ms []*storage.MessageRecord, events []*messageEvent, to [][]int64) error {
-	realm, err := tx.Realm(realmID)
-	if err != nil {
+// anyone. The messages are new: they have no reactions and no edits yet.
+func (s *Service) emitMessageEvents(tx storage.Tx, emit func(Event), realmID int64, ms []*storage.MessageRecord, events []*messageEvent, to [][]int64, o deliverOptions) error {
+	var realm Realm
+	var err error
+	if o.realm != nil {
+		realm = *o.realm
+	} else if realm, err = tx.Realm(realmID); err != nil {
 		return err
 	}
-	loader, err := s.newMessageLoader(tx, realm)
-	if err != nil {
+	var loader *messageLoader
+	if o.linkifiers != nil {
+		loader = s.newMessageLoaderWith(realm, tx, *o.linkifiers)
+	} else if loader, err = s.newMessageLoader(tx, realm); err != nil {
 		return err
+	}
+	loader.fresh = true
+	for id, c := range o.channels {
+		loader.channels[id] = c
+	}
+	if o.sender != nil {
+		loader.users[o.sender.ID] = o.sender
 	}
 	records := make([]storage.MessageRecord, len(ms))
 	for i, m := range ms {

@@ -244,8 +244,9 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 		if m.Client == "" {
 			m.Client = "API"
 		}
+		var c *storage.Channel
 		if channel {
-			err = s.channelRecipient(tx, cc, &req, m)
+			c, err = s.channelRecipient(tx, cc, &req, m)
 		} else {
 			err = s.directRecipients(tx, cc, &req, m)
 		}
@@ -262,7 +263,10 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 		var rendered []deliveryRendering
 		o := deliverOptions{
 			sender: &cc.actor, readBySender: read, canLink: func(c *storage.Channel) bool { return cc.access(c).metadata(c) },
-			queueID: req.QueueID, localID: req.LocalID, rendered: &rendered,
+			queueID: req.QueueID, localID: req.LocalID, rendered: &rendered, realm: &cc.realm,
+		}
+		if c != nil {
+			o.channels = map[int64]*storage.Channel{c.ID: c}
 		}
 		if r, ok := pre.of(cc.realm.ID, m.Content); ok {
 			o.prerendered = []markdown.Result{r}
@@ -282,17 +286,17 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 }
 
 // channelRecipient resolves and checks the channel and topic of a channel
-// message.
-func (s *Service) channelRecipient(tx storage.Tx, cc *channelContext, req *SendMessageRequest, m *storage.MessageRecord) error {
+// message; it returns the channel.
+func (s *Service) channelRecipient(tx storage.Tx, cc *channelContext, req *SendMessageRequest, m *storage.MessageRecord) (*storage.Channel, error) {
 	to := req.To
 	if to == nil || len(to.IDs)+len(to.Names) == 0 {
-		return ErrMissingChannel
+		return nil, ErrMissingChannel
 	}
 	if len(to.IDs)+len(to.Names) > 1 {
-		return ErrExpectedOneChannel
+		return nil, ErrExpectedOneChannel
 	}
 	if req.Topic == nil {
-		return ErrMissingTopic
+		return nil, ErrMissingTopic
 	}
 	var c storage.Channel
 	var err error
@@ -309,34 +313,34 @@ func (s *Service) channelRecipient(tx storage.Tx, cc *channelContext, req *SendM
 		}
 	}
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && (c.RealmID != cc.realm.ID || !cc.access(&c).metadata(&c))) {
-		return channelNotFound(to)
+		return nil, channelNotFound(to)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, subscribed := cc.subs[c.ID]
 	if c.IsArchived || !(subscribed || (!c.InviteOnly && cc.actor.Role != RoleGuest)) {
-		return errorf("Not authorized to send to channel '%s'", c.Name)
+		return nil, errorf("Not authorized to send to channel '%s'", c.Name)
 	}
 	if !cc.g.allows(c.CanSendMessageGroup, &cc.actor) {
-		return ErrNoPostPermission
+		return nil, ErrNoPostPermission
 	}
 	topic, err := normaliseTopic(*req.Topic)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch effectiveTopicsPolicy(&c, &cc.realm) {
 	case TopicsDisableEmpty:
 		if topic == "" {
-			return ErrEmptyTopicDisallowed
+			return nil, ErrEmptyTopicDisallowed
 		}
 	case TopicsEmptyTopicOnly:
 		if topic != "" {
-			return ErrOnlyEmptyTopicAllowed
+			return nil, ErrOnlyEmptyTopicAllowed
 		}
 	}
 	m.RecipientType, m.ChannelID, m.Topic = RecipientChannel, c.ID, topic
-	return nil
+	return &c, nil
 }
 
 // directRecipients resolves and checks the users of a direct message.

@@ -121,6 +121,9 @@ type messageLoader struct {
 	users       map[int64]*storage.UserRecord
 	channels    map[int64]*storage.Channel
 	linkifiers  []compiledWithID
+	// fresh says the messages were created in this transaction, so they
+	// have no reactions and no edits to read.
+	fresh bool
 }
 
 func (s *Service) newMessageLoader(tx storage.Tx, realm Realm) (*messageLoader, error) {
@@ -128,8 +131,14 @@ func (s *Service) newMessageLoader(tx storage.Tx, realm Realm) (*messageLoader, 
 	if err != nil {
 		return nil, err
 	}
+	return s.newMessageLoaderWith(realm, tx, compileLinkifiers(ls)), nil
+}
+
+// newMessageLoaderWith is newMessageLoader with the realm's linkifiers
+// already read and compiled.
+func (s *Service) newMessageLoaderWith(realm Realm, tx storage.Tx, linkifiers []compiledWithID) *messageLoader {
 	return &messageLoader{tx: tx, realm: realm, emailDomain: s.emailDomain(realm),
-		users: map[int64]*storage.UserRecord{}, channels: map[int64]*storage.Channel{}, linkifiers: compileLinkifiers(ls)}, nil
+		users: map[int64]*storage.UserRecord{}, channels: map[int64]*storage.Channel{}, linkifiers: linkifiers}
 }
 
 // load builds the reader-independent data of the messages.
@@ -163,17 +172,19 @@ func (l *messageLoader) load(ms []storage.MessageRecord) ([]*messageData, error)
 			l.users[users[i].ID] = &users[i]
 		}
 	}
-	reactions, err := l.tx.Reactions(ids)
-	if err != nil {
-		return nil, err
-	}
 	byMessage := map[int64][]ReactionView{}
-	for _, r := range reactions {
-		byMessage[r.MessageID] = append(byMessage[r.MessageID], ReactionView{r.EmojiName, r.EmojiCode, r.ReactionType, r.UserID})
-	}
-	edits, err := l.edits(ms)
-	if err != nil {
-		return nil, err
+	var edits map[int64][]storage.MessageEditRecord
+	if !l.fresh {
+		reactions, err := l.tx.Reactions(ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reactions {
+			byMessage[r.MessageID] = append(byMessage[r.MessageID], ReactionView{r.EmojiName, r.EmojiCode, r.ReactionType, r.UserID})
+		}
+		if edits, err = l.edits(ms); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]*messageData, len(ms))
 	for i := range ms {

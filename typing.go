@@ -56,7 +56,7 @@ func (s *Service) setChannelTyping(ctx context.Context, actor Actor, req TypingR
 		}
 		to := &MessageTo{IDs: []int64{c.ID}}
 		m := &storage.MessageRecord{}
-		if err := s.channelRecipient(tx, cc, &SendMessageRequest{To: to, Topic: req.Topic}, m); err != nil {
+		if _, err := s.channelRecipient(tx, cc, &SendMessageRequest{To: to, Topic: req.Topic}, m); err != nil {
 			return err
 		}
 		subs, err := tx.ChannelSubscriptions([]int64{c.ID})

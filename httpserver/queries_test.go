@@ -63,6 +63,13 @@ func TestQueriesPerRequest(t *testing.T) {
 			// the realm's users_version, read once the user list is
 			// cached, so that the write moves the cached list along
 			func(*env) []string { return []string{"status_text", "busy"} }, 3},
+		{"send a message", http.MethodPost, "/messages", member,
+			// the delivery reuses the sender, organization, channel and
+			// linkifiers that the send read, and reads no reactions of a
+			// new message
+			func(*env) []string {
+				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "hello"}
+			}, 9},
 		{"realm settings", http.MethodPatch, "/realm", owner,
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
 		// Each of register's reads of users' rows also reads whether rows of

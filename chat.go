@@ -63,7 +63,8 @@ type Config struct {
 	Hub *Hub
 	// Events receives the events of committed operations. Nil means Hub;
 	// a server sharing its database with other processes wraps Hub in a
-	// sink that also tells them.
+	// sink that also tells them. A sink that is a TxEventSink gets the
+	// events of write operations inside their transaction.
 	Events EventSink
 	// JWTSecret is the key that verifies the tokens of POST
 	// /jwt/fetch_api_key. Empty disables JWT login, except for the

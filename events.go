@@ -74,16 +74,53 @@ type EventSink interface {
 	Publish(ctx context.Context, events []Event)
 }
 
+// TxEventSink is an EventSink that can publish a write transaction's
+// events as part of that transaction, so that they go out if and only if
+// it commits, in the order of the commits, and a process that stops
+// between its commit and its publishing loses none (postgres.Events).
+type TxEventSink interface {
+	EventSink
+	// PublishInTx publishes events as part of tx, the write transaction
+	// that caused them. It returns ok false, publishing nothing, when it
+	// cannot use tx; the caller then publishes them after the commit. An
+	// error fails the transaction. ended must be called once tx has ended,
+	// with whether it committed.
+	PublishInTx(ctx context.Context, tx storage.Tx, events []Event) (ended func(committed bool), ok bool, err error)
+}
+
 // updateWithEvents runs fn in a read-write transaction, like update, and
-// publishes the events fn emitted once the transaction has committed; a
-// failed transaction publishes nothing.
+// publishes the events fn emitted: in the transaction when the sink is a
+// TxEventSink, else once the transaction has committed. A failed
+// transaction publishes nothing.
 func (s *Service) updateWithEvents(ctx context.Context, actor Actor, fn func(tx storage.Tx, emit func(Event)) error) error {
-	var events []Event
+	var (
+		events    []Event
+		published bool
+		ended     []func(committed bool) // one per attempt that published
+	)
+	txSink, _ := s.cfg.Events.(TxEventSink)
 	err := s.update(ctx, actor, func(tx storage.Tx) error {
-		events = events[:0]
-		return fn(tx, func(e Event) { events = append(events, e) })
+		// A new slice for every attempt: a sink may keep the last one's.
+		events, published = nil, false
+		if err := fn(tx, func(e Event) { events = append(events, e) }); err != nil {
+			return err
+		}
+		if txSink == nil || len(events) == 0 {
+			return nil
+		}
+		end, ok, err := txSink.PublishInTx(ctx, tx, events)
+		if ok {
+			published = true
+			ended = append(ended, end)
+		}
+		return err
 	})
-	if err == nil && len(events) > 0 {
+	// Only the last attempt can have committed: the store retries an
+	// attempt only after it failed.
+	for i, end := range ended {
+		end(err == nil && i == len(ended)-1 && published)
+	}
+	if err == nil && !published && len(events) > 0 {
 		s.cfg.Events.Publish(ctx, events)
 	}
 	return err

@@ -50,7 +50,8 @@ const (
 // the p50 and p99 in ms of each side, their ratios service/floor, and the
 // median POST /messages time. One op is one such run; use -benchtime 1x.
 // PostgreSQL runs when CHAT_TEST_POSTGRES_DSN names a database (see
-// scripts/with-postgres.sh).
+// scripts/with-postgres.sh), with its events through NOTIFY
+// (postgres.Events), as chatd runs it.
 func BenchmarkDeliveryLatency(b *testing.B) {
 	backends := []struct {
 		name string
@@ -106,7 +107,18 @@ type deliveryBench struct {
 
 func newDeliveryBench(b *testing.B, store storage.Store, n int) *deliveryBench {
 	ctx := context.Background()
-	svc := chat.New(store, chat.Config{})
+	cfg := chat.Config{}
+	if pg, ok := store.(*postgres.Store); ok {
+		// As chatd runs on PostgreSQL: events travel through NOTIFY.
+		hub := chat.NewHub(chat.HubOptions{})
+		events, err := postgres.NewEvents(ctx, pg, hub, postgres.EventsOptions{Lost: hub.DropQueues})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { hub.Close(); events.Close() })
+		cfg.Hub, cfg.Events = hub, events
+	}
+	svc := chat.New(store, cfg)
 	b.Cleanup(func() { svc.Close() })
 	org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Bench", Host: host, OwnerEmail: "owner@example.com", OwnerName: "Owner"})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
 )
 
 // maxNotifyPayload is the largest NOTIFY payload sent inline: PostgreSQL
@@ -58,10 +59,11 @@ type EventsOptions struct {
 	ReconnectDelay time.Duration
 }
 
-// Events is a chat.EventSink for processes sharing one database: Publish
-// sends each batch of events through PostgreSQL NOTIFY, and every process,
-// the publishing one included, delivers the batches it receives on its
-// LISTEN connection to its local sink (the process's chat.Hub). So a
+// Events is a chat.EventSink for processes sharing one database: it sends
+// each batch of events through PostgreSQL NOTIFY (PublishInTx, in the
+// write transaction that caused them; Publish, on its own), and every
+// process, the publishing one included, delivers the batches it receives
+// on its LISTEN connection to its local sink (the process's chat.Hub). So a
 // user's event queue on one process receives the events caused on any,
 // each once, and every process sees the batches in the order PostgreSQL
 // committed the notifications.
@@ -266,7 +268,9 @@ func (e *Events) deliver(ctx context.Context, payload string) {
 		if ok {
 			e.local.Publish(ctx, own)
 		}
-		// Otherwise it was published while not listening: delivered already.
+		// Otherwise it was published while not listening (delivered
+		// already), or in a transaction that seemed not to commit, whose
+		// batch was kept for unsureRetention.
 		return
 	}
 	if kind == kindOutbox {
@@ -317,44 +321,17 @@ func (e *Events) Publish(ctx context.Context, events []chat.Event) {
 	if len(events) == 0 {
 		return
 	}
-	e.mu.Lock()
-	listening := e.listening
-	e.seq++
-	seq := e.seq
-	if listening {
-		e.pending[seq] = events
-	}
-	e.mu.Unlock()
-	header := e.origin + strconv.FormatUint(seq, 10) + ":"
-	var buf bytes.Buffer
-	buf.WriteByte(kindInline)
-	buf.WriteString(header)
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(events)
-	if err != nil {
-		e.opts.Logger.Error("postgres: encoding an event batch", "err", err)
-	} else if notification := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}); len(notification) <= maxNotifyPayload {
-		_, err = e.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, e.channel, string(notification))
-	} else {
-		// The notification goes out when the INSERT commits, so listeners
-		// find the row.
-		batch := notification[1+len(header):]
-		_, err = e.pool.Exec(ctx, `WITH o AS (INSERT INTO event_outbox (payload) VALUES ($2) RETURNING id)
-			SELECT pg_notify($1, $3 || id) FROM o`, e.channel, string(batch), string(kindOutbox)+header)
+	seq, listening := e.begin(events)
+	notification, err := e.encode(seq, events)
+	if err == nil {
+		err = e.send(ctx, e.pool, notification)
 	}
 	if err != nil {
 		e.opts.Logger.Error("postgres: publishing events; delivering them to this process only", "err", err)
-		if listening {
-			// Unless the batch came back after all, or the listener was
-			// lost (and the server dropped its queues), deliver it here.
-			e.mu.Lock()
-			_, listening = e.pending[seq]
-			delete(e.pending, seq)
-			e.mu.Unlock()
-			if !listening {
-				return
-			}
+		// Unless the batch came back after all, or the listener was lost
+		// (and the server dropped its queues), deliver it here.
+		if listening && !e.forget(seq) {
+			return
 		}
 		e.local.Publish(ctx, events)
 		return
@@ -362,4 +339,101 @@ func (e *Events) Publish(ctx context.Context, events []chat.Event) {
 	if !listening {
 		e.local.Publish(ctx, events)
 	}
+}
+
+// unsureRetention is how long a batch published in a transaction that
+// seemed not to commit is kept for its notification: when a commit's
+// answer is lost, the transaction may have committed after all.
+const unsureRetention = 10 * time.Second
+
+// PublishInTx sends the batch as part of st, a write transaction of the
+// store (chat.TxEventSink): PostgreSQL sends a transaction's notifications
+// when it commits, in commit order, and drops them when it rolls back, so
+// every process hears the batch if and only if the transaction committed,
+// and a process that stops after its commit loses none. It costs no round
+// trip of its own after the commit. It returns ok false for a transaction
+// that is not the store's.
+func (e *Events) PublishInTx(ctx context.Context, st storage.Tx, events []chat.Event) (ended func(committed bool), ok bool, err error) {
+	t, isOurs := st.(*tx)
+	if !isOurs || len(events) == 0 {
+		return nil, false, nil
+	}
+	if err := t.Writable(); err != nil {
+		return nil, false, err
+	}
+	seq, listening := e.begin(events)
+	notification, err := e.encode(seq, events)
+	if err != nil {
+		// Publish, after the commit, reports it.
+		e.forget(seq)
+		return nil, false, nil
+	}
+	if err := e.send(ctx, t.tx, notification); err != nil {
+		e.forget(seq)
+		return nil, false, t.check("PublishEvents", err)
+	}
+	return func(committed bool) {
+		switch {
+		case committed && !listening:
+			e.local.Publish(ctx, events)
+		case !committed && listening:
+			time.AfterFunc(unsureRetention, func() { e.forget(seq) })
+		}
+	}, true, nil
+}
+
+// execer runs a statement: the pool, or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// begin numbers a batch and, while the listener is connected, keeps it
+// until its notification comes back; it reports whether it kept it.
+func (e *Events) begin(events []chat.Event) (seq uint64, listening bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seq++
+	if e.listening {
+		e.pending[e.seq] = events
+	}
+	return e.seq, e.listening
+}
+
+// forget drops a kept batch; it reports whether the batch was still kept
+// (its notification had not come back).
+func (e *Events) forget(seq uint64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, kept := e.pending[seq]
+	delete(e.pending, seq)
+	return kept
+}
+
+// encode makes the notification of a batch: the header, then the batch.
+func (e *Events) encode(seq uint64, events []chat.Event) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte(kindInline)
+	buf.WriteString(e.origin)
+	buf.WriteString(strconv.FormatUint(seq, 10))
+	buf.WriteByte(':')
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(events); err != nil {
+		return nil, fmt.Errorf("encoding an event batch: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// send sends a notification with x: inline when it fits, else through an
+// outbox row, whose notification goes out when the row's INSERT commits,
+// so that listeners find it.
+func (e *Events) send(ctx context.Context, x execer, notification []byte) error {
+	if len(notification) <= maxNotifyPayload {
+		_, err := x.Exec(ctx, `SELECT pg_notify($1, $2)`, e.channel, string(notification))
+		return err
+	}
+	header, batch, _ := bytes.Cut(notification, []byte{':'})
+	_, err := x.Exec(ctx, `WITH o AS (INSERT INTO event_outbox (payload) VALUES ($2) RETURNING id)
+		SELECT pg_notify($1, $3 || id) FROM o`, e.channel, string(batch), string(kindOutbox)+string(header[1:])+":")
+	return err
 }

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -105,6 +106,75 @@ func TestEventsAcrossProcesses(t *testing.T) {
 			}
 		}
 		rec.quiet(t, 3)
+	}
+}
+
+// Batches published in a transaction (chat.TxEventSink) go out when it
+// commits, in commit order, and never when it rolls back: a batch sent
+// first by a transaction that commits later is heard later, by the
+// publishing process too.
+func TestEventsInTransaction(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	stA, stB := open(t, dsn), open(t, dsn)
+	defer stA.Close()
+	defer stB.Close()
+	recA, recB := newRecorder(), newRecorder()
+	evA := newEvents(t, stA, recA, postgres.EventsOptions{})
+	evB := newEvents(t, stB, recB, postgres.EventsOptions{})
+	ctx := context.Background()
+	batch := func(name string, size int) []chat.Event {
+		return []chat.Event{{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{"type": name, "text": strings.Repeat("x", size)}}}
+	}
+	// publish runs a transaction on st that publishes events with ev,
+	// waits for release (if any), and then fails or commits.
+	publish := func(st *postgres.Store, ev *postgres.Events, events []chat.Event, sent, release chan struct{}, fail bool) {
+		var ended func(bool)
+		err := st.Update(ctx, func(tx storage.Tx) error {
+			end, ok, err := ev.PublishInTx(ctx, tx, events)
+			if err != nil || !ok {
+				return fmt.Errorf("PublishInTx: ok %v, %v", ok, err)
+			}
+			ended = end
+			if sent != nil {
+				close(sent)
+				<-release
+			}
+			if fail {
+				return errors.New("rolled back")
+			}
+			return nil
+		})
+		if (err != nil) != fail {
+			t.Errorf("Update: %v", err)
+		}
+		ended(err == nil)
+	}
+
+	rolledBack, first, second, outboxed := batch("rolled-back", 10), batch("first", 10), batch("second", 10), batch("outboxed", 9000)
+	publish(stA, evA, rolledBack, nil, nil, true)
+	// B sends "second" in a transaction that stays open while A's
+	// transaction with "first" commits.
+	sent, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		publish(stB, evB, second, sent, release, false)
+	}()
+	<-sent
+	publish(stA, evA, first, nil, nil, false)
+	recA.wait(t, 1)
+	close(release)
+	<-done
+	publish(stB, evB, outboxed, nil, nil, false)
+
+	want := [][]chat.Event{first, second, outboxed}
+	for name, rec := range map[string]*recorder{"A": recA, "B": recB} {
+		got := rec.wait(t, len(want))
+		for i := range want {
+			if g := batchJSON(t, got[i]); g != batchJSON(t, want[i]) {
+				t.Errorf("process %s, batch %d: got %q, want %q", name, i, got[i][0].Payload["type"], want[i][0].Payload["type"])
+			}
+		}
+		rec.quiet(t, len(want))
 	}
 }
 

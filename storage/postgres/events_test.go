@@ -75,17 +75,24 @@ func newEvents(t *testing.T, st *postgres.Store, sink chat.EventSink, opts postg
 	return ev
 }
 
+// twoProcesses opens two stores on one new schema, each with its Events
+// delivering to a recorder, as two processes sharing a database.
+func twoProcesses(t *testing.T) (stA, stB *postgres.Store, evA, evB *postgres.Events, recA, recB *recorder) {
+	t.Helper()
+	dsn := pgtest.Schema(t)
+	stA, stB = open(t, dsn), open(t, dsn)
+	t.Cleanup(func() { stA.Close(); stB.Close() })
+	recA, recB = newRecorder(), newRecorder()
+	evA = newEvents(t, stA, recA, postgres.EventsOptions{})
+	evB = newEvents(t, stB, recB, postgres.EventsOptions{})
+	return stA, stB, evA, evB, recA, recB
+}
+
 // Two processes, each with its own store and Events on one schema: a batch
 // published by either reaches both, once, in publication order, whether
 // it travels inline or through the outbox.
 func TestEventsAcrossProcesses(t *testing.T) {
-	dsn := pgtest.Schema(t)
-	stA, stB := open(t, dsn), open(t, dsn)
-	defer stA.Close()
-	defer stB.Close()
-	recA, recB := newRecorder(), newRecorder()
-	evA := newEvents(t, stA, recA, postgres.EventsOptions{})
-	evB := newEvents(t, stB, recB, postgres.EventsOptions{})
+	_, _, evA, evB, recA, recB := twoProcesses(t)
 
 	small := []chat.Event{{RealmID: 1, UserIDs: []int64{7, 8}, Payload: map[string]any{"type": "typing", "op": "start"}}}
 	big := []chat.Event{
@@ -114,13 +121,7 @@ func TestEventsAcrossProcesses(t *testing.T) {
 // first by a transaction that commits later is heard later, by the
 // publishing process too.
 func TestEventsInTransaction(t *testing.T) {
-	dsn := pgtest.Schema(t)
-	stA, stB := open(t, dsn), open(t, dsn)
-	defer stA.Close()
-	defer stB.Close()
-	recA, recB := newRecorder(), newRecorder()
-	evA := newEvents(t, stA, recA, postgres.EventsOptions{})
-	evB := newEvents(t, stB, recB, postgres.EventsOptions{})
+	stA, stB, evA, evB, recA, recB := twoProcesses(t)
 	ctx := context.Background()
 	batch := func(name string, size int) []chat.Event {
 		return []chat.Event{{RealmID: 1, UserIDs: []int64{7}, Payload: map[string]any{"type": name, "text": strings.Repeat("x", size)}}}

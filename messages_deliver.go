@@ -323,7 +323,7 @@ func (s *Service) emitMessageEvents(tx storage.Tx, emit func(Event), realmID int
 	}
 	var loader *messageLoader
 	if o.linkifiers != nil {
-		loader = s.newMessageLoaderWith(realm, tx, *o.linkifiers)
+		loader = s.newMessageLoaderWith(tx, realm, *o.linkifiers)
 	} else if loader, err = s.newMessageLoader(tx, realm); err != nil {
 		return err
 	}

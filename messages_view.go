@@ -131,12 +131,12 @@ func (s *Service) newMessageLoader(tx storage.Tx, realm Realm) (*messageLoader, 
 	if err != nil {
 		return nil, err
 	}
-	return s.newMessageLoaderWith(realm, tx, compileLinkifiers(ls)), nil
+	return s.newMessageLoaderWith(tx, realm, compileLinkifiers(ls)), nil
 }
 
 // newMessageLoaderWith is newMessageLoader with the realm's linkifiers
 // already read and compiled.
-func (s *Service) newMessageLoaderWith(realm Realm, tx storage.Tx, linkifiers []compiledWithID) *messageLoader {
+func (s *Service) newMessageLoaderWith(tx storage.Tx, realm Realm, linkifiers []compiledWithID) *messageLoader {
 	return &messageLoader{tx: tx, realm: realm, emailDomain: s.emailDomain(realm),
 		users: map[int64]*storage.UserRecord{}, channels: map[int64]*storage.Channel{}, linkifiers: linkifiers}
 }

@@ -70,6 +70,12 @@ func TestQueriesPerRequest(t *testing.T) {
 			func(*env) []string {
 				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "hello"}
 			}, 9},
+		{"send another message", http.MethodPost, "/messages", member,
+			// the channel's subscribers, read by the first, from the
+			// writer's cache
+			func(*env) []string {
+				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "hello again"}
+			}, 8},
 		{"realm settings", http.MethodPatch, "/realm", owner,
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
 		// Each of register's reads of users' rows also reads whether rows of

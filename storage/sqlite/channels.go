@@ -286,6 +286,11 @@ func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 		return err
 	}
 	subs = slices.Clone(subs)
+	channels := make([]int64, len(subs))
+	for i, sub := range subs {
+		channels[i] = sub.ChannelID
+	}
+	wrote(t.rows, subscriberRows, channels...)
 	slices.SortFunc(subs, func(a, b storage.Subscription) int {
 		if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
 			return c
@@ -367,10 +372,21 @@ func (t *tx) SubscriberCounts(channelIDs []int64) (map[int64]int, error) {
 }
 
 // ActiveSubscribers reads the subscriptions' index of (channel, user) and
-// each user's row, never the subscriptions' own rows.
+// each user's row, never the subscriptions' own rows. A write transaction
+// takes the channels it read before from the writer's cache (rowcache.go).
 func (t *tx) ActiveSubscribers(realmID int64, channelIDs []int64) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
-	if len(channelIDs) == 0 {
+	var missing []int64
+	for _, id := range channelIDs {
+		if a, ok := cached(t.rows, subscriberRows, id); ok && a.realmID == realmID {
+			if len(a.userIDs) > 0 {
+				out[id] = a.userIDs
+			}
+			continue
+		}
+		missing = append(missing, id)
+	}
+	if len(missing) == 0 {
 		return out, nil
 	}
 	err := t.query("ActiveSubscribers", `SELECT s.channel_id, s.user_id FROM subscriptions AS s JOIN users AS u ON u.id = s.user_id
@@ -382,8 +398,14 @@ func (t *tx) ActiveSubscribers(realmID int64, channelIDs []int64) (map[int64][]i
 		}
 		out[ch] = append(out[ch], user)
 		return nil
-	}, jsonIDs(channelIDs), realmID)
-	return out, err
+	}, jsonIDs(missing), realmID)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range missing {
+		keep(t.rows, subscriberRows, id, activeSubscribers{realmID: realmID, userIDs: out[id]})
+	}
+	return out, nil
 }
 
 func (t *tx) UpdateSubscription(s storage.Subscription) error {
@@ -397,6 +419,7 @@ func (t *tx) UpdateSubscription(s storage.Subscription) error {
 }
 
 func (t *tx) DeleteSubscription(userID, channelID int64) error {
+	wrote(t.rows, subscriberRows, channelID)
 	res, err := t.execQ("DeleteSubscription", qDeleteSubscription, userID, channelID)
 	if err != nil {
 		return err

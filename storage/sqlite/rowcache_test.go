@@ -329,6 +329,55 @@ func readReactionState(t *testing.T, s *sqlite.Store, realmID, messageID, bID in
 // that write the tables the writer caches rows of. Each one must note
 // what it writes (rowcache.go); a new one fails this test until it is
 // added here, after it does.
+// TestWriterRowCacheSubscribers checks that a channel's active subscribers,
+// once read by a write transaction, are read again after another
+// connection subscribes someone, and not before.
+func TestWriterRowCacheSubscribers(t *testing.T) {
+	ctx := context.Background()
+	s1, s2 := twoStores(t)
+	must := func(err error) { t.Helper(); mustOK(t, err) }
+	var realm storage.Realm
+	var a, b storage.UserRecord
+	var ch storage.Channel
+	must(s1.Update(ctx, func(tx storage.Tx) error {
+		realm = storage.Realm{Name: "Org", Host: "org.example.com"}
+		if err := tx.CreateRealm(&realm); err != nil {
+			return err
+		}
+		a = storage.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
+		b = storage.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
+		if err := tx.CreateUser(&a); err != nil {
+			return err
+		}
+		if err := tx.CreateUser(&b); err != nil {
+			return err
+		}
+		ch = storage.Channel{RealmID: realm.ID, Name: "general"}
+		if err := tx.CreateChannels([]*storage.Channel{&ch}); err != nil {
+			return err
+		}
+		return tx.CreateSubscriptions([]storage.Subscription{{UserID: a.ID, ChannelID: ch.ID, Color: "#000"}})
+	}))
+	expect := func(when string, want []int64, statements int64) {
+		t.Helper()
+		must(s1.Update(ctx, func(tx storage.Tx) error {
+			before := s1.QueryCount()
+			got, err := storage.ActiveSubscribers(tx, realm.ID, []int64{ch.ID})
+			if n := s1.QueryCount() - before; err != nil || !slices.Equal(got[ch.ID], want) || n != statements {
+				t.Errorf("%s: ActiveSubscribers = %v, %v in %d statements; want %v in %d", when, got, err, n, want, statements)
+			}
+			return nil
+		}))
+	}
+	expect("first read", []int64{a.ID}, 1)
+	expect("second read", []int64{a.ID}, 0)
+	must(s2.Update(ctx, func(tx storage.Tx) error {
+		return tx.CreateSubscriptions([]storage.Subscription{{UserID: b.ID, ChannelID: ch.ID, Color: "#000"}})
+	}))
+	expect("after another connection's subscription", []int64{a.ID, b.ID}, 1)
+	expect("again", []int64{a.ID, b.ID}, 0)
+}
+
 func TestWriterRowCacheKnowsEveryWrite(t *testing.T) {
 	want := map[string]int{
 		"INSERT INTO realms": 1, "UPDATE realms": 1,
@@ -336,8 +385,10 @@ func TestWriterRowCacheKnowsEveryWrite(t *testing.T) {
 		"INSERT INTO messages": 1, "UPDATE messages": 2, "DELETE FROM messages": 1,
 		"INSERT INTO user_messages": 2, "UPDATE user_messages": 2, "DELETE FROM user_messages": 3,
 		"INSERT INTO realm_emoji": 1, "UPDATE realm_emoji": 1,
+		// UpdateSubscription changes no subscriber, only their settings.
+		"INSERT INTO subscriptions": 1, "UPDATE subscriptions": 1, "DELETE FROM subscriptions": 1,
 	}
-	write := regexp.MustCompile(`(?i)\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(realms|users|messages|user_messages|realm_emoji)\b`)
+	write := regexp.MustCompile(`(?i)\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(realms|users|messages|user_messages|realm_emoji|subscriptions)\b`)
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

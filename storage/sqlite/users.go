@@ -372,6 +372,8 @@ func (t *tx) UpdateUser(u storage.UserRecord) error {
 	if err := t.beforeUserWrite(u.RealmID); err != nil {
 		return err
 	}
+	// Whether the user is active decides whose channel messages they get.
+	wroteAll(t.rows, subscriberRows)
 	// The keys first: a uniqueness violation there leaves the row as it
 	// was.
 	keys, err := t.stmt(qUpdateUserKeys).ExecContext(t.ctx, storage.EmailKey(u.Email), int64(u.Role), u.BotOwnerID,

@@ -104,6 +104,7 @@ func RunWith(t *testing.T, open func(t *testing.T) storage.Store, opts Options) 
 		{"UnreadMessages", s.testUnreadMessages},
 		{"SubscriberCounts", s.testSubscriberCounts},
 		{"ActiveSubscribers", s.testActiveSubscribers},
+		{"ActiveSubscribersAfterWrites", s.testActiveSubscribersAfterWrites},
 		{"Reactions", s.testReactions},
 		{"Messages/RoundTrip", s.testMessageRoundTrip},
 		{"Messages/Topics", s.testMessageTopics},

@@ -1,6 +1,8 @@
 package storagetest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -278,4 +280,79 @@ func (s *suite) testActiveSubscribers(t *testing.T) {
 			t.Errorf("ActiveSubscribers(nil) = %v, %v", none, err)
 		}
 	})
+}
+
+// testActiveSubscribersAfterWrites reads ActiveSubscribers in write
+// transactions after each kind of write that changes them (a subscription
+// made or removed, a user deactivated or reactivated, a write rolled
+// back): a backend that keeps the answers of one transaction for the next
+// must forget them at each.
+func (s *suite) testActiveSubscribersAfterWrites(t *testing.T) {
+	st, f := s.channelStore(t)
+	u0, u1, u2 := f.users[0].ID, f.users[1].ID, f.users[2].ID
+	var a, b int64
+	update(t, st, func(tx storage.Tx) {
+		chans := createChannels(t, tx, channelN(f.r1.ID, 1), channelN(f.r1.ID, 2))
+		a, b = chans[0].ID, chans[1].ID
+		if err := tx.CreateSubscriptions([]storage.Subscription{
+			{UserID: u0, ChannelID: a, Color: "#000"}, {UserID: u1, ChannelID: a, Color: "#000"}, {UserID: u0, ChannelID: b, Color: "#000"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	read := func(step string, realmID int64, want map[int64][]int64) {
+		t.Helper()
+		update(t, st, func(tx storage.Tx) {
+			got, err := storage.ActiveSubscribers(tx, realmID, []int64{a, b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkEqual(t, "ActiveSubscribers "+step, got, want)
+		})
+	}
+	setActive := func(tx storage.Tx, id int64, active bool) {
+		t.Helper()
+		u, err := tx.User(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.IsActive = active
+		if err := tx.UpdateUser(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read("at first", f.r1.ID, map[int64][]int64{a: {u0, u1}, b: {u0}})
+	read("for another realm", f.r2.ID, map[int64][]int64{})
+	update(t, st, func(tx storage.Tx) {
+		if err := tx.CreateSubscriptions([]storage.Subscription{{UserID: u2, ChannelID: a, Color: "#000"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	read("after a subscription", f.r1.ID, map[int64][]int64{a: {u0, u1, u2}, b: {u0}})
+	update(t, st, func(tx storage.Tx) {
+		if err := tx.DeleteSubscription(u1, a); err != nil {
+			t.Fatal(err)
+		}
+	})
+	read("after an unsubscription", f.r1.ID, map[int64][]int64{a: {u0, u2}, b: {u0}})
+	update(t, st, func(tx storage.Tx) { setActive(tx, u0, false) })
+	read("after a deactivation", f.r1.ID, map[int64][]int64{a: {u2}})
+	update(t, st, func(tx storage.Tx) { setActive(tx, u0, true) })
+	read("after a reactivation", f.r1.ID, map[int64][]int64{a: {u0, u2}, b: {u0}})
+	errRollback := errors.New("rolled back")
+	err := st.Update(context.Background(), func(tx storage.Tx) error {
+		if err := tx.CreateSubscriptions([]storage.Subscription{{UserID: u1, ChannelID: b, Color: "#000"}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := storage.ActiveSubscribers(tx, f.r1.ID, []int64{b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEqual(t, "ActiveSubscribers in the transaction that subscribes", got, map[int64][]int64{b: {u0, u1}})
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatalf("Update = %v, want the callback's error", err)
+	}
+	read("after a rolled-back subscription", f.r1.ID, map[int64][]int64{a: {u0, u2}, b: {u0}})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,4 +217,54 @@ func runPairs(b *testing.B, service, raw func() time.Duration, unit time.Duratio
 	b.ReportMetric(median(rawTimes), "raw-"+name)
 	b.ReportMetric(median(ratios), "raw/service")
 	b.ReportMetric(float64(len(ratios)), "pairs")
+}
+
+// BenchmarkSendSenders sends b.N messages (rounded down to a multiple of
+// 8) from 8 goroutines at once to a channel of 1 000 subscribers on SQLite,
+// as the peer benchmark's big channel does (bench/peer), through the
+// service with the store's settler on (storage/sqlite/fanout.go). It
+// reports msg/s over the whole run, and over its first and last quarters:
+// the rate falls as the rows pile up. There is no baseline in the run: it
+// compares builds, run one after the other.
+//
+//	go test -run '^$' -bench SendSenders -benchtime 3200x .
+func BenchmarkSendSenders(b *testing.B) {
+	const senders = 8
+	f := newBenchOrg(b, 1000)
+	fanoutService(b, f.svc, f.st, f.org, f.ids) // subscribes them
+	topic := "bench"
+	per := b.N / senders
+	var sent atomic.Int64
+	var firstQuarter, lastQuarterStart time.Duration
+	quarter := int64(per * senders / 4)
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range senders {
+		wg.Go(func() {
+			for range per {
+				if _, err := f.svc.SendMessage(f.ctx, chat.AsUser(f.org.UserID), chat.SendMessageRequest{
+					Type: "stream", To: &chat.MessageTo{Names: []string{"fanout"}}, Topic: &topic, Content: fanoutContent,
+				}); err != nil {
+					b.Error(err)
+					return
+				}
+				switch sent.Add(1) {
+				case quarter:
+					firstQuarter = time.Since(start)
+				case 3 * quarter:
+					lastQuarterStart = time.Since(start)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	total := time.Since(start)
+	b.StopTimer()
+	if quarter == 0 {
+		return
+	}
+	b.ReportMetric(float64(per*senders)/total.Seconds(), "msg/s")
+	b.ReportMetric(float64(quarter)/firstQuarter.Seconds(), "first-quarter-msg/s")
+	b.ReportMetric(float64(quarter)/(total-lastQuarterStart).Seconds(), "last-quarter-msg/s")
 }

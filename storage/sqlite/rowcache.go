@@ -47,6 +47,11 @@ import (
 // maxCachedRows bounds each set; a full set starts over.
 const maxCachedRows = 4096
 
+// maxCachedWeight bounds the weight of a set whose values weigh more than
+// one (the subscribers of 4 096 channels of 10 000 would otherwise be 320
+// MB): a set that would weigh more starts over.
+const maxCachedWeight = 1 << 20
+
 // rowSet is the cached rows of one kind, by key.
 type rowSet[K comparable, V any] struct {
 	rows map[K]V
@@ -56,10 +61,31 @@ type rowSet[K comparable, V any] struct {
 	wroteAll bool
 	// clone copies a value, so that callers never share one.
 	clone func(V) V
+	// weigh, when not nil, gives a value's weight (a list's length), and
+	// weight is the sum over rows.
+	weigh  func(V) int
+	weight int
 }
 
 func (s *rowSet[K, V]) reset() {
 	s.rows, s.wrote, s.wroteAll = make(map[K]V), make(map[K]bool), false
+	s.weight = 0
+}
+
+// weightOf is v's weight: one without weigh.
+func (s *rowSet[K, V]) weightOf(v V) int {
+	if s.weigh == nil {
+		return 1
+	}
+	return s.weigh(v)
+}
+
+// drop removes the row of k, if any.
+func (s *rowSet[K, V]) drop(k K) {
+	if old, ok := s.rows[k]; ok {
+		s.weight -= s.weightOf(old)
+		delete(s.rows, k)
+	}
 }
 
 func (s *rowSet[K, V]) get(k K) (V, bool) {
@@ -74,22 +100,28 @@ func (s *rowSet[K, V]) put(k K, v V) {
 	if s.wroteAll || s.wrote[k] {
 		return
 	}
-	if len(s.rows) >= maxCachedRows {
-		s.rows = make(map[K]V)
+	s.drop(k)
+	w := s.weightOf(v)
+	if w > maxCachedWeight {
+		return
+	}
+	if len(s.rows) >= maxCachedRows || s.weight+w > maxCachedWeight {
+		s.rows, s.weight = make(map[K]V), 0
 	}
 	if s.clone != nil {
 		v = s.clone(v)
 	}
 	s.rows[k] = v
+	s.weight += w
 }
 
 func (s *rowSet[K, V]) write(k K) {
-	delete(s.rows, k)
+	s.drop(k)
 	s.wrote[k] = true
 }
 
 func (s *rowSet[K, V]) writeAll() {
-	s.rows = make(map[K]V)
+	s.rows, s.weight = make(map[K]V), 0
 	s.wroteAll = true
 }
 
@@ -164,7 +196,8 @@ func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersi
 		c.recipients = rowSet[int64, []storage.UserMessage]{clone: slices.Clone[[]storage.UserMessage]}
 		c.recipients.reset()
 		c.emoji.reset()
-		c.subscribers = rowSet[int64, activeSubscribers]{clone: cloneSubscribers}
+		c.subscribers = rowSet[int64, activeSubscribers]{clone: cloneSubscribers,
+			weigh: func(a activeSubscribers) int { return max(1, len(a.userIDs)) }}
 		c.subscribers.reset()
 		c.conn, c.version = conn, version
 	}

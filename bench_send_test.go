@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -223,9 +224,9 @@ func runPairs(b *testing.B, service, raw func() time.Duration, unit time.Duratio
 // 8) from 8 goroutines at once to a channel of 1 000 subscribers on SQLite,
 // as the peer benchmark's big channel does (bench/peer), through the
 // service with the store's settler on (storage/sqlite/fanout.go). It
-// reports msg/s over the whole run, and over its first and last quarters:
-// the rate falls as the rows pile up. There is no baseline in the run: it
-// compares builds, run one after the other.
+// reports msg/s over the whole run, and over its first and last quarters
+// (the rate falls as the rows pile up), and the sends' p99 in ms. There is
+// no baseline in the run: it compares builds, run one after the other.
 //
 //	go test -run '^$' -bench SendSenders -benchtime 3200x .
 func BenchmarkSendSenders(b *testing.B) {
@@ -235,20 +236,23 @@ func BenchmarkSendSenders(b *testing.B) {
 	topic := "bench"
 	per := b.N / senders
 	var sent atomic.Int64
+	latencies := make([][]float64, senders)
 	var firstQuarter, lastQuarterStart time.Duration
 	quarter := int64(per * senders / 4)
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
-	for range senders {
+	for g := range senders {
 		wg.Go(func() {
 			for range per {
+				sendStart := time.Now()
 				if _, err := f.svc.SendMessage(f.ctx, chat.AsUser(f.org.UserID), chat.SendMessageRequest{
 					Type: "stream", To: &chat.MessageTo{Names: []string{"fanout"}}, Topic: &topic, Content: fanoutContent,
 				}); err != nil {
 					b.Error(err)
 					return
 				}
+				latencies[g] = append(latencies[g], float64(time.Since(sendStart))/float64(time.Millisecond))
 				switch sent.Add(1) {
 				case quarter:
 					firstQuarter = time.Since(start)
@@ -267,4 +271,7 @@ func BenchmarkSendSenders(b *testing.B) {
 	b.ReportMetric(float64(per*senders)/total.Seconds(), "msg/s")
 	b.ReportMetric(float64(quarter)/firstQuarter.Seconds(), "first-quarter-msg/s")
 	b.ReportMetric(float64(quarter)/(total-lastQuarterStart).Seconds(), "last-quarter-msg/s")
+	all := slices.Concat(latencies...)
+	slices.Sort(all)
+	b.ReportMetric(all[len(all)*99/100], "p99-ms")
 }

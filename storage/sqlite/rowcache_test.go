@@ -171,6 +171,20 @@ func setRealmName(tx storage.Tx, id int64, name string) error {
 	return tx.UpdateRealm(r)
 }
 
+// orgOfTwo creates an organization and two active users of it, A and B.
+func orgOfTwo(tx storage.Tx) (storage.Realm, storage.UserRecord, storage.UserRecord, error) {
+	realm := storage.Realm{Name: "Org", Host: "org.example.com"}
+	if err := tx.CreateRealm(&realm); err != nil {
+		return realm, storage.UserRecord{}, storage.UserRecord{}, err
+	}
+	a := storage.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
+	b := storage.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
+	if err := tx.CreateUser(&a); err != nil {
+		return realm, a, b, err
+	}
+	return realm, a, b, tx.CreateUser(&b)
+}
+
 // TestWriterRowCacheMessages checks the same for the rows a reaction
 // reads: the message, its recipients and the realm's emoji by name.
 func TestWriterRowCacheMessages(t *testing.T) {
@@ -181,16 +195,8 @@ func TestWriterRowCacheMessages(t *testing.T) {
 	var a, b storage.UserRecord
 	var m storage.MessageRecord
 	must(s1.Update(ctx, func(tx storage.Tx) error {
-		realm = storage.Realm{Name: "Org", Host: "org.example.com"}
-		if err := tx.CreateRealm(&realm); err != nil {
-			return err
-		}
-		a = storage.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
-		b = storage.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
-		if err := tx.CreateUser(&a); err != nil {
-			return err
-		}
-		if err := tx.CreateUser(&b); err != nil {
+		var err error
+		if realm, a, b, err = orgOfTwo(tx); err != nil {
 			return err
 		}
 		m = storage.MessageRecord{RealmID: realm.ID, SenderID: a.ID, RecipientType: storage.RecipientDirect,
@@ -325,10 +331,6 @@ func readReactionState(t *testing.T, s *sqlite.Store, realmID, messageID, bID in
 	return st
 }
 
-// TestWriterRowCacheKnowsEveryWrite lists the statements of the package
-// that write the tables the writer caches rows of. Each one must note
-// what it writes (rowcache.go); a new one fails this test until it is
-// added here, after it does.
 // TestWriterRowCacheSubscribers checks that a channel's active subscribers,
 // once read by a write transaction, are read again after another
 // connection subscribes someone, and not before.
@@ -340,16 +342,8 @@ func TestWriterRowCacheSubscribers(t *testing.T) {
 	var a, b storage.UserRecord
 	var ch storage.Channel
 	must(s1.Update(ctx, func(tx storage.Tx) error {
-		realm = storage.Realm{Name: "Org", Host: "org.example.com"}
-		if err := tx.CreateRealm(&realm); err != nil {
-			return err
-		}
-		a = storage.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
-		b = storage.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
-		if err := tx.CreateUser(&a); err != nil {
-			return err
-		}
-		if err := tx.CreateUser(&b); err != nil {
+		var err error
+		if realm, a, b, err = orgOfTwo(tx); err != nil {
 			return err
 		}
 		ch = storage.Channel{RealmID: realm.ID, Name: "general"}
@@ -378,6 +372,10 @@ func TestWriterRowCacheSubscribers(t *testing.T) {
 	expect("again", []int64{a.ID, b.ID}, 0)
 }
 
+// TestWriterRowCacheKnowsEveryWrite lists the statements of the package
+// that write the tables the writer caches rows of. Each one must note
+// what it writes (rowcache.go); a new one fails this test until it is
+// added here, after it does.
 func TestWriterRowCacheKnowsEveryWrite(t *testing.T) {
 	want := map[string]int{
 		"INSERT INTO realms": 1, "UPDATE realms": 1,

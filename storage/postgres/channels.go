@@ -156,10 +156,14 @@ func (t *tx) CreateSubscriptions(subs []storage.Subscription) error {
 		email[i], wildcard[i] = s.EmailNotifications, s.WildcardMentionsNotify
 	}
 	return t.guarded("CreateSubscriptions", func() error {
+		// user_active copies the user's is_active (migration 0025); an
+		// unknown user still fails on the foreign key.
 		_, err := t.exec("CreateSubscriptions", `INSERT INTO subscriptions (user_id, channel_id, color, is_muted,
-			pin_to_top, desktop, audible, push, email, wildcard)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::boolean[], $5::boolean[],
-				$6::boolean[], $7::boolean[], $8::boolean[], $9::boolean[], $10::boolean[])`,
+			pin_to_top, desktop, audible, push, email, wildcard, user_active)
+			SELECT r.*, COALESCE((SELECT u.is_active FROM users AS u WHERE u.id = r.user_id), true)
+			FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::boolean[], $5::boolean[],
+				$6::boolean[], $7::boolean[], $8::boolean[], $9::boolean[], $10::boolean[])
+				AS r (user_id, channel_id, color, is_muted, pin_to_top, desktop, audible, push, email, wildcard)`,
 			users, channels, colors, muted, pinned, desktop, audible, push, email, wildcard)
 		return err
 	})
@@ -220,15 +224,16 @@ func (t *tx) SubscriberCounts(channelIDs []int64) (map[int64]int, error) {
 	return out, err
 }
 
-// ActiveSubscribers reads the subscriptions' index of (channel, user) and
-// each user's row, never the subscriptions' own rows.
+// ActiveSubscribers reads the index of active users' subscriptions by
+// (channel, user) (migration 0025), and the channels' rows for their
+// organization; never the users' rows.
 func (t *tx) ActiveSubscribers(realmID int64, channelIDs []int64) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
 	if len(channelIDs) == 0 {
 		return out, nil
 	}
-	err := t.query("ActiveSubscribers", `SELECT s.channel_id, s.user_id FROM subscriptions AS s JOIN users AS u ON u.id = s.user_id
-		WHERE s.channel_id = ANY($1) AND u.realm_id = $2 AND u.is_active
+	err := t.query("ActiveSubscribers", `SELECT s.channel_id, s.user_id FROM subscriptions AS s JOIN channels AS c ON c.id = s.channel_id
+		WHERE s.channel_id = ANY($1) AND s.user_active AND c.realm_id = $2
 		ORDER BY s.channel_id, s.user_id`, func(sc sqlcommon.Scanner) error {
 		var ch, user int64
 		if err := sc.Scan(&ch, &user); err != nil {

@@ -101,3 +101,61 @@ func TestMigrationSenderDirectIndex(t *testing.T) {
 		t.Errorf("indexes after migration 23: %d of 2, %v", n, err)
 	}
 }
+
+// TestMigrationSubscriptionsUserActive: a database without migration 25
+// gets its subscriptions' user_active from the users' is_active when the
+// store opens it, so that a deactivated subscriber receives nothing.
+func TestMigrationSubscriptionsUserActive(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	s := open(t, dsn)
+	ctx := context.Background()
+	var realmID, channelID, active int64
+	err := s.Update(ctx, func(tx storage.Tx) error {
+		realm := storage.Realm{Name: "Org", Host: "org.example.com"}
+		if err := tx.CreateRealm(&realm); err != nil {
+			return err
+		}
+		a := storage.UserRecord{RealmID: realm.ID, Email: "a@example.com", FullName: "A", IsActive: true, APIKey: "key-a"}
+		b := storage.UserRecord{RealmID: realm.ID, Email: "b@example.com", FullName: "B", IsActive: true, APIKey: "key-b"}
+		if err := tx.CreateUser(&a); err != nil {
+			return err
+		}
+		if err := tx.CreateUser(&b); err != nil {
+			return err
+		}
+		ch := storage.Channel{RealmID: realm.ID, Name: "general"}
+		if err := tx.CreateChannels([]*storage.Channel{&ch}); err != nil {
+			return err
+		}
+		if err := tx.CreateSubscriptions([]storage.Subscription{{UserID: a.ID, ChannelID: ch.ID, Color: "#000"},
+			{UserID: b.ID, ChannelID: ch.ID, Color: "#000"}}); err != nil {
+			return err
+		}
+		realmID, channelID, active = realm.ID, ch.ID, a.ID
+		b.IsActive = false
+		return tx.UpdateUser(b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `DROP INDEX subscriptions_active; ALTER TABLE subscriptions DROP COLUMN user_active;
+		DELETE FROM schema_migrations WHERE version = 25`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, dsn)
+	defer s.Close()
+	err = s.View(ctx, func(tx storage.Tx) error {
+		got, err := storage.ActiveSubscribers(tx, realmID, []int64{channelID})
+		if err != nil {
+			return err
+		}
+		if want := []int64{active}; len(got[channelID]) != 1 || got[channelID][0] != want[0] {
+			t.Errorf("ActiveSubscribers after migration 25 = %v, want %v", got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -202,12 +202,18 @@ func (t *tx) UpdateUser(u storage.UserRecord) error {
 		return err
 	}
 	err = t.guarded("UpdateUser", func() error {
-		return t.execOne("UpdateUser", `UPDATE users SET email = $1, email_key = $2, full_name = $3, role = $4,
+		// The user's subscriptions follow is_active (migration 0025); the
+		// second update writes nothing when it did not change.
+		_, err := one(t, "UpdateUser", `WITH u AS (UPDATE users SET email = $1, email_key = $2, full_name = $3, role = $4,
 			is_active = $5, bot_type = $6, bot_owner_id = $7, date_joined = $8, last_login = $9,
 			is_imported_stub = $10, timezone = $11, avatar_source = $12, avatar_version = $13, api_key = $14,
 			password_hash = $15, email_visibility = $16, can_change_user_emails = $17, presence_enabled = $18,
 			status_text = $19, status_emoji_name = $20, status_emoji_code = $21, status_reaction_type = $22
-			WHERE id = $23 AND realm_id = $24`, append(args, u.ID, u.RealmID)...)
+			WHERE id = $23 AND realm_id = $24 RETURNING id, is_active),
+			s AS (UPDATE subscriptions AS s SET user_active = u.is_active FROM u
+				WHERE s.user_id = u.id AND s.user_active <> u.is_active)
+			SELECT id FROM u`, sqlcommon.ScanID, append(args, u.ID, u.RealmID)...)
+		return err
 	})
 	if !errors.Is(err, storage.ErrNotFound) {
 		return err

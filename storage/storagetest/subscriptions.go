@@ -284,8 +284,8 @@ func (s *suite) testActiveSubscribers(t *testing.T) {
 
 // testActiveSubscribersAfterWrites reads ActiveSubscribers in write
 // transactions after each kind of write that changes them (a subscription
-// made or removed, a user deactivated or reactivated, a write rolled
-// back): a backend that keeps the answers of one transaction for the next
+// made or removed, a user deactivated or reactivated, a deactivated user
+// subscribed, a write rolled back): a backend that keeps the answers of one transaction for the next
 // must forget them at each.
 func (s *suite) testActiveSubscribersAfterWrites(t *testing.T) {
 	st, f := s.channelStore(t)
@@ -355,4 +355,13 @@ func (s *suite) testActiveSubscribersAfterWrites(t *testing.T) {
 		t.Fatalf("Update = %v, want the callback's error", err)
 	}
 	read("after a rolled-back subscription", f.r1.ID, map[int64][]int64{a: {u0, u2}, b: {u0}})
+	update(t, st, func(tx storage.Tx) {
+		setActive(tx, u1, false)
+		if err := tx.CreateSubscriptions([]storage.Subscription{{UserID: u1, ChannelID: b, Color: "#000"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	read("after subscribing a deactivated user", f.r1.ID, map[int64][]int64{a: {u0, u2}, b: {u0}})
+	update(t, st, func(tx storage.Tx) { setActive(tx, u1, true) })
+	read("after that user's reactivation", f.r1.ID, map[int64][]int64{a: {u0, u2}, b: {u0, u1}})
 }

@@ -213,3 +213,55 @@ func TestFanoutSettledAfterCrash(t *testing.T) {
 		t.Fatalf("%d rows stored (%v), want 100", stored, err)
 	}
 }
+
+// TestSettleKeepsRowsThere: a pending recipient who has a row of the
+// message already keeps that row and its flags, and the settling goes
+// on with the others rather than failing every write after it.
+func TestSettleKeepsRowsThere(t *testing.T) {
+	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	_, _, id, users := fanoutFixture(t, s)
+	// Behind the store's back, which would settle first.
+	if _, err := s.writer.Exec(`INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, ?)`,
+		users[1], id, int64(storage.FlagStarred)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Settle(context.Background()); err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+	if n := pendingCount(t, s); n != 0 {
+		t.Errorf("%d messages pending after Settle, want 0", n)
+	}
+	var rows int
+	var flags int64
+	if err := s.reader.QueryRow(`SELECT count(*), sum(flags = ?) FROM user_messages WHERE message_id = ?`,
+		int64(storage.FlagStarred), id).Scan(&rows, &flags); err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(users) || flags != 1 {
+		t.Errorf("after Settle: %d rows, %d starred; want %d and 1", rows, flags, len(users))
+	}
+}
+
+// TestWriterCacheSize: the writer's page cache is writerCacheKiB, the
+// readers' SQLite's default.
+func TestWriterCacheSize(t *testing.T) {
+	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var writer, reader int
+	if err := s.writer.QueryRow(`PRAGMA cache_size`).Scan(&writer); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.reader.QueryRow(`PRAGMA cache_size`).Scan(&reader); err != nil {
+		t.Fatal(err)
+	}
+	if writer != -writerCacheKiB || reader != -2000 {
+		t.Errorf("cache_size: writer %d, reader %d; want %d and -2000", writer, reader, -writerCacheKiB)
+	}
+}

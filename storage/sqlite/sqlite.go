@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -143,6 +144,9 @@ func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 	return s, nil
 }
 
+// writerCacheKiB bounds the writer connection's page cache, in KiB.
+const writerCacheKiB = 32 << 10
+
 // dsn is the driver's name for the database file at path: an SQLite URI
 // whose parameters set the pragmas of every connection. Readers are
 // query-only; the writer begins its transactions IMMEDIATE, taking the write
@@ -168,8 +172,12 @@ func dsn(path string, reader bool) string {
 		b.WriteString("&_pragma=query_only(1)")
 	} else {
 		// The checkpointer copies the log back, not the writer's commits
-		// (checkpoint.go).
-		b.WriteString("&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
+		// (checkpoint.go). The writer's page cache holds the pages that a
+		// settling of a big channel's rows changes (fanout.go: two per
+		// recipient, 8 MiB for 1 000): with SQLite's default of 2 MiB it
+		// wrote them to the log in the middle of the transaction, read
+		// them back, and wrote them again at the commit.
+		b.WriteString("&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(-" + strconv.Itoa(writerCacheKiB) + ")")
 	}
 	return b.String()
 }

@@ -144,8 +144,11 @@ func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 	return s, nil
 }
 
-// writerCacheKiB bounds the writer connection's page cache, in KiB.
-const writerCacheKiB = 32 << 10
+// writerCacheKiB bounds the writer connection's page cache, in KiB. It
+// costs about twice that in memory once full: the allocator under the
+// driver (modernc.org/memory) gives each 4 KiB page with its header an
+// 8 KiB slot. 32 MiB was no faster (BENCHMARKS.md).
+const writerCacheKiB = 16 << 10
 
 // dsn is the driver's name for the database file at path: an SQLite URI
 // whose parameters set the pragmas of every connection. Readers are

@@ -179,7 +179,9 @@ func dsn(path string, reader bool) string {
 		// settling of a big channel's rows changes (fanout.go: two per
 		// recipient, 8 MiB for 1 000): with SQLite's default of 2 MiB it
 		// wrote them to the log in the middle of the transaction, read
-		// them back, and wrote them again at the commit.
+		// them back, and wrote them again at the commit. (The
+		// checkpointer's connection opens with the same parameters; a
+		// checkpoint copies the log's frames without the page cache.)
 		b.WriteString("&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(-" + strconv.Itoa(writerCacheKiB) + ")")
 	}
 	return b.String()

@@ -285,8 +285,9 @@ func (s *suite) testActiveSubscribers(t *testing.T) {
 // testActiveSubscribersAfterWrites reads ActiveSubscribers in write
 // transactions after each kind of write that changes them (a subscription
 // made or removed, a user deactivated or reactivated, a deactivated user
-// subscribed, a write rolled back): a backend that keeps the answers of one transaction for the next
-// must forget them at each.
+// subscribed, a write rolled back): a backend that keeps the answers of
+// one transaction for the next must forget them at each, and one that
+// keeps a user's activity beside their subscriptions must keep it right.
 func (s *suite) testActiveSubscribersAfterWrites(t *testing.T) {
 	st, f := s.channelStore(t)
 	u0, u1, u2 := f.users[0].ID, f.users[1].ID, f.users[2].ID

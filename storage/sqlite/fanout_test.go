@@ -37,6 +37,19 @@ func TestConformanceDeferred(t *testing.T) {
 	}
 }
 
+// deferringStore opens a store in a temporary directory that defers big
+// messages' rows as chatd's does, without the settler: they stay pending
+// until a write or Settle moves them.
+func deferringStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // pendingCount returns the messages whose rows are pending.
 func pendingCount(t *testing.T, s *Store) int {
 	t.Helper()
@@ -100,11 +113,7 @@ func fanoutFixture(t *testing.T, s *Store) (realmID, channelID, messageID int64,
 // TestFanoutDeferred follows a big message's rows: pending after the send,
 // read as rows meanwhile, settled by the first write that needs them.
 func TestFanoutDeferred(t *testing.T) {
-	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := deferringStore(t)
 	realmID, channelID, id, users := fanoutFixture(t, s)
 	if n := pendingCount(t, s); n != 1 {
 		t.Fatalf("%d messages pending after the send, want 1", n)
@@ -218,11 +227,7 @@ func TestFanoutSettledAfterCrash(t *testing.T) {
 // message already keeps that row and its flags, and the settling goes
 // on with the others rather than failing every write after it.
 func TestSettleKeepsRowsThere(t *testing.T) {
-	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := deferringStore(t)
 	_, _, id, users := fanoutFixture(t, s)
 	// Behind the store's back, which would settle first.
 	if _, err := s.writer.Exec(`INSERT INTO user_messages (user_id, message_id, flags) VALUES (?, ?, ?)`,
@@ -249,11 +254,7 @@ func TestSettleKeepsRowsThere(t *testing.T) {
 // TestWriterCacheSize: the writer's page cache is writerCacheKiB, the
 // readers' SQLite's default.
 func TestWriterCacheSize(t *testing.T) {
-	s, err := openStore(filepath.Join(t.TempDir(), "chat.db"), defaultDeferMin, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := deferringStore(t)
 	var writer, reader int
 	if err := s.writer.QueryRow(`PRAGMA cache_size`).Scan(&writer); err != nil {
 		t.Fatal(err)

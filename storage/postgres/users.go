@@ -202,16 +202,20 @@ func (t *tx) UpdateUser(u storage.UserRecord) error {
 		return err
 	}
 	err = t.guarded("UpdateUser", func() error {
-		// The user's subscriptions follow is_active (migration 0025); the
-		// second update writes nothing when it did not change.
-		_, err := one(t, "UpdateUser", `WITH u AS (UPDATE users SET email = $1, email_key = $2, full_name = $3, role = $4,
+		// The user's subscriptions follow is_active (migration 0025). All
+		// three parts read one snapshot, so old is the row before the
+		// update, and the subscriptions are read only when is_active
+		// changes: a user of 200 channels changing anything else read
+		// 203 pages instead of 3 (EXPLAIN ANALYZE).
+		_, err := one(t, "UpdateUser", `WITH old AS (SELECT is_active FROM users WHERE id = $23),
+			u AS (UPDATE users SET email = $1, email_key = $2, full_name = $3, role = $4,
 			is_active = $5, bot_type = $6, bot_owner_id = $7, date_joined = $8, last_login = $9,
 			is_imported_stub = $10, timezone = $11, avatar_source = $12, avatar_version = $13, api_key = $14,
 			password_hash = $15, email_visibility = $16, can_change_user_emails = $17, presence_enabled = $18,
 			status_text = $19, status_emoji_name = $20, status_emoji_code = $21, status_reaction_type = $22
 			WHERE id = $23 AND realm_id = $24 RETURNING id, is_active),
-			s AS (UPDATE subscriptions AS s SET user_active = u.is_active FROM u
-				WHERE s.user_id = u.id AND s.user_active <> u.is_active)
+			s AS (UPDATE subscriptions AS s SET user_active = u.is_active FROM u, old
+				WHERE s.user_id = u.id AND u.is_active <> old.is_active)
 			SELECT id FROM u`, sqlcommon.ScanID, append(args, u.ID, u.RealmID)...)
 		return err
 	})

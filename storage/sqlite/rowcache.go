@@ -178,6 +178,22 @@ func (c *rowCache) lock() func() {
 	return c.mu.Unlock
 }
 
+// empty forgets every row. The sets of lists are weighed by their
+// length: a message's recipients and a channel's subscribers.
+func (c *rowCache) empty() {
+	c.realms.reset()
+	c.users.reset()
+	c.messages = rowSet[int64, storage.MessageRecord]{clone: cloneMessage}
+	c.messages.reset()
+	c.recipients = rowSet[int64, []storage.UserMessage]{clone: slices.Clone[[]storage.UserMessage],
+		weigh: func(rows []storage.UserMessage) int { return max(1, len(rows)) }}
+	c.recipients.reset()
+	c.emoji.reset()
+	c.subscribers = rowSet[int64, activeSubscribers]{clone: cloneSubscribers,
+		weigh: func(a activeSubscribers) int { return max(1, len(a.userIDs)) }}
+	c.subscribers.reset()
+}
+
 // begin starts a write transaction that holds the write lock on conn: it
 // empties the cache unless conn and its data_version are those of the
 // rows, and reports whether it did.
@@ -189,16 +205,7 @@ func (c *rowCache) begin(ctx context.Context, conn any, sqlTx *sql.Tx, dataVersi
 	defer c.lock()()
 	reset := c.conn != conn || c.version != version || c.updatedUsers == nil
 	if reset {
-		c.realms.reset()
-		c.users.reset()
-		c.messages = rowSet[int64, storage.MessageRecord]{clone: cloneMessage}
-		c.messages.reset()
-		c.recipients = rowSet[int64, []storage.UserMessage]{clone: slices.Clone[[]storage.UserMessage]}
-		c.recipients.reset()
-		c.emoji.reset()
-		c.subscribers = rowSet[int64, activeSubscribers]{clone: cloneSubscribers,
-			weigh: func(a activeSubscribers) int { return max(1, len(a.userIDs)) }}
-		c.subscribers.reset()
+		c.empty()
 		c.conn, c.version = conn, version
 	}
 	for _, s := range []interface{ endTx() }{&c.realms, &c.users, &c.messages, &c.recipients, &c.emoji, &c.subscribers} {

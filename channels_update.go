@@ -370,10 +370,18 @@ func orNoDescription(d string) string {
 // it any more, it leaves the default channels, and the notification bot
 // says so in it. Who may is as for UpdateChannel.
 //
+// Once archived, the channel's messages are marked read for every
+// subscriber, as the reference does (without events: the channel's update
+// tells clients).
+//
 // Errors: ErrInvalidChannelID; ErrChannelAdminRequired; ErrChannelArchived
 // for a channel archived already.
 func (s *Service) ArchiveChannel(ctx context.Context, actor Actor, channelID int64) error {
-	return s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+	var (
+		realmID     int64
+		subscribers []int64
+	)
+	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
 		cc, err := s.channelContextFor(tx, actor, OpArchiveChannel)
 		if err != nil {
 			return err
@@ -402,8 +410,17 @@ func (s *Service) ArchiveChannel(ctx context.Context, actor Actor, channelID int
 		if err := tx.UpdateChannel(c); err != nil {
 			return err
 		}
+		subs, err := tx.ChannelSubscriptions([]int64{c.ID})
+		if err != nil {
+			return err
+		}
+		realmID, subscribers = cc.realm.ID, subscriberIDs(subs)[c.ID]
 		return s.emitChannelChanges(tx, emit, cc, &c, &old, []channelChange{{property: "is_archived", value: true}})
 	})
+	if err == nil {
+		s.markChannelReadFor(ctx, realmID, channelID, subscribers, false)
+	}
+	return err
 }
 
 // ErrPrivateDefaultChannel refuses to make a private channel a default

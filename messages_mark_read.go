@@ -128,6 +128,53 @@ func (s *Service) markRead(ctx context.Context, actor Actor, op Operation,
 	})
 }
 
+// markChannelReadFor marks each user's unread messages of a channel read
+// after a change that took the channel from them, as the reference's
+// deferred work does: an unsubscription (notify: each batch sends its
+// user an update_message_flags event, as MarkChannelAsRead would) and an
+// archiving (no events: the channel's update tells clients). Otherwise
+// those messages stay unread for good, in every unread count and
+// first_unread anchor, where clients no longer show them (zulip-terminal
+// fails to start on such an anchor).
+//
+// It runs after the change committed, in transactions of markReadBatch
+// messages, to the end even when the request's context ends; a failure is
+// logged, not returned, the change standing.
+func (s *Service) markChannelReadFor(ctx context.Context, realmID, channelID int64, userIDs []int64, notify bool) {
+	ctx = context.WithoutCancel(ctx)
+	for _, uid := range userIDs {
+		for done := false; !done; {
+			err := s.updateWithEvents(ctx, noActor, func(tx storage.Tx, emit func(Event)) error {
+				rows, err := tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: uid, ChannelID: channelID,
+					Unread: true, Limit: markReadBatch})
+				if err != nil {
+					return err
+				}
+				ids := make([]int64, len(rows))
+				for i, r := range rows {
+					ids[i] = r.Message.ID
+				}
+				changed, err := tx.UpdateUserMessageFlags(uid, ids, storage.FlagRead, 0)
+				if err != nil {
+					return err
+				}
+				if notify && len(changed) > 0 {
+					emit(Event{RealmID: realmID, UserIDs: []int64{uid}, Payload: map[string]any{
+						"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
+						"messages": changed, "all": false,
+					}})
+				}
+				done = len(rows) < markReadBatch || len(changed) == 0
+				return nil
+			})
+			if err != nil {
+				s.cfg.Logger.Error("marking a channel's messages read", "channel", channelID, "user", uid, "err", err)
+				break
+			}
+		}
+	}
+}
+
 // TopicSummary is a topic of a channel as GET /users/me/{stream_id}/topics
 // lists it: its latest name and its newest message the user may read.
 type TopicSummary struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,9 +90,18 @@ type UnsubscribeResult struct {
 // (administrators always have it). Errors: "Channel(s) (names) do not
 // exist" for unknown or invisible channels, ErrInsufficientPermission,
 // ErrNoSuchUser, ErrUserDeactivated.
+//
+// Once the subscriptions are gone, each removed user's unread messages of
+// the channel are marked read, as the reference does, with
+// update_message_flags events to them.
 func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, principals *Principals) (UnsubscribeResult, error) {
-	out := UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
+	var (
+		out       UnsubscribeResult
+		realmID   int64
+		removedBy map[int64][]int64
+	)
 	err := s.updateWithEvents(ctx, actor, func(tx storage.Tx, emit func(Event)) error {
+		out = UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
 		cc, err := s.channelContext(tx, actor)
 		if err != nil {
 			return err
@@ -137,7 +147,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, 
 				return err
 			}
 		}
-		removedBy := map[int64][]int64{}
+		realmID, removedBy = cc.realm.ID, map[int64][]int64{}
 		removedFrom := map[int64][]map[string]any{}
 		var order []int64
 		for _, c := range channels {
@@ -198,7 +208,13 @@ func (s *Service) Unsubscribe(ctx context.Context, actor Actor, names []string, 
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(removedBy)) {
+		s.markChannelReadFor(ctx, realmID, id, removedBy[id], true)
+	}
+	return out, nil
 }
 
 func appendOnce(list []string, s string) []string {

@@ -180,6 +180,35 @@ func TestUnsubscribeNames(t *testing.T) {
 	e.expectError(res, 400, chat.CodeBadRequest, "Channel(s) (Rome) do not exist")
 }
 
+// TestUnsubscribeMarksRead: leaving a channel marks its unread messages
+// read, so that the first_unread anchor, which clients such as
+// zulip-terminal open on, does not point into a channel they no longer
+// show.
+func TestUnsubscribeMarksRead(t *testing.T) {
+	e := newEnv(t)
+	e.subscribeAs(&e.member, "Oslo")
+	e.subscribeAs(&e.owner, "Oslo")
+	e.expect(e.call(http.MethodPost, "/mark_all_as_read", &e.member, nil), 200, success("complete", true))
+	res := e.call(http.MethodPost, "/messages", &e.owner, form("type", "stream", "to", "Oslo", "topic", "t", "content", "hi"))
+	id := res.body["id"].(float64)
+	firstUnread := func() any {
+		t.Helper()
+		res := e.call(http.MethodGet, "/messages", &e.member, form("anchor", "first_unread", "num_before", "0", "num_after", "0"))
+		if res.status != 200 {
+			t.Fatalf("GET /messages: %s", res.raw)
+		}
+		return res.body["anchor"]
+	}
+	if got := firstUnread(); got != id {
+		t.Fatalf("first_unread before leaving: %v, want %v", got, id)
+	}
+	e.expect(e.call(http.MethodDelete, "/users/me/subscriptions", &e.member, form("subscriptions", `["Oslo"]`)),
+		200, success("removed", []any{"Oslo"}, "not_removed", []any{}))
+	if got := firstUnread(); got != float64(10000000000000000) {
+		t.Errorf("first_unread after leaving: %v, want 10000000000000000 (nothing unread)", got)
+	}
+}
+
 // TestSubscribeCreationSettings: retention values, the empty anonymous
 // group stored as role:nobody, and the remaining parameter errors of B2.1.
 func TestSubscribeCreationSettings(t *testing.T) {

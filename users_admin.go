@@ -234,7 +234,9 @@ func (s *Service) provisionUser(tx storage.Tx, realm Realm, req NewUser, passwor
 }
 
 // ProvisionUser creates an account of any role or bot type in the
-// organization and emits its realm_user add event. It is a provisioning operation for the server's operator
+// organization and emits its realm_user add event; a human account is
+// subscribed to the default channels, with their recent history, as
+// CreateUser does. It is a provisioning operation for the server's operator
 // (`chatd create-user`, embedding programs) and checks no actor.
 //
 // Errors: BAD_REQUEST for an unknown organization, and those of CreateUser.
@@ -260,13 +262,19 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 			return err
 		}
 		out = NewUserResult{UserID: u.ID, Email: u.Email, APIKey: key}
-		return s.emitUserAdded(tx, emit, realm, &u)
+		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
+			return err
+		}
+		return s.setUpNewHuman(tx, emit, realm, &u)
 	})
 	return out, err
 }
 
 // CreateUser creates a member account with a password, as POST /users does,
-// and emits its realm_user add event. Administrators and owners may call it.
+// and emits its realm_user add event. As the reference does, the new user
+// is subscribed to the organization's default channels and given their
+// messages of the last twelve weeks (at most 1 000, the newest 20 unread).
+// Administrators and owners may call it.
 //
 // Errors, in the order they are checked: ErrMustBeAdmin; ErrNameTooLong,
 // ErrNameTooShort, ErrNameInvalidChars, ErrNameInvalidFormat; ErrBadEmail;
@@ -292,7 +300,10 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 			return err
 		}
 		id = u.ID
-		return s.emitUserAdded(tx, emit, realm, &u)
+		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
+			return err
+		}
+		return s.setUpNewHuman(tx, emit, realm, &u)
 	})
 	return id, err
 }

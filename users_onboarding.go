@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"errors"
 	"slices"
 	"time"
 
@@ -16,15 +17,44 @@ const (
 	onboardingRecent   = 12 * 7 * 24 * time.Hour
 )
 
-// setUpNewHuman subscribes a human user just created to the
-// organization's default channels, as the reference does for every user
-// it creates (and as is_default_stream promises), with the subscription
-// and peer_add events, and gives them those channels' recent history
-// (newUserHistory). Bots get neither.
+// setUpNewHuman does for a human user just created what the reference
+// does for every user it creates: it subscribes them to the
+// organization's default channels (as is_default_stream promises), with
+// the subscription and peer_add events, gives them those channels' recent
+// history (newUserHistory), and announces them in the signup
+// announcements channel (announceSignup). Bots get none of it.
 func (s *Service) setUpNewHuman(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
 	if u.IsBot() {
 		return nil
 	}
+	if err := s.subscribeToDefaults(tx, emit, realm, u); err != nil {
+		return err
+	}
+	return s.announceSignup(tx, emit, realm, u)
+}
+
+// announceSignup has the notification bot say, in the topic "signups" of
+// the organization's signup announcements channel when it has one that is
+// not archived, that the user joined, in the reference's words.
+func (s *Service) announceSignup(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
+	if realm.SignupAnnouncementsStreamID == 0 {
+		return nil
+	}
+	c, err := tx.Channel(realm.SignupAnnouncementsStreamID)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && c.IsArchived {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	bot := &botMessages{realmID: realm.ID, now: s.now()}
+	bot.toChannel(&c, "signups", mention(u, true)+" joined this organization.")
+	return s.sendBotMessages(tx, emit, bot, nil, nil)
+}
+
+// subscribeToDefaults subscribes a new user to the default channels that
+// are not archived and gives them their recent history.
+func (s *Service) subscribeToDefaults(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
 	all, err := tx.Channels(realm.ID)
 	if err != nil {
 		return err

@@ -41,6 +41,8 @@ func TestNewUserDefaultChannels(t *testing.T) {
 				post(other)
 			}
 		}
+		_, err := f.svc.UpdateRealm(ctx, owner, chat.RealmUpdate{Channels: chat.RealmChannels{SignupAnnouncementsStreamID: &other}})
+		wantNoErr(t, "UpdateRealm(signup announcements)", err)
 		st, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{EventTypes: []string{"subscription"}})
 		wantNoErr(t, "Register", err)
 
@@ -70,6 +72,16 @@ func TestNewUserDefaultChannels(t *testing.T) {
 			}
 		}
 		diff(t, "the newcomer's messages", got, recent)
+
+		// The notification bot's announcement in "other", as its
+		// subscriber, the owner, reads it (raw Markdown).
+		narrow := []chat.NarrowElement{{Operator: "channel", Operand: "other"}}
+		last, err := f.svc.GetMessages(ctx, owner, chat.GetMessagesRequest{Anchor: ptr("newest"), NumBefore: ptr(int64(1)), Narrow: narrow})
+		wantNoErr(t, "GetMessages(other)", err)
+		if m := last.Messages[0]; m.SenderID != chat.NotificationBotID || m.Subject != "signups" ||
+			m.Content != "@_**New Comer|"+itoa(id)+"** joined this organization." {
+			t.Errorf("signup announcement: %d %q %q", m.SenderID, m.Subject, m.Content)
+		}
 
 		bot, err := f.svc.ProvisionUser(ctx, f.realm, chat.NewUser{Email: "helper-bot@localhost", FullName: "Helper", BotType: chat.BotGeneric, BotOwnerID: f.owner.ID})
 		wantNoErr(t, "ProvisionUser(bot)", err)

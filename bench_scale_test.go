@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkOrgScale compares an organization of 1 000 users with one of
-// 10 000 on SQLite, and on PostgreSQL when CHAT_TEST_POSTGRES_DSN names a
+// 10 000 (each with a default channel of all its users, withGeneral) on SQLite, and on PostgreSQL when CHAT_TEST_POSTGRES_DSN names a
 // database (scripts/with-postgres.sh), alternating, for the operations that must stay flat in
 // the organization's size: creating a user (without a password, so that
 // bcrypt is not measured) and POST /register with every block. It reports
@@ -25,7 +25,9 @@ import (
 // encoding its answer alone (goal: at most 2). One op is one round: ten
 // creations on each side, then one register on each.
 func BenchmarkOrgScale(b *testing.B) {
-	b.Run("sqlite", func(b *testing.B) { benchOrgScale(b, newBenchOrg(b, 1000), newBenchOrg(b, 10000)) })
+	b.Run("sqlite", func(b *testing.B) {
+		benchOrgScale(b, withGeneral(newBenchOrg(b, 1000)), withGeneral(newBenchOrg(b, 10000)))
+	})
 	if pgtest.Available() {
 		b.Run("postgres", func(b *testing.B) {
 			open := func(members int) *benchOrg {
@@ -35,9 +37,33 @@ func BenchmarkOrgScale(b *testing.B) {
 				}
 				return newBenchOrgOn(b, st, members)
 			}
-			benchOrgScale(b, open(1000), open(10000))
+			benchOrgScale(b, withGeneral(open(1000)), withGeneral(open(10000)))
 		})
 	}
+}
+
+// withGeneral gives the organization what every real one has, and what a
+// new user's creation works with: a default channel of all its users, as
+// chatd's first start makes, with 50 messages.
+func withGeneral(f *benchOrg) *benchOrg {
+	owner := chat.AsUser(f.org.UserID)
+	for start := 0; start < len(f.ids); start += 1000 {
+		_, err := f.svc.Subscribe(f.ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "general"}},
+			IsDefaultStream: true, Principals: &chat.Principals{IDs: f.ids[start:min(start+1000, len(f.ids))]}})
+		if err != nil {
+			f.b.Fatal(err)
+		}
+	}
+	general, err := f.svc.ChannelIDByName(f.ctx, owner, "general")
+	if err != nil {
+		f.b.Fatal(err)
+	}
+	for i := range 50 {
+		if _, err := f.svc.PostChannelMessage(f.ctx, owner, general, "news", fmt.Sprintf("news %d", i)); err != nil {
+			f.b.Fatal(err)
+		}
+	}
+	return f
 }
 
 // createsPerRound is the number of users each side creates in a round.

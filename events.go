@@ -19,7 +19,11 @@ type Event struct {
 	// UserIDs; with it, an organization-wide change costs one event per
 	// client connected, not a list of every user.
 	AllUsers bool
-	Payload  map[string]any
+	// ExceptUserIDs, with AllUsers, are users who do not receive the
+	// event, in increasing order: those an organization-wide event must
+	// skip (the guests who do not see a public channel).
+	ExceptUserIDs []int64
+	Payload       map[string]any
 	// PerQueue, when set, makes the event's form for each event queue,
 	// whose options (apply_markdown, bulk_message_deletion, ...) and
 	// narrow decide it. Payload then holds what the hub's filters read:

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -291,7 +292,9 @@ func (h *Hub) recipients(e Event) []*queue {
 	if e.AllUsers {
 		out = make([]*queue, 0, len(h.byRealm[e.RealmID]))
 		for q := range h.byRealm[e.RealmID] {
-			out = append(out, q)
+			if _, except := slices.BinarySearch(e.ExceptUserIDs, q.userID); !except {
+				out = append(out, q)
+			}
 		}
 		return out
 	}

@@ -28,6 +28,7 @@ type eventJSON struct {
 	RealmID  int64   `json:"r"`
 	UserIDs  []int64 `json:"u"`
 	AllUsers bool    `json:"a,omitempty"`
+	Except   []int64 `json:"x,omitempty"`
 	// Payload is the payload of an event without PerQueue.
 	Payload json.RawMessage `json:"p,omitempty"`
 	// Kind and Form are the PerQueue of the others: its kind and data.
@@ -63,6 +64,16 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.AllUsers {
 		b = append(b, `,"a":true`...)
 	}
+	if len(e.ExceptUserIDs) > 0 {
+		b = append(b, `,"x":[`...)
+		for i, id := range e.ExceptUserIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, id, 10)
+		}
+		b = append(b, ']')
+	}
 	var data []byte
 	var err error
 	if e.PerQueue != nil {
@@ -96,7 +107,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*e = Event{RealmID: w.RealmID, UserIDs: w.UserIDs, AllUsers: w.AllUsers}
+	*e = Event{RealmID: w.RealmID, UserIDs: w.UserIDs, AllUsers: w.AllUsers, ExceptUserIDs: w.Except}
 	if w.Kind == "" {
 		p, err := decodePayload(w.Payload)
 		if err != nil {

@@ -223,6 +223,9 @@ func TestEventJSONPlainPayloads(t *testing.T) {
 		}},
 		{RealmID: 1, AllUsers: true, Payload: map[string]any{"type": "realm", "op": "update"}},
 		{RealmID: 1, UserIDs: []int64{}, Payload: map[string]any{"type": "nobody"}},
+		// Organization-wide but for some users: 7 gets the first only.
+		{RealmID: 1, AllUsers: true, ExceptUserIDs: []int64{3, 9}, Payload: map[string]any{"type": "subscription", "op": "peer_add", "to": "seven"}},
+		{RealmID: 1, AllUsers: true, ExceptUserIDs: []int64{7}, Payload: map[string]any{"type": "subscription", "op": "peer_add", "to": "others"}},
 	}
 	decoded := roundTrip(t, events)
 	if decoded[0].Payload["op"] != "add" || decoded[0].Payload["flag"] != true || decoded[0].Payload["none"] != nil ||
@@ -231,6 +234,9 @@ func TestEventJSONPlainPayloads(t *testing.T) {
 	}
 	if decoded[2].UserIDs != nil || !decoded[2].AllUsers || decoded[3].UserIDs == nil {
 		t.Errorf("decoded recipients: %v %v, %v", decoded[2].UserIDs, decoded[2].AllUsers, decoded[3].UserIDs)
+	}
+	if !decoded[4].AllUsers || fmt.Sprint(decoded[4].ExceptUserIDs) != "[3 9]" || decoded[2].ExceptUserIDs != nil {
+		t.Errorf("decoded exceptions: %v %v, %v", decoded[4].AllUsers, decoded[4].ExceptUserIDs, decoded[2].ExceptUserIDs)
 	}
 	// Each hub has a queue that takes channel typing events and one that
 	// does not: the hub's filter reads the decoded payload.
@@ -255,7 +261,7 @@ func TestEventJSONPlainPayloads(t *testing.T) {
 		t.Errorf("hub output after a trip through JSON:\n got %s\nwant %s", out[1], out[0])
 	}
 	if !strings.Contains(out[0][0], `"type":"typing"`) || strings.Contains(out[0][1], `"type":"typing"`) ||
-		!strings.Contains(out[0][0], `"<b>&\u2028"`) {
+		!strings.Contains(out[0][0], `"<b>&\u2028"`) || !strings.Contains(out[0][0], `"seven"`) || strings.Contains(out[0][0], `"others"`) {
 		t.Errorf("hub output: %s\nwithout channel typing: %s", out[0][0], out[0][1])
 	}
 }

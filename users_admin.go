@@ -253,6 +253,12 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 		if err != nil {
 			return err
 		}
+		var human *newHuman
+		if req.BotType == BotNone {
+			if human, err = prepareNewHuman(tx, realm); err != nil {
+				return err
+			}
+		}
 		u, err := s.provisionUser(tx, realm, req, false)
 		if err != nil {
 			return err
@@ -265,7 +271,7 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
 			return err
 		}
-		return s.setUpNewHuman(tx, emit, realm, &u)
+		return s.setUpNewHuman(tx, emit, realm, &u, human)
 	})
 	return out, err
 }
@@ -295,6 +301,12 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 		if err != nil {
 			return err
 		}
+		var human *newHuman
+		if req.BotType == BotNone {
+			if human, err = prepareNewHuman(tx, realm); err != nil {
+				return err
+			}
+		}
 		u, err := s.provisionUser(tx, realm, req, true)
 		if err != nil {
 			return err
@@ -303,7 +315,7 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
 			return err
 		}
-		return s.setUpNewHuman(tx, emit, realm, &u)
+		return s.setUpNewHuman(tx, emit, realm, &u, human)
 	})
 	return id, err
 }

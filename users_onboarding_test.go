@@ -45,6 +45,9 @@ func TestNewUserDefaultChannels(t *testing.T) {
 		wantNoErr(t, "UpdateRealm(signup announcements)", err)
 		st, err := f.svc.Register(ctx, chat.AsUser(f.member.ID), chat.RegisterRequest{EventTypes: []string{"subscription"}})
 		wantNoErr(t, "Register", err)
+		// A guest sees no public channel it is not in.
+		guestQueue, err := f.svc.Register(ctx, chat.AsUser(f.guest.ID), chat.RegisterRequest{EventTypes: []string{"subscription"}})
+		wantNoErr(t, "Register(guest)", err)
 
 		id, err := f.svc.CreateUser(ctx, owner, "newcomer@example.com", "newcomer-password", "New Comer")
 		wantNoErr(t, "CreateUser", err)
@@ -58,6 +61,9 @@ func TestNewUserDefaultChannels(t *testing.T) {
 		diff(t, "the member's events", queueEvents(t, f, f.member.ID, st["queue_id"].(string)), []map[string]any{
 			{"id": float64(0), "type": "subscription", "op": "peer_add", "stream_ids": jsonNumbers(lobby), "user_ids": jsonNumbers(id)},
 		})
+		if es := queueEvents(t, f, f.guest.ID, guestQueue["queue_id"].(string)); len(es) != 0 {
+			t.Errorf("the guest's events: %v", es)
+		}
 		unread := unreadOf(t, f, id)
 		diff(t, "the newcomer's unread", unread["streams"], []any{
 			map[string]any{"stream_id": float64(lobby), "topic": "t", "unread_message_ids": jsonNumbers(recent[4:]...)},

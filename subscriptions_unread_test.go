@@ -29,6 +29,17 @@ func flagsQueue(t *testing.T, f *fixture, user int64) string {
 	return st["queue_id"].(string)
 }
 
+// threeInTwo has the owner create two channels with the owner, the member
+// and the admin in both, and returns their IDs.
+func threeInTwo(t *testing.T, f *fixture, a, b string) (int64, int64) {
+	t.Helper()
+	_, err := f.svc.Subscribe(t.Context(), chat.AsUser(f.owner.ID), chat.SubscribeRequest{
+		Subscriptions: []chat.ChannelSpec{{Name: a}, {Name: b}},
+		Principals:    &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID, f.admin.ID}}})
+	wantNoErr(t, "Subscribe", err)
+	return channelIDOf(t, f, a), channelIDOf(t, f, b)
+}
+
 // readEvent is the update_message_flags event that marks messages read.
 func readEvent(id float64, messages ...int64) map[string]any {
 	return map[string]any{"id": id, "type": "update_message_flags", "op": "add", "operation": "add",
@@ -45,10 +56,7 @@ func TestUnsubscribeMarksChannelRead(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		owner := chat.AsUser(f.owner.ID)
-		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "leaving"}, {Name: "staying"}},
-			Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID, f.admin.ID}}})
-		wantNoErr(t, "Subscribe", err)
-		leaving, staying := channelIDOf(t, f, "leaving"), channelIDOf(t, f, "staying")
+		leaving, staying := threeInTwo(t, f, "leaving", "staying")
 		post := func(channel int64, topic string) int64 {
 			t.Helper()
 			id, err := f.svc.PostChannelMessage(ctx, owner, channel, topic, "news")
@@ -113,10 +121,7 @@ func TestArchiveChannelMarksRead(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
 		owner := chat.AsUser(f.owner.ID)
-		_, err := f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "old"}, {Name: "kept"}},
-			Principals: &chat.Principals{IDs: []int64{f.owner.ID, f.member.ID, f.admin.ID}}})
-		wantNoErr(t, "Subscribe", err)
-		old, kept := channelIDOf(t, f, "old"), channelIDOf(t, f, "kept")
+		old, kept := threeInTwo(t, f, "old", "kept")
 		for _, c := range []int64{old, old, kept} {
 			_, err := f.svc.PostChannelMessage(ctx, owner, c, "t", "news")
 			wantNoErr(t, "PostChannelMessage", err)

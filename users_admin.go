@@ -253,12 +253,6 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 		if err != nil {
 			return err
 		}
-		var human *newHuman
-		if req.BotType == BotNone {
-			if human, err = prepareNewHuman(tx, realm); err != nil {
-				return err
-			}
-		}
 		u, err := s.provisionUser(tx, realm, req, false)
 		if err != nil {
 			return err
@@ -271,7 +265,7 @@ func (s *Service) ProvisionUser(ctx context.Context, realmID int64, req NewUser)
 		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
 			return err
 		}
-		return s.setUpNewHuman(tx, emit, realm, &u, human)
+		return s.setUpNewHuman(tx, emit, realm, &u)
 	})
 	return out, err
 }
@@ -301,12 +295,6 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 		if err != nil {
 			return err
 		}
-		var human *newHuman
-		if req.BotType == BotNone {
-			if human, err = prepareNewHuman(tx, realm); err != nil {
-				return err
-			}
-		}
 		u, err := s.provisionUser(tx, realm, req, true)
 		if err != nil {
 			return err
@@ -315,7 +303,7 @@ func (s *Service) CreateUser(ctx context.Context, actor Actor, email, password, 
 		if err := s.emitUserAdded(tx, emit, realm, &u); err != nil {
 			return err
 		}
-		return s.setUpNewHuman(tx, emit, realm, &u, human)
+		return s.setUpNewHuman(tx, emit, realm, &u)
 	})
 	return id, err
 }

@@ -17,40 +17,17 @@ const (
 	onboardingRecent   = 12 * 7 * 24 * time.Hour
 )
 
-// newHuman is what setUpNewHuman needs from before the user is created:
-// the default channels (read while the store's cached list is current).
-type newHuman struct {
-	defaults []*storage.Channel
-}
-
-// prepareNewHuman reads, before a human user is created, what
-// setUpNewHuman needs.
-func prepareNewHuman(tx storage.Tx, realm Realm) (*newHuman, error) {
-	all, err := tx.Channels(realm.ID)
-	if err != nil {
-		return nil, err
-	}
-	p := &newHuman{}
-	for i := range all {
-		if c := &all[i]; c.IsDefault && !c.IsArchived {
-			p.defaults = append(p.defaults, c)
-		}
-	}
-	return p, nil
-}
-
 // setUpNewHuman does for a human user just created what the reference
 // does for every user it creates: it subscribes them to the
 // organization's default channels (as is_default_stream promises), with
 // the peer_add events, gives them those channels' recent
 // history (newUserHistory), and announces them in the signup
-// announcements channel (announceSignup). p is what prepareNewHuman read
-// before the user was created. Bots get none of it.
-func (s *Service) setUpNewHuman(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord, p *newHuman) error {
+// announcements channel (announceSignup). Bots get none of it.
+func (s *Service) setUpNewHuman(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
 	if u.IsBot() {
 		return nil
 	}
-	if err := s.subscribeToDefaults(tx, emit, realm, u, p); err != nil {
+	if err := s.subscribeToDefaults(tx, emit, realm, u); err != nil {
 		return err
 	}
 	return s.announceSignup(tx, emit, realm, u)
@@ -83,16 +60,26 @@ func (s *Service) announceSignup(tx storage.Tx, emit func(Event), realm Realm, u
 // not in it, so peer_add goes to the whole organization but those guests
 // (Event.ExceptUserIDs): listing its users, or reading the channel's
 // subscribers, made a creation take 11 to 54 ms at 10 000 users.
-func (s *Service) subscribeToDefaults(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord, p *newHuman) error {
-	if len(p.defaults) == 0 {
+func (s *Service) subscribeToDefaults(tx storage.Tx, emit func(Event), realm Realm, u *storage.UserRecord) error {
+	channels, err := tx.Channels(realm.ID)
+	if err != nil {
+		return err
+	}
+	var defaults []*storage.Channel
+	for i := range channels {
+		if c := &channels[i]; c.IsDefault && !c.IsArchived {
+			defaults = append(defaults, c)
+		}
+	}
+	if len(defaults) == 0 {
 		return nil
 	}
 	used := map[string]bool{}
-	newSubs := make([]storage.Subscription, len(p.defaults))
-	for i, c := range p.defaults {
+	newSubs := make([]storage.Subscription, len(defaults))
+	for i, c := range defaults {
 		newSubs[i] = storage.Subscription{UserID: u.ID, ChannelID: c.ID, Color: pickColor(used, c.ID)}
 	}
-	if err := tx.CreateSubscriptions(newSubs); err != nil {
+	if err = tx.CreateSubscriptions(newSubs); err != nil {
 		return err
 	}
 	all, err := storage.UsersByRole(tx, realm.ID, RoleGuest)
@@ -115,7 +102,7 @@ func (s *Service) subscribeToDefaults(tx storage.Tx, emit func(Event), realm Rea
 	for _, sub := range subs {
 		in[[2]int64{sub.UserID, sub.ChannelID}] = true
 	}
-	for _, c := range p.defaults {
+	for _, c := range defaults {
 		if c.InviteOnly {
 			// Never a default channel (ErrDefaultChannelPrivate); were
 			// one, its subscribers and administrators would need telling.
@@ -131,7 +118,7 @@ func (s *Service) subscribeToDefaults(tx storage.Tx, emit func(Event), realm Rea
 		emit(Event{RealmID: realm.ID, AllUsers: true, ExceptUserIDs: except, Payload: map[string]any{
 			"type": "subscription", "op": "peer_add", "stream_ids": []int64{c.ID}, "user_ids": []int64{u.ID}}})
 	}
-	return s.newUserHistory(tx, realm, u, p.defaults)
+	return s.newUserHistory(tx, realm, u, defaults)
 }
 
 // newUserHistory gives a new user rows for the recent messages of the

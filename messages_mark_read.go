@@ -103,29 +103,43 @@ func (s *Service) markRead(ctx context.Context, actor Actor, op Operation,
 			}
 			found = len(changed)
 		} else {
-			f.RealmID, f.UserID, f.Unread, f.Limit = cc.realm.ID, cc.actor.ID, true, batch
-			rows, err := tx.FindMessages(f)
-			if err != nil || len(rows) == 0 {
-				return err == nil, err
-			}
-			found = len(rows)
-			ids := make([]int64, len(rows))
-			for i, r := range rows {
-				ids[i] = r.Message.ID
-			}
-			if changed, err = tx.UpdateUserMessageFlags(cc.actor.ID, ids, storage.FlagRead, 0); err != nil {
+			f.RealmID = cc.realm.ID
+			if found, changed, err = readBatch(tx, f, cc.actor.ID); err != nil {
 				return false, err
 			}
 		}
 		if len(changed) == 0 {
 			return true, nil
 		}
-		emit(Event{RealmID: cc.realm.ID, UserIDs: []int64{cc.actor.ID}, Payload: map[string]any{
-			"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
-			"messages": changed, "all": false,
-		}})
+		emit(readFlagsEvent(cc.realm.ID, cc.actor.ID, changed))
 		return found < batch, nil
 	})
+}
+
+// readBatch marks read up to markReadBatch of the user's unread messages
+// that f keeps (its realm and narrowing fields; the reader, Unread and
+// Limit are set here). It returns how many it found and the IDs it
+// changed.
+func readBatch(tx storage.Tx, f storage.MessageFilter, userID int64) (int, []int64, error) {
+	f.UserID, f.Unread, f.Limit = userID, true, markReadBatch
+	rows, err := tx.FindMessages(f)
+	if err != nil || len(rows) == 0 {
+		return 0, nil, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.Message.ID
+	}
+	changed, err := tx.UpdateUserMessageFlags(userID, ids, storage.FlagRead, 0)
+	return len(rows), changed, err
+}
+
+// readFlagsEvent tells a user that messages were marked read.
+func readFlagsEvent(realmID, userID int64, ids []int64) Event {
+	return Event{RealmID: realmID, UserIDs: []int64{userID}, Payload: map[string]any{
+		"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
+		"messages": ids, "all": false,
+	}}
 }
 
 // markChannelReadFor marks each user's unread messages of a channel read
@@ -145,26 +159,14 @@ func (s *Service) markChannelReadFor(ctx context.Context, realmID, channelID int
 	for _, uid := range userIDs {
 		for done := false; !done; {
 			err := s.updateWithEvents(ctx, noActor, func(tx storage.Tx, emit func(Event)) error {
-				rows, err := tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: uid, ChannelID: channelID,
-					Unread: true, Limit: markReadBatch})
-				if err != nil {
-					return err
-				}
-				ids := make([]int64, len(rows))
-				for i, r := range rows {
-					ids[i] = r.Message.ID
-				}
-				changed, err := tx.UpdateUserMessageFlags(uid, ids, storage.FlagRead, 0)
+				found, changed, err := readBatch(tx, storage.MessageFilter{RealmID: realmID, ChannelID: channelID}, uid)
 				if err != nil {
 					return err
 				}
 				if notify && len(changed) > 0 {
-					emit(Event{RealmID: realmID, UserIDs: []int64{uid}, Payload: map[string]any{
-						"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
-						"messages": changed, "all": false,
-					}})
+					emit(readFlagsEvent(realmID, uid, changed))
 				}
-				done = len(rows) < markReadBatch || len(changed) == 0
+				done = found < markReadBatch || len(changed) == 0
 				return nil
 			})
 			if err != nil {

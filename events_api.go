@@ -11,7 +11,8 @@ import (
 //
 // Errors: those of Hub.Events and of Users.
 func (s *Service) GetEvents(ctx context.Context, actor Actor, queueID string, lastEventID int64, dontBlock bool) (QueuedEvents, error) {
-	if err := s.checkActor(ctx, actor); err != nil {
+	patient := !dontBlock && s.hub.wouldWait(actor.UserID(), queueID, lastEventID)
+	if err := s.checkActor(ctx, actor, patient); err != nil {
 		return nil, err
 	}
 	return s.hub.Events(ctx, actor.UserID(), queueID, lastEventID, dontBlock)
@@ -20,7 +21,7 @@ func (s *Service) GetEvents(ctx context.Context, actor Actor, queueID string, la
 // DeleteQueue removes the actor's event queue. Errors: BAD_EVENT_QUEUE_ID,
 // and those of Users.
 func (s *Service) DeleteQueue(ctx context.Context, actor Actor, queueID string) error {
-	if err := s.checkActor(ctx, actor); err != nil {
+	if err := s.checkActor(ctx, actor, false); err != nil {
 		return err
 	}
 	return s.hub.DeleteQueue(actor.UserID(), queueID)

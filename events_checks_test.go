@@ -1,9 +1,11 @@
 package chat_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
@@ -74,6 +76,89 @@ func TestConcurrentPollChecks(t *testing.T) {
 				wantNoErr(t, p.name, err)
 			case !errors.Is(err, p.want):
 				t.Errorf("%s: GetEvents error %v, want %v", p.name, err, p.want)
+			}
+		}
+	})
+}
+
+// TestPatientPollChecks: long-polls that wait for their next event have
+// their credentials checked in rounds that gather for a moment
+// (events_checks.go), and a poll that answers at once starts its round
+// without waiting for them. The refused polls get their errors while the
+// others wait, and those get the message sent afterwards.
+func TestPatientPollChecks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		defer cancel()
+		queues := map[int64]string{}
+		for _, a := range []*account{f.admin, f.member, f.guest, f.visEveryone, f.bot} {
+			st, err := f.svc.Register(ctx, chat.AsUser(a.ID), chat.RegisterRequest{EventTypes: []string{"message"}})
+			wantNoErr(t, "Register", err)
+			queues[a.ID] = st["queue_id"].(string)
+		}
+		_, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
+		wantNoErr(t, "AuthenticateRequest", err)
+		botActor, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
+		wantNoErr(t, "AuthenticateRequest again", err)
+		_, err = f.svc.RegenerateBotAPIKey(ctx, chat.AsUser(f.member.ID), f.bot.ID)
+		wantNoErr(t, "RegenerateBotAPIKey", err)
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.visEveryone.ID))
+
+		type result struct {
+			name   string
+			events chat.QueuedEvents
+			err    error
+		}
+		results := make(chan result)
+		poll := func(name string, actor chat.Actor, queue string, dontBlock bool) {
+			go func() {
+				events, err := f.svc.GetEvents(ctx, actor, queue, -1, dontBlock)
+				results <- result{name, events, err}
+			}()
+		}
+		wantErr := map[string]error{"deactivated": chat.ErrAccountDeactivated, "revoked key": chat.ErrInvalidAPIKey,
+			"nobody": chat.ErrNotLoggedIn, "guest, at once": nil}
+		collect := func(n int) {
+			t.Helper()
+			for range n {
+				r := <-results
+				want, ok := wantErr[r.name]
+				switch {
+				case !ok:
+					t.Fatalf("%s answered before any event: %v, %v", r.name, r.events, r.err)
+				case want == nil && (r.err != nil || len(r.events) != 0):
+					t.Errorf("%s: %v, %v; want no event", r.name, r.events, r.err)
+				case want != nil && !errors.Is(r.err, want):
+					t.Errorf("%s: error %v, want %v", r.name, r.err, want)
+				}
+			}
+		}
+		// Patient polls alone (the bot's queue is there and empty): their
+		// round starts when they have gathered.
+		for range 5 {
+			poll("revoked key", botActor, queues[f.bot.ID], false)
+		}
+		collect(5)
+		// Each queue holds one long-poll, so one each for the two who
+		// wait, among polls that answer at once: with events or none, or
+		// with an error (a deactivated user's queues are gone, and so is
+		// a queue for nobody).
+		poll("admin", chat.AsUser(f.admin.ID), queues[f.admin.ID], false)
+		poll("member", chat.AsUser(f.member.ID), queues[f.member.ID], false)
+		for range 5 {
+			poll("guest, at once", chat.AsUser(f.guest.ID), queues[f.guest.ID], true)
+			poll("deactivated", chat.AsUser(f.visEveryone.ID), queues[f.visEveryone.ID], false)
+			poll("nobody", chat.AsUser(1<<40), queues[f.admin.ID], false)
+		}
+		collect(15)
+		_, err = f.svc.SendMessage(ctx, chat.AsUser(f.owner.ID), chat.SendMessageRequest{Type: "direct",
+			To: &chat.MessageTo{IDs: []int64{f.admin.ID, f.member.ID}}, Content: "hello"})
+		wantNoErr(t, "SendMessage", err)
+		for range 2 {
+			r := <-results
+			if r.err != nil || len(r.events) != 1 || r.events[0].Type != "message" {
+				t.Errorf("%s: %v, %v; want the message", r.name, r.events, r.err)
 			}
 		}
 	})

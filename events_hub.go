@@ -439,6 +439,22 @@ func (h *Hub) lookup(userID int64, id string) (*queue, error) {
 	return q, nil
 }
 
+// wouldWait reports whether Events for the user's queue, with lastEventID
+// and dontBlock false, would wait for an event as things stand: it has no
+// event after lastEventID, and is found. Only a hint: things may change
+// before Events runs.
+func (h *Hub) wouldWait(userID int64, queueID string, lastEventID int64) bool {
+	h.mu.RLock()
+	q, ok := h.queues[queueID]
+	h.mu.RUnlock()
+	if !ok || q.userID != userID || h.draining.Load() {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return !q.dropped && (len(q.pending) == 0 || q.pending[len(q.pending)-1].ID <= lastEventID)
+}
+
 // Events acknowledges the events of the user's queue up to lastEventID
 // and returns the ones after it. When there are none and dontBlock is
 // false, it waits until an event arrives, a heartbeat is due, another

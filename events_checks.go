@@ -140,8 +140,13 @@ func (s *Service) checkRound() {
 	go s.checkRound()
 }
 
-// actorRecords are users read with their realms, by user ID.
-type actorRecords map[int64]userAndRealm
+// actorRecords are records read once for the checks of a round: users
+// with their realms, by user ID, and the organizations that hosts resolve
+// to (hostNames).
+type actorRecords struct {
+	users map[int64]userAndRealm
+	hosts map[string]int64
+}
 
 type userAndRealm struct {
 	user  storage.UserRecord
@@ -149,10 +154,12 @@ type userAndRealm struct {
 }
 
 // read returns the user with the ID and their realm, from k when it has
-// them, else read in tx.
-func (k actorRecords) read(tx storage.Tx, userID int64) (storage.UserRecord, Realm, error) {
-	if ur, ok := k[userID]; ok {
-		return ur.user, ur.realm, nil
+// them, else read in tx. k may be nil.
+func (k *actorRecords) read(tx storage.Tx, userID int64) (storage.UserRecord, Realm, error) {
+	if k != nil {
+		if ur, ok := k.users[userID]; ok {
+			return ur.user, ur.realm, nil
+		}
 	}
 	return storage.UserAndRealm(tx, userID)
 }
@@ -163,19 +170,20 @@ func (k actorRecords) read(tx storage.Tx, userID int64) (storage.UserRecord, Rea
 // each read of a user and their realm was a tenth of the CPU time of
 // BenchmarkDeliveryLatency). Users of another realm, and users not found,
 // are left for their checks to read.
-func readActors(tx storage.Tx, batch []*actorCheck) (actorRecords, error) {
+func readActors(tx storage.Tx, batch []*actorCheck) (*actorRecords, error) {
 	ids := make([]int64, 0, len(batch))
 	for _, c := range batch {
 		if id := c.actor.checkedID(); id != 0 {
 			ids = append(ids, id)
 		}
 	}
+	known := &actorRecords{}
 	if len(ids) < 2 {
-		return nil, nil
+		return known, nil
 	}
 	u, r, err := storage.UserAndRealm(tx, ids[0])
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, nil
+		return known, nil
 	}
 	if err != nil {
 		return nil, err
@@ -184,10 +192,10 @@ func readActors(tx storage.Tx, batch []*actorCheck) (actorRecords, error) {
 	if err != nil {
 		return nil, err
 	}
-	known := make(actorRecords, len(users)+1)
-	known[u.ID] = userAndRealm{u, r}
+	known.users = make(map[int64]userAndRealm, len(users)+1)
+	known.users[u.ID] = userAndRealm{u, r}
 	for _, u := range users {
-		known[u.ID] = userAndRealm{u, r}
+		known.users[u.ID] = userAndRealm{u, r}
 	}
 	return known, nil
 }

@@ -37,6 +37,11 @@ func TestConcurrentPollChecks(t *testing.T) {
 		wantNoErr(t, "AuthenticateRequest, other organization", err)
 		otherActor, err := f.svc.AuthenticateRequest(ctx, host2, f.member2.Email, f.member2.APIKey)
 		wantNoErr(t, "AuthenticateRequest again, other organization", err)
+		// The host names the organization by its host name alone.
+		_, err = f.svc.AuthenticateRequest(ctx, "LOCALHOST:8080", f.member.Email, f.member.APIKey)
+		wantNoErr(t, "AuthenticateRequest by another port", err)
+		byPort, err := f.svc.AuthenticateRequest(ctx, "LOCALHOST:8080", f.member.Email, f.member.APIKey)
+		wantNoErr(t, "AuthenticateRequest by another port again", err)
 		_, err = f.svc.RegenerateBotAPIKey(ctx, chat.AsUser(f.member.ID), f.bot.ID)
 		wantNoErr(t, "RegenerateBotAPIKey", err)
 		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.visEveryone.ID))
@@ -56,6 +61,7 @@ func TestConcurrentPollChecks(t *testing.T) {
 			{"another's queue", chat.AsUser(f.member.ID), queues[f.admin.ID], nil},
 			{"other organization", chat.AsUser(f.member2.ID), queues[f.member2.ID], nil},
 			{"other organization, by key", otherActor, queues[f.member2.ID], nil},
+			{"by another port", byPort, queues[f.member.ID], nil},
 			{"nobody", chat.AsUser(1 << 40), queues[f.admin.ID], chat.ErrNotLoggedIn},
 		}
 		var wg sync.WaitGroup

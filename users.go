@@ -300,7 +300,7 @@ func (s *Service) actor(tx storage.Tx, actor Actor) (storage.UserRecord, Realm, 
 
 // actorFrom is actor with records read before in tx: known holds some
 // users with their realms, by ID; the others are read here.
-func (s *Service) actorFrom(tx storage.Tx, actor Actor, known actorRecords) (storage.UserRecord, Realm, error) {
+func (s *Service) actorFrom(tx storage.Tx, actor Actor, known *actorRecords) (storage.UserRecord, Realm, error) {
 	if p := actor.pending; p != nil && !p.done.Load() {
 		// The request's credentials are checked here, against the
 		// records the operation reads anyway.

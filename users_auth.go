@@ -162,7 +162,7 @@ func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) 
 	}
 	var id int64
 	err := s.view(ctx, noActor, func(tx storage.Tx) error {
-		u, _, err := s.authenticateIn(tx, host, email, apiKey)
+		u, err := s.authenticateIn(tx, host, email, apiKey)
 		id = u.ID
 		return err
 	})
@@ -170,20 +170,18 @@ func (s *Service) Authenticate(ctx context.Context, host, email, apiKey string) 
 }
 
 // authenticateIn checks trimmed, well-formed credentials in tx as
-// Authenticate does, and returns the user and whether the host named the
-// user's organization exactly (rather than by the fallbacks of
-// realmForHost).
-func (s *Service) authenticateIn(tx storage.Tx, host, email, apiKey string) (storage.UserRecord, bool, error) {
+// Authenticate does, and returns the user.
+func (s *Service) authenticateIn(tx storage.Tx, host, email, apiKey string) (storage.UserRecord, error) {
 	realm, err := s.realmForHost(tx, host)
 	if err != nil && !errors.Is(err, ErrInvalidSubdomain) {
-		return storage.UserRecord{}, false, err
+		return storage.UserRecord{}, err
 	}
 	var u storage.UserRecord
 	found := false
 	if err == nil {
 		u, err = tx.UserByEmail(realm.ID, email)
 		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return storage.UserRecord{}, false, err
+			return storage.UserRecord{}, err
 		}
 		found = err == nil && s.apiKeyMatches(u.APIKey, apiKey)
 	}
@@ -191,17 +189,17 @@ func (s *Service) authenticateIn(tx storage.Tx, host, email, apiKey string) (sto
 		// The key may belong to this address in another organization.
 		other, err := s.userByAPIKey(tx, apiKey)
 		if errors.Is(err, storage.ErrNotFound) || (err == nil && storage.EmailKey(other.Email) != storage.EmailKey(email)) {
-			return storage.UserRecord{}, false, ErrInvalidAPIKey
+			return storage.UserRecord{}, ErrInvalidAPIKey
 		}
 		if err != nil {
-			return storage.UserRecord{}, false, err
+			return storage.UserRecord{}, err
 		}
-		return storage.UserRecord{}, false, ErrWrongSubdomain
+		return storage.UserRecord{}, ErrWrongSubdomain
 	}
 	if err := credentialsUsable(&u, &realm); err != nil {
-		return storage.UserRecord{}, false, err
+		return storage.UserRecord{}, err
 	}
-	return u, realm.Host == strings.ToLower(host), nil
+	return u, nil
 }
 
 // credentialsUsable checks, in the order of Authenticate's errors, that

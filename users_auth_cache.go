@@ -16,8 +16,10 @@ import (
 // credentials it accepted, and on the next request with the same ones
 // defers the check into the request's first transaction: the user and the
 // organization that the operation reads anyway are compared with the
-// remembered credentials there, before the operation's result can count.
-// The remembered answer is never trusted on its own, so no change made
+// remembered credentials there, before the operation's result can count;
+// a host that names the organization by realmForHost's fallbacks alone
+// (an IP address of a server with one organization) is resolved again
+// there too. The remembered answer is never trusted on its own, so no change made
 // elsewhere (another process, a tool writing to the database) needs to
 // reach this process for a revoked key, a deactivation or a changed
 // address to take effect on the next request.
@@ -79,6 +81,36 @@ type Actor struct {
 	pending *pendingAuth
 }
 
+// hostNames reports whether host, as a request names it, resolves to r in
+// tx: it is r's host, or realmForHost's fallbacks take it there (as they
+// take any address of a server with one organization, 127.0.0.1:9991
+// included). Clients of such a server that use its IP address were
+// authenticated afresh, in a transaction of its own, on every request: the
+// fallbacks depend on the other organizations, which this check reads
+// (once per round of checks, with known).
+func (s *Service) hostNames(tx storage.Tx, host string, r *Realm, known *actorRecords) (bool, error) {
+	host = strings.ToLower(host)
+	if r.Host == host {
+		return true, nil
+	}
+	if known != nil {
+		if id, ok := known.hosts[host]; ok {
+			return id == r.ID, nil
+		}
+	}
+	resolved, err := s.realmForHost(tx, host)
+	if err != nil && !errors.Is(err, ErrInvalidSubdomain) {
+		return false, err
+	}
+	if known != nil {
+		if known.hosts == nil {
+			known.hosts = map[string]int64{}
+		}
+		known.hosts[host] = resolved.ID
+	}
+	return resolved.ID != 0 && resolved.ID == r.ID, nil
+}
+
 // checkedID is the ID of the user whose records a check of the actor
 // reads: the user its pending credentials named, if any.
 func (a Actor) checkedID() int64 {
@@ -115,19 +147,14 @@ func (s *Service) AuthenticateRequest(ctx context.Context, host, email, apiKey s
 		return Actor{id: id, pending: &pendingAuth{creds: c, userID: id}}, nil
 	}
 	var u storage.UserRecord
-	var exact bool
 	err := s.view(ctx, noActor, func(tx storage.Tx) (err error) {
-		u, exact, err = s.authenticateIn(tx, c.host, c.email, c.apiKey)
+		u, err = s.authenticateIn(tx, c.host, c.email, c.apiKey)
 		return err
 	})
 	if err != nil {
 		return noActor, err
 	}
-	// Only an exact host can be checked against the organization alone;
-	// the fallbacks of realmForHost depend on the other organizations.
-	if exact {
-		s.accepted.put(c, u.ID)
-	}
+	s.accepted.put(c, u.ID)
 	return AsUser(u.ID), nil
 }
 
@@ -172,13 +199,13 @@ func (s *Service) withPendingAuth(actor Actor, fn func(storage.Tx) error) func(s
 // verifyPending reads p's user and their organization in tx (unless
 // known has them) and checks p's credentials against them
 // (checkPending); it returns the records.
-func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth, known actorRecords) (storage.UserRecord, Realm, error) {
+func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth, known *actorRecords) (storage.UserRecord, Realm, error) {
 	u, r, err := known.read(tx, p.userID)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return storage.UserRecord{}, Realm{}, err
 	}
 	found := err == nil
-	if err := s.checkPending(tx, p, &u, &r, found); err != nil {
+	if err := s.checkPending(tx, p, &u, &r, found, known); err != nil {
 		return storage.UserRecord{}, Realm{}, err
 	}
 	return u, r, nil
@@ -187,20 +214,25 @@ func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth, known actorRecord
 // checkPending compares the user (if found) and their organization read in
 // tx with p's credentials, marks p done when they hold, and otherwise
 // forgets them and returns Authenticate's error for them, checked afresh
-// in tx.
-func (s *Service) checkPending(tx storage.Tx, p *pendingAuth, u *storage.UserRecord, r *Realm, found bool) error {
+// in tx. known, which may be nil, holds records of the round.
+func (s *Service) checkPending(tx storage.Tx, p *pendingAuth, u *storage.UserRecord, r *Realm, found bool, known *actorRecords) error {
 	c := p.creds
-	if found && r.Host == strings.ToLower(c.host) && storage.EmailKey(u.Email) == storage.EmailKey(c.email) &&
-		s.apiKeyMatches(u.APIKey, c.apiKey) {
-		if err := credentialsUsable(u, r); err != nil {
-			s.accepted.drop(c)
+	if found && storage.EmailKey(u.Email) == storage.EmailKey(c.email) && s.apiKeyMatches(u.APIKey, c.apiKey) {
+		names, err := s.hostNames(tx, c.host, r, known)
+		if err != nil {
 			return err
 		}
-		p.done.Store(true)
-		return nil
+		if names {
+			if err := credentialsUsable(u, r); err != nil {
+				s.accepted.drop(c)
+				return err
+			}
+			p.done.Store(true)
+			return nil
+		}
 	}
 	s.accepted.drop(c)
-	fresh, _, err := s.authenticateIn(tx, c.host, c.email, c.apiKey)
+	fresh, err := s.authenticateIn(tx, c.host, c.email, c.apiKey)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,8 @@ import (
 // TestAuthenticateRequestDefers checks the Go side of deferred credential
 // checks: credentials accepted once are checked by the next request's
 // first transaction or by VerifyRequest, a change made behind the
-// service's back is seen there, and credentials that reached the
-// organization through a host fallback are checked afresh every time.
+// service's back is seen there, and so is a change of the organizations
+// for credentials that reached theirs through a host fallback.
 func TestAuthenticateRequestDefers(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		ctx := context.Background()
@@ -84,15 +84,38 @@ func TestAuthenticateRequestDefers(t *testing.T) {
 		}
 
 		// A host that only the single-organization fallback resolves is
-		// never deferred: the check depends on the other organizations.
+		// deferred too, and resolved again by the check: a changed key is
+		// seen there, and so is a second organization, after which the
+		// host names none.
 		for range 2 {
 			if _, err := authenticate("127.0.0.1:9991", org.APIKey); err != nil {
 				t.Fatal(err)
 			}
 		}
+		byAddress, _ := authenticate("127.0.0.1:9991", org.APIKey)
+		if err := status(byAddress); err != nil {
+			t.Fatalf("UpdateStatus through the fallback: %v", err)
+		}
+		byAddress, _ = authenticate("127.0.0.1:9991", org.APIKey)
 		replaceKey("ReplacedKeyReplacedKeyReplaced01")
+		if err := svc.VerifyRequest(ctx, byAddress); !errors.Is(err, chat.ErrInvalidAPIKey) {
+			t.Errorf("VerifyRequest through the fallback after the key changed = %v, want ErrInvalidAPIKey", err)
+		}
 		if _, err := authenticate("127.0.0.1:9991", org.APIKey); !errors.Is(err, chat.ErrInvalidAPIKey) {
 			t.Errorf("AuthenticateRequest through the fallback after the key changed = %v, want ErrInvalidAPIKey", err)
+		}
+		replaceKey(org.APIKey)
+		authenticate("127.0.0.1:9991", org.APIKey)
+		byAddress, _ = authenticate("127.0.0.1:9991", org.APIKey)
+		if _, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Other", Host: "other.example.com", OwnerEmail: "p@example.com", OwnerName: "Other Owner"}); err != nil {
+			t.Fatal(err)
+		}
+		_, want := svc.Authenticate(ctx, "127.0.0.1:9991", org.Email, org.APIKey)
+		if !errors.Is(want, chat.ErrWrongSubdomain) {
+			t.Fatalf("Authenticate through no organization = %v, want ErrWrongSubdomain", want)
+		}
+		if err := status(byAddress); !errors.Is(err, chat.ErrWrongSubdomain) {
+			t.Errorf("UpdateStatus through a fallback gone = %v, want ErrWrongSubdomain", err)
 		}
 	})
 }

@@ -93,22 +93,28 @@ func TestUnsubscribeMarksChannelRead(t *testing.T) {
 		})
 		diff(t, "the admin's unread, still subscribed", unreadOf(t, f, f.admin.ID), before)
 
-		// Removed by the owner: the same for the admin.
-		_, err = f.svc.Unsubscribe(ctx, owner, []string{"leaving"}, &chat.Principals{IDs: []int64{f.admin.ID}})
-		wantNoErr(t, "Unsubscribe(admin by the owner)", err)
-		for _, s := range unreadOf(t, f, f.admin.ID)["streams"].([]any) {
-			if s.(map[string]any)["stream_id"] == float64(leaving) {
-				t.Errorf("the admin still has unread messages in the channel they were removed from: %v", s)
+		// Removed by the owner, two at once, sharing transactions: the
+		// same for each, the batches of one user and the next in turn.
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.member.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "leaving"}}})
+		wantNoErr(t, "Subscribe again", err)
+		n1, n2, n3 := post(leaving, "c"), post(leaving, "c"), post(leaving, "d")
+		_, err = f.svc.Unsubscribe(ctx, owner, []string{"leaving"}, &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}})
+		wantNoErr(t, "Unsubscribe(admin and member by the owner)", err)
+		for _, id := range []int64{f.admin.ID, f.member.ID} {
+			for _, s := range unreadOf(t, f, id)["streams"].([]any) {
+				if s.(map[string]any)["stream_id"] == float64(leaving) {
+					t.Errorf("user %d still has unread messages in the channel they were removed from: %v", id, s)
+				}
 			}
 		}
+		wantEvents := []map[string]any{readEvent(0, created[leaving], l1), readEvent(1, l2, l3), readEvent(2, n1, n2), readEvent(3, n3)}
+		diff(t, "the member's events after being removed", queueEvents(t, f, f.member.ID, queue), wantEvents)
 		// Leaving a channel again, with nothing unread, changes nothing.
 		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.member.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "leaving"}}})
 		wantNoErr(t, "Subscribe again", err)
 		_, err = f.svc.Unsubscribe(ctx, chat.AsUser(f.member.ID), []string{"leaving"}, nil)
 		wantNoErr(t, "Unsubscribe again", err)
-		diff(t, "the member's events after leaving again", queueEvents(t, f, f.member.ID, queue), []map[string]any{
-			readEvent(0, created[leaving], l1), readEvent(1, l2, l3),
-		})
+		diff(t, "the member's events after leaving again", queueEvents(t, f, f.member.ID, queue), wantEvents)
 	})
 }
 

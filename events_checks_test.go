@@ -22,29 +22,11 @@ func TestConcurrentPollChecks(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		queues := map[int64]string{}
-		for _, a := range []*account{f.admin, f.member, f.guest, f.visEveryone, f.bot, f.member2} {
-			st, err := f.svc.Register(ctx, chat.AsUser(a.ID), chat.RegisterRequest{EventTypes: []string{"message"}})
-			wantNoErr(t, "Register", err)
-			queues[a.ID] = st["queue_id"].(string)
-		}
-		// The bot's credentials, accepted once, are admitted unchecked next.
-		_, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
-		wantNoErr(t, "AuthenticateRequest", err)
-		botActor, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
-		wantNoErr(t, "AuthenticateRequest again", err)
-		_, err = f.svc.AuthenticateRequest(ctx, host2, f.member2.Email, f.member2.APIKey)
-		wantNoErr(t, "AuthenticateRequest, other organization", err)
-		otherActor, err := f.svc.AuthenticateRequest(ctx, host2, f.member2.Email, f.member2.APIKey)
-		wantNoErr(t, "AuthenticateRequest again, other organization", err)
+		queues := messageQueues(t, f, f.admin, f.member, f.guest, f.visEveryone, f.bot, f.member2)
+		otherActor := admitted(t, f, host2, f.member2)
 		// The host names the organization by its host name alone.
-		_, err = f.svc.AuthenticateRequest(ctx, "LOCALHOST:8080", f.member.Email, f.member.APIKey)
-		wantNoErr(t, "AuthenticateRequest by another port", err)
-		byPort, err := f.svc.AuthenticateRequest(ctx, "LOCALHOST:8080", f.member.Email, f.member.APIKey)
-		wantNoErr(t, "AuthenticateRequest by another port again", err)
-		_, err = f.svc.RegenerateBotAPIKey(ctx, chat.AsUser(f.member.ID), f.bot.ID)
-		wantNoErr(t, "RegenerateBotAPIKey", err)
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.visEveryone.ID))
+		byPort := admitted(t, f, "LOCALHOST:8080", f.member)
+		botActor := revokeAndDeactivate(t, f)
 
 		type poll struct {
 			name  string
@@ -97,19 +79,8 @@ func TestPatientPollChecks(t *testing.T) {
 		f := newFixture(t, newStore)
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		defer cancel()
-		queues := map[int64]string{}
-		for _, a := range []*account{f.admin, f.member, f.guest, f.visEveryone, f.bot} {
-			st, err := f.svc.Register(ctx, chat.AsUser(a.ID), chat.RegisterRequest{EventTypes: []string{"message"}})
-			wantNoErr(t, "Register", err)
-			queues[a.ID] = st["queue_id"].(string)
-		}
-		_, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
-		wantNoErr(t, "AuthenticateRequest", err)
-		botActor, err := f.svc.AuthenticateRequest(ctx, host1, f.bot.Email, f.bot.APIKey)
-		wantNoErr(t, "AuthenticateRequest again", err)
-		_, err = f.svc.RegenerateBotAPIKey(ctx, chat.AsUser(f.member.ID), f.bot.ID)
-		wantNoErr(t, "RegenerateBotAPIKey", err)
-		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.owner.ID), f.visEveryone.ID))
+		queues := messageQueues(t, f, f.admin, f.member, f.guest, f.visEveryone, f.bot)
+		botActor := revokeAndDeactivate(t, f)
 
 		type result struct {
 			name   string
@@ -158,7 +129,7 @@ func TestPatientPollChecks(t *testing.T) {
 			poll("nobody", chat.AsUser(1<<40), queues[f.admin.ID], false)
 		}
 		collect(15)
-		_, err = f.svc.SendMessage(ctx, chat.AsUser(f.owner.ID), chat.SendMessageRequest{Type: "direct",
+		_, err := f.svc.SendMessage(ctx, chat.AsUser(f.owner.ID), chat.SendMessageRequest{Type: "direct",
 			To: &chat.MessageTo{IDs: []int64{f.admin.ID, f.member.ID}}, Content: "hello"})
 		wantNoErr(t, "SendMessage", err)
 		for range 2 {
@@ -168,4 +139,39 @@ func TestPatientPollChecks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// messageQueues registers a queue for messages for each account, and
+// returns their IDs by user ID.
+func messageQueues(t *testing.T, f *fixture, accounts ...*account) map[int64]string {
+	t.Helper()
+	queues := map[int64]string{}
+	for _, a := range accounts {
+		st, err := f.svc.Register(t.Context(), chat.AsUser(a.ID), chat.RegisterRequest{EventTypes: []string{"message"}})
+		wantNoErr(t, "Register", err)
+		queues[a.ID] = st["queue_id"].(string)
+	}
+	return queues
+}
+
+// admitted is the Actor of a's credentials at host once they were
+// accepted before: admitted unchecked, the check deferred.
+func admitted(t *testing.T, f *fixture, host string, a *account) chat.Actor {
+	t.Helper()
+	_, err := f.svc.AuthenticateRequest(t.Context(), host, a.Email, a.APIKey)
+	wantNoErr(t, "AuthenticateRequest", err)
+	actor, err := f.svc.AuthenticateRequest(t.Context(), host, a.Email, a.APIKey)
+	wantNoErr(t, "AuthenticateRequest again", err)
+	return actor
+}
+
+// revokeAndDeactivate admits the bot's credentials, then regenerates its
+// key and deactivates visEveryone, and returns the bot's admitted Actor.
+func revokeAndDeactivate(t *testing.T, f *fixture) chat.Actor {
+	t.Helper()
+	botActor := admitted(t, f, host1, f.bot)
+	_, err := f.svc.RegenerateBotAPIKey(t.Context(), chat.AsUser(f.member.ID), f.bot.ID)
+	wantNoErr(t, "RegenerateBotAPIKey", err)
+	wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(t.Context(), chat.AsUser(f.owner.ID), f.visEveryone.ID))
+	return botActor
 }

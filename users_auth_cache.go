@@ -19,10 +19,10 @@ import (
 // remembered credentials there, before the operation's result can count;
 // a host that names the organization by realmForHost's fallbacks alone
 // (an IP address of a server with one organization) is resolved again
-// there too. The remembered answer is never trusted on its own, so no change made
-// elsewhere (another process, a tool writing to the database) needs to
-// reach this process for a revoked key, a deactivation or a changed
-// address to take effect on the next request.
+// there too. The remembered answer is never trusted on its own, so no
+// change made elsewhere (another process, a tool writing to the database)
+// needs to reach this process for a revoked key, a deactivation or a
+// changed address to take effect on the next request.
 
 // credentials are HTTP Basic credentials at a host, trimmed.
 type credentials struct {

@@ -52,27 +52,13 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.UserIDs == nil {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, '[')
-		for i, id := range e.UserIDs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, id, 10)
-		}
-		b = append(b, ']')
+		b = appendIDList(b, e.UserIDs)
 	}
 	if e.AllUsers {
 		b = append(b, `,"a":true`...)
 	}
 	if len(e.ExceptUserIDs) > 0 {
-		b = append(b, `,"x":[`...)
-		for i, id := range e.ExceptUserIDs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, id, 10)
-		}
-		b = append(b, ']')
+		b = appendIDList(append(b, `,"x":`...), e.ExceptUserIDs)
 	}
 	var data []byte
 	var err error
@@ -91,6 +77,18 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	b = append(b, data...)
 	return append(b, '}'), nil
+}
+
+// appendIDList appends ids as a JSON array.
+func appendIDList(b []byte, ids []int64) []byte {
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return append(b, ']')
 }
 
 // UnmarshalJSON reads an event written by MarshalJSON. The payload's

@@ -160,8 +160,9 @@ func readFlagsEvent(realmID, userID int64, ids []int64) Event {
 // markReadUsers users: archiving a channel of 2 000 subscribers, half of
 // them with 20 unread messages, took 834–1 035 ms on SQLite with one
 // transaction per user, 586–647 ms so (most of the rest is the reads that
-// find each user's unread messages). A failure is logged, not returned, the change standing; the
-// users after the first of the failed transaction are tried again.
+// find each user's unread messages). A failure is logged, not returned,
+// the change standing; the first user of the failed transaction is
+// skipped, and the others are tried again.
 func (s *Service) markChannelReadFor(ctx context.Context, realmID, channelID int64, userIDs []int64, notify bool) {
 	ctx = context.WithoutCancel(ctx)
 	filter := storage.MessageFilter{RealmID: realmID, ChannelID: channelID}

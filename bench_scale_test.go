@@ -14,16 +14,18 @@ import (
 )
 
 // BenchmarkOrgScale compares an organization of 1 000 users with one of
-// 10 000 (each with a default channel of all its users, withGeneral) on SQLite, and on PostgreSQL when CHAT_TEST_POSTGRES_DSN names a
-// database (scripts/with-postgres.sh), alternating, for the operations that must stay flat in
-// the organization's size: creating a user (without a password, so that
-// bcrypt is not measured) and POST /register with every block. It reports
-// the medians of create-1k-µs, create-10k-µs and create-10k/1k (goal: at
-// most 1.2); register-1k-ms, register-10k-ms and, since the register
-// answer lists every user, register-10k per user against 1k per user; and
-// register/json, the register call at 10 000 users against encoding/json
-// encoding its answer alone (goal: at most 2). One op is one round: ten
-// creations on each side, then one register on each.
+// 10 000 (each with a default channel of all its users, withGeneral) on
+// SQLite, and on PostgreSQL when CHAT_TEST_POSTGRES_DSN names a database
+// (scripts/with-postgres.sh), alternating, for the operations that must
+// stay flat in the organization's size: creating a user (without a
+// password, so that bcrypt is not measured) and POST /register with every
+// block. It reports the medians of create-1k-µs, create-10k-µs and
+// create-10k/1k (goal: at most 1.2); register-1k-ms, register-10k-ms and,
+// since the register answer lists every user, register-10k per user
+// against 1k per user; and register/json, the register call at 10 000
+// users against encoding/json encoding its answer alone (goal: at most
+// 2). One op is one round: ten creations on each side, then one register
+// on each.
 func BenchmarkOrgScale(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) {
 		benchOrgScale(b, withGeneral(newBenchOrg(b, 1000)), withGeneral(newBenchOrg(b, 10000)))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/teamchat/chat/storage"
 )
 
 // Events cross processes as JSON (storage/postgres sends them with NOTIFY):
@@ -52,13 +54,13 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.UserIDs == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendIDList(b, e.UserIDs)
+		b = storage.AppendIDs(b, e.UserIDs)
 	}
 	if e.AllUsers {
 		b = append(b, `,"a":true`...)
 	}
 	if len(e.ExceptUserIDs) > 0 {
-		b = appendIDList(append(b, `,"x":`...), e.ExceptUserIDs)
+		b = storage.AppendIDs(append(b, `,"x":`...), e.ExceptUserIDs)
 	}
 	var data []byte
 	var err error
@@ -77,18 +79,6 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	b = append(b, data...)
 	return append(b, '}'), nil
-}
-
-// appendIDList appends ids as a JSON array.
-func appendIDList(b []byte, ids []int64) []byte {
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return append(b, ']')
 }
 
 // UnmarshalJSON reads an event written by MarshalJSON. The payload's

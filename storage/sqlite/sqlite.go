@@ -68,12 +68,15 @@ type Store struct {
 	autoSettle   bool
 	// The checkpointer (checkpoint.go): ckPool is its connection, ckKick
 	// wakes it, and it closes ckDone when stopCk ends it; checkpoints
-	// counts the checkpoints it ran.
-	ckPool      *sql.DB
-	ckKick      chan struct{}
-	ckDone      chan struct{}
-	stopCk      context.CancelFunc
-	checkpoints atomic.Int64
+	// counts the checkpoints it ran, restarts the logs it started over
+	// (past restartFrames pages, a default but for tests).
+	ckPool        *sql.DB
+	ckKick        chan struct{}
+	ckDone        chan struct{}
+	stopCk        context.CancelFunc
+	checkpoints   atomic.Int64
+	restarts      atomic.Int64
+	restartFrames atomic.Int64
 }
 
 // QueryCount returns how many SQL statements transactions have run since
@@ -123,6 +126,7 @@ func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 	}
 	s.ckPool.SetMaxOpenConns(1)
 	s.ckPool.SetMaxIdleConns(1)
+	s.restartFrames.Store(defaultRestartFrames)
 	s.ckKick, s.ckDone = make(chan struct{}, 1), make(chan struct{})
 	ckCtx, stopCk := context.WithCancel(context.Background())
 	s.stopCk = stopCk
@@ -150,6 +154,10 @@ func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 // 8 KiB slot. 32 MiB was no faster (BENCHMARKS.md).
 const writerCacheKiB = 16 << 10
 
+// busyTimeoutMillis is how long a connection waits for a lock that
+// another holds before it fails with SQLITE_BUSY.
+const busyTimeoutMillis = 10000
+
 // dsn is the driver's name for the database file at path: an SQLite URI
 // whose parameters set the pragmas of every connection. Readers are
 // query-only; the writer begins its transactions IMMEDIATE, taking the write
@@ -170,7 +178,7 @@ func dsn(path string, reader bool) string {
 	// temp_store(MEMORY) keeps statement and savepoint journals in memory:
 	// multi-row inserts and savepoints would otherwise write a temporary
 	// file for every page they change.
-	b.WriteString("?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)")
+	b.WriteString("?_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMillis) + ")&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)")
 	if reader {
 		b.WriteString("&_pragma=query_only(1)")
 	} else {
@@ -182,7 +190,11 @@ func dsn(path string, reader bool) string {
 		// them back, and wrote them again at the commit. (The
 		// checkpointer's connection opens with the same parameters; a
 		// checkpoint copies the log's frames without the page cache.)
+		// journal_size_limit: when the log starts over, a file that grew
+		// past twice the restart's length (before restarts, or behind a
+		// reader that held it) is cut back.
 		b.WriteString("&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(-" + strconv.Itoa(writerCacheKiB) + ")")
+		b.WriteString("&_pragma=journal_size_limit(" + strconv.Itoa(2*defaultRestartFrames*4096) + ")")
 	}
 	return b.String()
 }

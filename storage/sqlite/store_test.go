@@ -217,6 +217,11 @@ func TestPragmas(t *testing.T) {
 	if err := s.writer.QueryRow("PRAGMA wal_autocheckpoint").Scan(&autoCheckpoint); err != nil || autoCheckpoint != 0 {
 		t.Errorf("writer: PRAGMA wal_autocheckpoint = %d, %v; want 0", autoCheckpoint, err)
 	}
+	// and cuts back a log file that grew past twice a restart's length.
+	var sizeLimit int
+	if err := s.writer.QueryRow("PRAGMA journal_size_limit").Scan(&sizeLimit); err != nil || sizeLimit != 128<<20 {
+		t.Errorf("writer: PRAGMA journal_size_limit = %d, %v; want %d", sizeLimit, err, 128<<20)
+	}
 	if n := s.writer.Stats().MaxOpenConnections; n != 1 {
 		t.Errorf("writer allows %d connections, want 1", n)
 	}
@@ -728,4 +733,110 @@ func TestCheckpointer(t *testing.T) {
 	if fi.Size() > 4*size {
 		t.Errorf("log of %d bytes after %d commits of %d bytes, each checkpointed: not started over", fi.Size(), commits, size)
 	}
+}
+
+// TestCheckpointerRestartsLog: commits back to back leave a passive
+// checkpoint no moment in which it has copied the whole log, so the log
+// would never start over; past restartFrames the checkpointer starts it
+// over on the writer's connection, which gets its own lock wait back.
+func TestCheckpointerRestartsLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	defer s.Close()
+	s.restartFrames.Store(64) // 256 KiB
+	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	const size = 64 << 10
+	commits := 0
+	for deadline := time.Now().Add(20 * time.Second); s.restarts.Load() < 2; commits++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d restarts of the log in %d commits of %d bytes", s.restarts.Load(), commits, size)
+		}
+		update(t, s, func(st storage.Tx) error {
+			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, size)
+			return err
+		})
+	}
+	var rows int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM scratch`).Scan(&rows); err != nil || rows != commits {
+		t.Errorf("%d rows, %v; want %d", rows, err, commits)
+	}
+	var wait int
+	if err := s.writer.QueryRow(`PRAGMA busy_timeout`).Scan(&wait); err != nil || wait != busyTimeoutMillis {
+		t.Errorf("writer: PRAGMA busy_timeout = %d, %v; want %d", wait, err, busyTimeoutMillis)
+	}
+}
+
+// TestRestartLogWaitsForReaders: a restart gives up while a reader still
+// reads the log (the writer's lock wait given back, writes going on), and
+// once the reader is done, the next commit writes the log from its start.
+func TestRestartLogWaitsForReaders(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	defer s.Close()
+	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	write := func() {
+		update(t, s, func(st storage.Tx) error {
+			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, 64<<10)
+			return err
+		})
+	}
+	for range 20 {
+		write()
+	}
+	reader, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := reader.QueryRow(`SELECT count(*) FROM scratch`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	s.restartLog(ctx)
+	if n := s.restarts.Load(); n != 0 {
+		t.Errorf("%d restarts with a reader on the log, want 0", n)
+	}
+	var wait int
+	if err := s.writer.QueryRow(`PRAGMA busy_timeout`).Scan(&wait); err != nil || wait != busyTimeoutMillis {
+		t.Errorf("writer: PRAGMA busy_timeout = %d, %v; want %d", wait, err, busyTimeoutMillis)
+	}
+	write()
+	reader.Rollback()
+
+	s.restartLog(ctx)
+	if n := s.restarts.Load(); n != 1 {
+		t.Fatalf("%d restarts with no reader, want 1", n)
+	}
+	before := logFrames(t, path)
+	write()
+	if after := logFrames(t, path); after >= before || after > 32 {
+		t.Errorf("log of %d pages after a restart and a commit of 16, %d before: not started over", after, before)
+	}
+}
+
+// logFrames is the length of path's log in pages, as a passive checkpoint
+// on a connection of its own reports it.
+func logFrames(t *testing.T, path string) int64 {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for range 100 {
+		var busy, frames, copied int64
+		if err := db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil {
+			t.Fatal(err)
+		}
+		if busy == 0 {
+			return frames
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no passive checkpoint in 100 tries")
+	return 0
 }

@@ -26,6 +26,11 @@ const (
 	// device holds one queue, so a hundred is far above honest use, and
 	// the queue evicted is the one whose client was seen least recently.
 	DefaultMaxQueuesPerUser = 100
+	// DefaultMaxQueuedBytes is how many bytes of events a queue holds by
+	// default before it is dropped: 32 MiB, some 30 000 ordinary message
+	// events or 300 of the longest messages rendered with a link on every
+	// word, beside the 10 000 events of MaxQueuedEvents' default.
+	DefaultMaxQueuedBytes = 32 << 20
 )
 
 // QueueLifespanSeconds turns a registration's queue_lifespan_secs into
@@ -59,6 +64,12 @@ type HubOptions struct {
 	// client gets BAD_EVENT_QUEUE_ID and registers again, which costs less
 	// than the memory of a client that went away. Zero means 10 000.
 	MaxQueuedEvents int
+	// MaxQueuedBytes bounds the bytes of the events a queue holds (their
+	// encodings, which the queues that receive an event in the same form
+	// share): ten thousand long messages, rendered, would hold a gigabyte.
+	// A queue that would exceed it is dropped as for MaxQueuedEvents.
+	// Zero means DefaultMaxQueuedBytes.
+	MaxQueuedBytes int
 	// MaxQueuesPerUser bounds the queues of one user: a new queue beyond
 	// it evicts the user's queue whose client was seen least recently
 	// (one with a long-poll waiting only when all have one). Zero means
@@ -111,6 +122,9 @@ func NewHub(opts HubOptions) *Hub {
 	}
 	if opts.MaxQueuedEvents == 0 {
 		opts.MaxQueuedEvents = 10000
+	}
+	if opts.MaxQueuedBytes == 0 {
+		opts.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
 	if opts.MaxQueuesPerUser == 0 {
 		opts.MaxQueuesPerUser = DefaultMaxQueuesPerUser
@@ -274,7 +288,7 @@ func (h *Hub) Publish(_ context.Context, events []Event) {
 				}
 				forms = shared
 			}
-			if len(forms) > 0 && !q.push(typ, forms, h.opts.MaxQueuedEvents) {
+			if len(forms) > 0 && !q.push(typ, forms, h.opts.MaxQueuedEvents, h.opts.MaxQueuedBytes) {
 				overflowed = append(overflowed, q)
 			}
 		}
@@ -514,7 +528,9 @@ func (h *Hub) Events(ctx context.Context, userID int64, queueID string, lastEven
 	}
 	if heartbeat && len(q.pending) == 0 {
 		// Heartbeats bypass the event-type filter.
-		q.pending = append(q.pending, QueuedEvent{ID: q.nextID, Type: "heartbeat", Data: json.RawMessage(`{"type":"heartbeat"}`)})
+		beat := json.RawMessage(`{"type":"heartbeat"}`)
+		q.pending = append(q.pending, QueuedEvent{ID: q.nextID, Type: "heartbeat", Data: beat})
+		q.bytes += len(beat)
 		q.nextID++
 	}
 	return q.takeLocked(h.opts.Now()), nil

@@ -148,3 +148,59 @@ func TestEventEncodingShared(t *testing.T) {
 		t.Error("shared encodings differ")
 	}
 }
+
+// TestQueueOverflowDropped checks the bounds on what a queue holds for a
+// client that does not collect its events: past MaxQueuedEvents events or
+// MaxQueuedBytes bytes it is dropped (its client gets BAD_EVENT_QUEUE_ID),
+// acknowledged events no longer count, and other queues stay.
+func TestQueueOverflowDropped(t *testing.T) {
+	ctx := t.Context()
+	event := func(user int64) []chat.Event {
+		return []chat.Event{{RealmID: 1, UserIDs: []int64{user},
+			Payload: map[string]any{"type": "custom", "text": strings.Repeat("x", 1000)}}}
+	}
+	probe := chat.NewHub(chat.HubOptions{})
+	defer probe.Close()
+	id, err := probe.NewQueue(chat.QueueOptions{UserID: 1, RealmID: 1})
+	wantNoErr(t, "NewQueue", err)
+	probe.Publish(ctx, event(1))
+	es, err := probe.Events(ctx, 1, id, -1, true)
+	wantNoErr(t, "Events", err)
+	size := len(es[0].Data)
+
+	for _, tc := range []struct {
+		name string
+		opts chat.HubOptions
+	}{
+		{"events", chat.HubOptions{MaxQueuedEvents: 2}},
+		{"bytes", chat.HubOptions{MaxQueuedBytes: 2*size + size/2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := chat.NewHub(tc.opts)
+			defer h.Close()
+			q, err := h.NewQueue(chat.QueueOptions{UserID: 1, RealmID: 1})
+			wantNoErr(t, "NewQueue", err)
+			other, err := h.NewQueue(chat.QueueOptions{UserID: 2, RealmID: 1})
+			wantNoErr(t, "NewQueue", err)
+			h.Publish(ctx, event(1))
+			h.Publish(ctx, event(1))
+			es, err := h.Events(ctx, 1, q, -1, true)
+			wantNoErr(t, "Events at the bound", err)
+			if len(es) != 2 {
+				t.Fatalf("%d events at the bound, want 2", len(es))
+			}
+			// Acknowledged, they make room for two more.
+			_, err = h.Events(ctx, 1, q, es[1].ID, true)
+			wantNoErr(t, "Events acknowledging both", err)
+			h.Publish(ctx, event(1))
+			h.Publish(ctx, event(1))
+			_, err = h.Events(ctx, 1, q, es[1].ID, true)
+			wantNoErr(t, "Events at the bound again", err)
+			h.Publish(ctx, event(1))
+			_, err = h.Events(ctx, 1, q, es[1].ID, true)
+			wantCodeMsg(t, "Events past the bound", err, chat.CodeBadEventQueueID, "Bad event queue ID: "+q)
+			_, err = h.Events(ctx, 2, other, -1, true)
+			wantNoErr(t, "another user's queue", err)
+		})
+	}
+}

@@ -27,7 +27,9 @@ type queue struct {
 	// evicted. Its client gets BAD_EVENT_QUEUE_ID.
 	dropped bool
 	pending []QueuedEvent
-	nextID  int64
+	// bytes is the length of the pending events' data.
+	bytes  int
+	nextID int64
 	// newestPruned is the newest event ID the client acknowledged.
 	newestPruned int64
 	lastActive   time.Time
@@ -97,15 +99,19 @@ func (q *queue) accepts(typ string, payload map[string]any) bool {
 }
 
 // push appends the forms of one event to q. It reports false when q
-// would hold more than limit events: q is then marked dropped, and the
-// caller removes it from the hub.
-func (q *queue) push(typ string, forms []json.RawMessage, limit int) bool {
+// would hold more than maxEvents events or maxBytes bytes of them: q is
+// then marked dropped, and the caller removes it from the hub.
+func (q *queue) push(typ string, forms []json.RawMessage, maxEvents, maxBytes int) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.dropped {
 		return true
 	}
-	if len(q.pending)+len(forms) > limit {
+	added := 0
+	for _, d := range forms {
+		added += len(d)
+	}
+	if len(q.pending)+len(forms) > maxEvents || q.bytes+added > maxBytes {
 		q.dropLocked()
 		return false
 	}
@@ -113,6 +119,7 @@ func (q *queue) push(typ string, forms []json.RawMessage, limit int) bool {
 		q.pending = append(q.pending, QueuedEvent{ID: q.nextID, Type: typ, Data: d})
 		q.nextID++
 	}
+	q.bytes += added
 	q.wakeLocked()
 	return true
 }
@@ -126,7 +133,7 @@ func (q *queue) wakeLocked() {
 // dropLocked marks q gone, frees its events and answers its long-poll.
 func (q *queue) dropLocked() {
 	q.dropped = true
-	q.pending = nil
+	q.pending, q.bytes = nil, 0
 	q.wakeLocked()
 }
 
@@ -154,6 +161,7 @@ func (q *queue) ackLocked(lastEventID int64) error {
 	n := 0
 	for n < len(q.pending) && q.pending[n].ID <= lastEventID {
 		q.newestPruned = q.pending[n].ID
+		q.bytes -= len(q.pending[n].Data)
 		n++
 	}
 	// Copy the rest so that the acknowledged events' backing array, and

@@ -61,29 +61,45 @@ const restartWait = 100 * time.Millisecond
 // then. A failed checkpoint leaves the log to the next one.
 func (s *Store) checkpointer(ctx context.Context, db *sql.DB) {
 	defer close(s.ckDone)
+	// A restart that a reader made give up is not tried again until the
+	// log grows by restartFrames more (or starts over by itself): a reader
+	// that stays, such as a backup or a replicator that keeps a read
+	// transaction open, would otherwise cost the writer restartWait at
+	// every checkpoint.
+	var retryAt int64
 	afterKicks(ctx, s.ckKick, checkpointDelay, func() {
 		var busy, frames, copied int64
 		if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil {
 			return
 		}
 		s.checkpoints.Add(1)
-		if frames >= s.restartFrames.Load() {
-			s.restartLog(ctx)
+		limit := s.restartFrames.Load()
+		if frames < retryAt-limit {
+			retryAt = 0 // the log started over
+		}
+		if frames < max(limit, retryAt) {
+			return
+		}
+		retryAt = 0
+		if !s.restartLog(ctx) {
+			retryAt = frames + limit
 		}
 	})
 }
 
 // restartLog runs a RESTART checkpoint on the writer's connection (see
-// above); it counts the restarts that copied the whole log in s.restarts.
-// A failure leaves the log to the next checkpoint.
-func (s *Store) restartLog(ctx context.Context) {
+// above) and reports whether it copied the whole log, which the next
+// commit then writes from its start. It counts its tries in
+// s.restartTries and its successes in s.restarts.
+func (s *Store) restartLog(ctx context.Context) bool {
+	s.restartTries.Add(1)
 	conn, err := s.writer.Conn(ctx)
 	if err != nil {
-		return
+		return false
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.FormatInt(restartWait.Milliseconds(), 10)); err != nil {
-		return
+		return false
 	}
 	var busy, frames, copied int64
 	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &frames, &copied)
@@ -91,11 +107,13 @@ func (s *Store) restartLog(ctx context.Context) {
 	// cannot have it back is closed rather than kept with the short one.
 	if _, rerr := conn.ExecContext(context.Background(), "PRAGMA busy_timeout = "+strconv.Itoa(busyTimeoutMillis)); rerr != nil {
 		conn.Raw(func(any) error { return driver.ErrBadConn })
-		return
+		return false
 	}
-	if err == nil && busy == 0 {
-		s.restarts.Add(1)
+	if err != nil || busy != 0 {
+		return false
 	}
+	s.restarts.Add(1)
+	return true
 }
 
 // kickCheckpointer asks the checkpointer to run, unless it is asked

@@ -68,13 +68,15 @@ type Store struct {
 	autoSettle   bool
 	// The checkpointer (checkpoint.go): ckPool is its connection, ckKick
 	// wakes it, and it closes ckDone when stopCk ends it; checkpoints
-	// counts the checkpoints it ran, restarts the logs it started over
-	// (past restartFrames pages, a default but for tests).
+	// counts the checkpoints it ran, restartTries and restarts the tries
+	// to start the log over (past restartFrames pages, a default but for
+	// tests) and their successes.
 	ckPool        *sql.DB
 	ckKick        chan struct{}
 	ckDone        chan struct{}
 	stopCk        context.CancelFunc
 	checkpoints   atomic.Int64
+	restartTries  atomic.Int64
 	restarts      atomic.Int64
 	restartFrames atomic.Int64
 }

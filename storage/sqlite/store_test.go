@@ -818,6 +818,62 @@ func TestRestartLogWaitsForReaders(t *testing.T) {
 	}
 }
 
+// TestRestartBacksOffFromReader: a reader that stays on the log makes each
+// restart give up; the checkpointer then waits for the log to grow by
+// restartFrames more before it tries again, rather than holding the writer
+// at every checkpoint.
+func TestRestartBacksOffFromReader(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	defer s.Close()
+	s.restartFrames.Store(64) // 256 KiB
+	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	// Each commit writes 16 pages or more, and waits for its checkpoint.
+	write := func() {
+		before := s.checkpoints.Load()
+		update(t, s, func(st storage.Tx) error {
+			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, 64<<10)
+			return err
+		})
+		for deadline := time.Now().Add(10 * time.Second); s.checkpoints.Load() == before; {
+			if time.Now().After(deadline) {
+				t.Fatal("no checkpoint within 10 s of a commit")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// The reader starts before the first commit's checkpoint, so that it
+	// reads that commit from the log.
+	update(t, s, func(st storage.Tx) error {
+		_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, 64<<10)
+		return err
+	})
+	reader, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Rollback()
+	var rows int
+	if err := reader.QueryRow(`SELECT count(*) FROM scratch`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	const commits = 24 // about 400 pages past the first: 20 checkpoints past 64
+	for range commits {
+		write()
+	}
+	frames := logFrames(t, path)
+	tries := s.restartTries.Load()
+	if tries == 0 || tries > frames/64+1 {
+		t.Errorf("%d restarts tried for a log of %d pages with a reader on it, want 1 to %d", tries, frames, frames/64+1)
+	}
+	if n := s.restarts.Load(); n != 0 {
+		t.Errorf("%d restarts with a reader on the log, want 0", n)
+	}
+}
+
 // logFrames is the length of path's log in pages, as a passive checkpoint
 // on a connection of its own reports it.
 func logFrames(t *testing.T, path string) int64 {

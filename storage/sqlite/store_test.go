@@ -701,30 +701,69 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 	})
 }
 
+// scratchStore opens a store in a new directory, with a table of blobs
+// to fill its log with; it returns the database file's path too.
+func scratchStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	return s, path
+}
+
+// writeScratch commits a blob of size bytes; with checkpointed, it waits
+// for the checkpoint that the commit asks for.
+func writeScratch(t *testing.T, s *Store, size int, checkpointed bool) {
+	t.Helper()
+	before := s.checkpoints.Load()
+	update(t, s, func(st storage.Tx) error {
+		_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, size)
+		return err
+	})
+	for deadline := time.Now().Add(10 * time.Second); checkpointed && s.checkpoints.Load() == before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint within 10 s of a commit (%d so far)", before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// wantWriterWait checks that the writer's connection waits for locks as
+// dsn sets it.
+func wantWriterWait(t *testing.T, s *Store) {
+	t.Helper()
+	var wait int
+	if err := s.writer.QueryRow(`PRAGMA busy_timeout`).Scan(&wait); err != nil || wait != busyTimeoutMillis {
+		t.Errorf("writer: PRAGMA busy_timeout = %d, %v; want %d", wait, err, busyTimeoutMillis)
+	}
+}
+
+// readLog starts a read transaction and reads in it, so that it holds its
+// snapshot of the log until the test ends.
+func readLog(t *testing.T, s *Store) {
+	t.Helper()
+	reader, err := s.reader.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reader.Rollback() })
+	var rows int
+	if err := reader.QueryRow(`SELECT count(*) FROM scratch`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCheckpointer: the log is copied back and started over while the
 // writer goes on, though the writer never checkpoints. Twenty commits of
 // 1 MB each, each followed by the checkpoint it asked for, leave a log of
 // about two commits' pages; without checkpoints it would hold all twenty.
 func TestCheckpointer(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "chat.db")
-	s := open(t, path)
-	defer s.Close()
-	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
+	s, path := scratchStore(t)
 	const commits, size = 20, 1 << 20
 	for range commits {
-		before := s.checkpoints.Load()
-		update(t, s, func(st storage.Tx) error {
-			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, size)
-			return err
-		})
-		for deadline := time.Now().Add(10 * time.Second); s.checkpoints.Load() == before; {
-			if time.Now().After(deadline) {
-				t.Fatalf("no checkpoint within 10 s of a commit (%d so far)", before)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		writeScratch(t, s, size, true)
 	}
 	fi, err := os.Stat(path + "-wal")
 	if err != nil {
@@ -740,32 +779,21 @@ func TestCheckpointer(t *testing.T) {
 // would never start over; past restartFrames the checkpointer starts it
 // over on the writer's connection, which gets its own lock wait back.
 func TestCheckpointerRestartsLog(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "chat.db")
-	s := open(t, path)
-	defer s.Close()
+	s, _ := scratchStore(t)
 	s.restartFrames.Store(64) // 256 KiB
-	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
 	const size = 64 << 10
 	commits := 0
 	for deadline := time.Now().Add(20 * time.Second); s.restarts.Load() < 2; commits++ {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d restarts of the log in %d commits of %d bytes", s.restarts.Load(), commits, size)
 		}
-		update(t, s, func(st storage.Tx) error {
-			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, size)
-			return err
-		})
+		writeScratch(t, s, size, false)
 	}
 	var rows int
 	if err := s.reader.QueryRow(`SELECT count(*) FROM scratch`).Scan(&rows); err != nil || rows != commits {
 		t.Errorf("%d rows, %v; want %d", rows, err, commits)
 	}
-	var wait int
-	if err := s.writer.QueryRow(`PRAGMA busy_timeout`).Scan(&wait); err != nil || wait != busyTimeoutMillis {
-		t.Errorf("writer: PRAGMA busy_timeout = %d, %v; want %d", wait, err, busyTimeoutMillis)
-	}
+	wantWriterWait(t, s)
 }
 
 // TestRestartLogWaitsForReaders: a restart gives up while a reader still
@@ -773,46 +801,23 @@ func TestCheckpointerRestartsLog(t *testing.T) {
 // once the reader is done, the next commit writes the log from its start.
 func TestRestartLogWaitsForReaders(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "chat.db")
-	s := open(t, path)
-	defer s.Close()
-	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	write := func() {
-		update(t, s, func(st storage.Tx) error {
-			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, 64<<10)
-			return err
-		})
-	}
+	s, path := scratchStore(t)
 	for range 20 {
-		write()
+		writeScratch(t, s, 64<<10, false)
 	}
-	reader, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows int
-	if err := reader.QueryRow(`SELECT count(*) FROM scratch`).Scan(&rows); err != nil {
-		t.Fatal(err)
-	}
-	s.restartLog(ctx)
-	if n := s.restarts.Load(); n != 0 {
-		t.Errorf("%d restarts with a reader on the log, want 0", n)
-	}
-	var wait int
-	if err := s.writer.QueryRow(`PRAGMA busy_timeout`).Scan(&wait); err != nil || wait != busyTimeoutMillis {
-		t.Errorf("writer: PRAGMA busy_timeout = %d, %v; want %d", wait, err, busyTimeoutMillis)
-	}
-	write()
-	reader.Rollback()
-
-	s.restartLog(ctx)
-	if n := s.restarts.Load(); n != 1 {
-		t.Fatalf("%d restarts with no reader, want 1", n)
+	t.Run("reader", func(t *testing.T) {
+		readLog(t, s) // until this subtest ends
+		if s.restartLog(ctx) {
+			t.Error("restartLog succeeded with a reader on the log")
+		}
+		wantWriterWait(t, s)
+		writeScratch(t, s, 64<<10, false)
+	})
+	if !s.restartLog(ctx) {
+		t.Fatal("restartLog failed with no reader")
 	}
 	before := logFrames(t, path)
-	write()
+	writeScratch(t, s, 64<<10, false)
 	if after := logFrames(t, path); after >= before || after > 32 {
 		t.Errorf("log of %d pages after a restart and a commit of 16, %d before: not started over", after, before)
 	}
@@ -823,46 +828,15 @@ func TestRestartLogWaitsForReaders(t *testing.T) {
 // restartFrames more before it tries again, rather than holding the writer
 // at every checkpoint.
 func TestRestartBacksOffFromReader(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "chat.db")
-	s := open(t, path)
-	defer s.Close()
+	s, path := scratchStore(t)
 	s.restartFrames.Store(64) // 256 KiB
-	if _, err := s.writer.Exec(`CREATE TABLE scratch (b BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	// Each commit writes 16 pages or more, and waits for its checkpoint.
-	write := func() {
-		before := s.checkpoints.Load()
-		update(t, s, func(st storage.Tx) error {
-			_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, 64<<10)
-			return err
-		})
-		for deadline := time.Now().Add(10 * time.Second); s.checkpoints.Load() == before; {
-			if time.Now().After(deadline) {
-				t.Fatal("no checkpoint within 10 s of a commit")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
 	// The reader starts before the first commit's checkpoint, so that it
 	// reads that commit from the log.
-	update(t, s, func(st storage.Tx) error {
-		_, err := st.(*tx).tx.Exec(`INSERT INTO scratch (b) VALUES (zeroblob(?))`, 64<<10)
-		return err
-	})
-	reader, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reader.Rollback()
-	var rows int
-	if err := reader.QueryRow(`SELECT count(*) FROM scratch`).Scan(&rows); err != nil {
-		t.Fatal(err)
-	}
-	const commits = 24 // about 400 pages past the first: 20 checkpoints past 64
+	writeScratch(t, s, 64<<10, false)
+	readLog(t, s)
+	const commits = 24 // 16 pages or more each, each checkpointed
 	for range commits {
-		write()
+		writeScratch(t, s, 64<<10, true)
 	}
 	frames := logFrames(t, path)
 	tries := s.restartTries.Load()

@@ -53,7 +53,7 @@ const defaultRestartFrames = 16 << 10
 
 // restartWait bounds how long a RESTART checkpoint waits for readers on
 // the log, the writer held meanwhile; a restart that times out is tried
-// again after the next commit.
+// again once the log has grown by restartFrames more (checkpointer).
 const restartWait = 100 * time.Millisecond
 
 // checkpointer runs a passive checkpoint on db each time ckKick is

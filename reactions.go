@@ -185,13 +185,10 @@ func (s *Service) emitReaction(tx storage.Tx, emit func(Event), rc *reactionCont
 // messageAudience returns the users who received the message, with extra
 // (the acting user) added, sorted.
 func messageAudience(tx storage.Tx, messageID, extra int64) ([]int64, error) {
-	rows, err := tx.MessageRecipients(messageID)
+	// Who, not their flags: on SQLite a list, not a row a recipient.
+	out, err := storage.MessageReaders(tx, []int64{messageID})
 	if err != nil {
 		return nil, err
-	}
-	out := make([]int64, 0, len(rows)+1)
-	for _, r := range rows {
-		out = append(out, r.UserID)
 	}
 	if _, found := slices.BinarySearch(out, extra); !found {
 		out = append(out, extra)

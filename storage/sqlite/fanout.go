@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/teamchat/chat/storage"
-	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
 // A message to a channel of a thousand subscribers makes a thousand rows
@@ -104,8 +103,17 @@ func (t *tx) settle() error {
 		return err
 	}
 	var ids []int64
-	if err := t.query("Settle", `SELECT message_id FROM user_messages_pending`,
-		sqlcommon.Into(&ids, sqlcommon.ScanID)); err != nil {
+	settled := map[int64][]int64{}
+	if err := t.query("Settle", `SELECT message_id, user_ids FROM user_messages_pending`, func(sc scanner) error {
+		var id int64
+		var users string
+		if err := sc.Scan(&id, &users); err != nil {
+			return err
+		}
+		list, err := parseIDList(users)
+		ids, settled[id] = append(ids, id), list
+		return err
+	}); err != nil {
 		return err
 	}
 	if len(ids) > 0 {
@@ -118,6 +126,10 @@ func (t *tx) settle() error {
 		if _, err := t.exec("Settle", `INSERT OR IGNORE INTO user_messages (user_id, message_id, flags)
 			SELECT j.value, p.message_id, 0 FROM user_messages_pending AS p, json_each(p.user_ids) AS j
 			ORDER BY j.value, p.message_id`); err != nil {
+			return err
+		}
+		// The rows written before (the sender's, a mention) are listed.
+		if err := t.addRecipients(settled, func(int64) bool { return false }); err != nil {
 			return err
 		}
 		if _, err := t.exec("Settle", `DELETE FROM user_messages_pending`); err != nil {

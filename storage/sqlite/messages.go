@@ -132,8 +132,8 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 }
 
 // DeleteMessages removes the messages and their users' rows; their
-// reactions, pending rows and search entries go with them (ON DELETE
-// CASCADE, triggers). The users' rows have no foreign key (migration 0025).
+// reactions, recipient lists, pending rows and search entries go with them
+// (ON DELETE CASCADE, triggers). The users' rows have no foreign key (migration 0025).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
 		return t.Writable()
@@ -141,7 +141,11 @@ func (t *tx) DeleteMessages(ids []int64) error {
 	wrote(t.rows, messageRows, ids...)
 	wrote(t.rows, recipientRows, ids...)
 	list := jsonIDs(ids)
-	if _, err := t.exec("DeleteMessages", `DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+	// The messages' rows, found through their lists of recipients; the
+	// lists and the pending rows go with the messages.
+	if _, err := t.exec("DeleteMessages", `DELETE FROM user_messages WHERE (user_id, message_id) IN
+		(SELECT j.value, r.message_id FROM message_recipients AS r, json_each(r.user_ids) AS j
+			WHERE r.message_id IN (SELECT value FROM json_each(?)))`, list); err != nil {
 		return err
 	}
 	_, err := t.exec("DeleteMessages", `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))`, list)
@@ -184,11 +188,11 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	if err := t.Writable(); err != nil || len(rows) == 0 {
 		return err
 	}
-	messages := map[int64]bool{}
+	messages := map[int64]bool{} // true for those the transaction created
 	fresh := true
 	for _, r := range rows {
-		messages[r.MessageID] = true
 		_, isNew := t.fresh[r.MessageID]
+		messages[r.MessageID] = isNew
 		fresh = fresh && isNew
 	}
 	// Rows of a message that is not new may meet pending ones.
@@ -219,6 +223,13 @@ func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 			done += n
 		}
 	}
+	if err == nil && len(sorted) > 0 {
+		added := map[int64][]int64{}
+		for _, r := range sorted {
+			added[r.MessageID] = append(added[r.MessageID], r.UserID)
+		}
+		err = t.addRecipients(added, func(id int64) bool { return messages[id] })
+	}
 	if err == nil && len(deferred) > 0 {
 		err = t.storePending(deferred)
 	}
@@ -244,7 +255,10 @@ func (t *tx) DeleteUserMessages(userIDs, messageIDs []int64) error {
 	_, err := t.exec("DeleteUserMessages", `DELETE FROM user_messages
 		WHERE user_id IN (SELECT value FROM json_each(?)) AND message_id IN (SELECT value FROM json_each(?))`,
 		jsonIDs(userIDs), jsonIDs(messageIDs))
-	return err
+	if err != nil {
+		return err
+	}
+	return t.removeRecipients(userIDs, messageIDs)
 }
 
 func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
@@ -256,8 +270,8 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = t.query("MessageReaders", `SELECT DISTINCT user_id FROM user_messages
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY user_id`, func(sc scanner) error {
+	err = t.query("MessageReaders", `SELECT DISTINCT j.value FROM message_recipients AS r, json_each(r.user_ids) AS j
+		WHERE r.message_id IN (SELECT value FROM json_each(?)) ORDER BY j.value`, func(sc scanner) error {
 		var id int64
 		err := sc.Scan(&id)
 		out = append(out, id)
@@ -303,7 +317,10 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 		return rows, nil
 	}
 	out := []storage.UserMessage{}
-	err = t.query("MessageRecipients", `SELECT user_id, flags FROM user_messages WHERE message_id = ? ORDER BY user_id`,
+	err = t.query("MessageRecipients", `SELECT um.user_id, um.flags
+		FROM message_recipients AS r CROSS JOIN json_each(r.user_ids) AS j
+			CROSS JOIN user_messages AS um ON um.user_id = j.value AND um.message_id = r.message_id
+		WHERE r.message_id = ?`,
 		func(sc scanner) error {
 			r := storage.UserMessage{MessageID: messageID}
 			var flags int64
@@ -313,6 +330,8 @@ func (t *tx) MessageRecipients(messageID int64) ([]storage.UserMessage, error) {
 			return err
 		}, messageID)
 	if err == nil {
+		// In the list's order, which is the users'; sorted in case.
+		slices.SortFunc(out, func(a, b storage.UserMessage) int { return cmp.Compare(a.UserID, b.UserID) })
 		keep(t.rows, recipientRows, messageID, out)
 	}
 	return p.recipients(out, messageID), err

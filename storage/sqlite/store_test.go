@@ -568,7 +568,7 @@ func TestMigrationSenderDirectIndex(t *testing.T) {
 		realm, u1, u2 = r.ID, a.ID, b.ID
 		return nil
 	})
-	if _, err := s.writer.Exec(`DROP INDEX messages_sender; DROP INDEX messages_direct; DROP TABLE user_messages_pending; PRAGMA user_version = 22`); err != nil {
+	if _, err := s.writer.Exec(`DROP INDEX messages_sender; DROP INDEX messages_direct; DROP TABLE user_messages_pending; DROP TABLE message_recipients; PRAGMA user_version = 22`); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.writer.Exec(`INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id, direct_user_ids,
@@ -610,7 +610,8 @@ func TestMigrationSenderDirectIndex(t *testing.T) {
 
 // TestMigrationUserMessagesUnchecked: a database of schema 24 keeps its
 // users' rows, flags and indexes when 0025 rebuilds the table without
-// foreign keys, and deleting a message still deletes its rows.
+// foreign keys; 0026 lists each message's recipients in place of the
+// index by message; and deleting a message still deletes its rows.
 func TestMigrationUserMessagesUnchecked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chat.db")
 	s := open(t, path)
@@ -642,8 +643,8 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 		}
 		return nil
 	})
-	// The table as migrations 0006 and 0021 made it.
-	if _, err := s.writer.Exec(`DROP TABLE user_messages;
+	// The table as migrations 0006 and 0021 made it, without 0026's.
+	if _, err := s.writer.Exec(`DROP TABLE message_recipients; DROP TABLE user_messages;
 		CREATE TABLE user_messages (
 			user_id    INTEGER NOT NULL REFERENCES users (id),
 			message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
@@ -673,10 +674,21 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 	if err := s.reader.QueryRow(`SELECT count(*) FROM pragma_foreign_key_list('user_messages')`).Scan(&keys); err != nil || keys != 0 {
 		t.Errorf("foreign keys of user_messages after migration 0025: %d, %v; want none", keys, err)
 	}
-	var indexes int
-	if err := s.reader.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'user_messages'
-		AND name IN ('user_messages_message', 'user_messages_unread', 'user_messages_starred')`).Scan(&indexes); err != nil || indexes != 3 {
-		t.Errorf("indexes of user_messages after migration 0025: %d of 3, %v", indexes, err)
+	var indexes []string
+	rows, err := s.reader.Query(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'user_messages' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		indexes = append(indexes, name)
+	}
+	rows.Close()
+	if want := []string{"user_messages_starred", "user_messages_unread"}; !slices.Equal(indexes, want) {
+		t.Errorf("indexes of user_messages after migrations 0025 and 0026: %q, want %q", indexes, want)
 	}
 	view(t, s, func(tx storage.Tx) error {
 		for _, want := range old {
@@ -689,6 +701,12 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 		if err != nil || len(unread) != 2 {
 			t.Errorf("unread of user %d after migration 0025: %d messages, %v; want 2", users[1], len(unread), err)
 		}
+		for i, want := range [][]storage.UserMessage{old[:2], old[2:]} {
+			got, err := tx.MessageRecipients(messages[i])
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("MessageRecipients(%d) after migration 0026 = %+v, %v; want %+v", messages[i], got, err, want)
+			}
+		}
 		return nil
 	})
 	update(t, s, func(tx storage.Tx) error { return tx.DeleteMessages(messages[:1]) })
@@ -699,6 +717,11 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 		}
 		return nil
 	})
+	var left, lists int
+	if err := s.reader.QueryRow(`SELECT (SELECT count(*) FROM user_messages WHERE message_id = ?),
+		(SELECT count(*) FROM message_recipients)`, messages[0]).Scan(&left, &lists); err != nil || left != 0 || lists != 1 {
+		t.Errorf("after deleting message %d: %d of its rows, %d lists, %v; want 0 and 1", messages[0], left, lists, err)
+	}
 }
 
 // scratchStore opens a store in a new directory, with a table of blobs

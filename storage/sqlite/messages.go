@@ -270,6 +270,14 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(messageIDs) == 1 {
+		// A reaction's audience: the list as it is, unsorted by SQLite.
+		list, err := t.recipientList(messageIDs[0])
+		if err != nil {
+			return nil, err
+		}
+		return p.readers(append(out, list...), messageIDs), nil
+	}
 	err = t.query("MessageReaders", `SELECT DISTINCT j.value FROM message_recipients AS r, json_each(r.user_ids) AS j
 		WHERE r.message_id IN (SELECT value FROM json_each(?)) ORDER BY j.value`, func(sc scanner) error {
 		var id int64

@@ -132,8 +132,9 @@ func (t *tx) TopicMessageIDs(channelID int64, key string, limit int) ([]int64, e
 }
 
 // DeleteMessages removes the messages and their users' rows; their
-// reactions, recipient lists, pending rows and search entries go with them
-// (ON DELETE CASCADE, triggers). The users' rows have no foreign key (migration 0025).
+// reactions, recipient lists, pending rows and search entries go with
+// them (ON DELETE CASCADE, triggers). The users' rows have no foreign key
+// (migration 0025).
 func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
 		return t.Writable()
@@ -271,7 +272,8 @@ func (t *tx) MessageReaders(messageIDs []int64) ([]int64, error) {
 		return nil, err
 	}
 	if len(messageIDs) == 1 {
-		// A reaction's audience: the list as it is, unsorted by SQLite.
+		// A reaction's audience: the list as stored, ascending, without
+		// the DISTINCT sort that SQLite runs for several.
 		list, err := t.recipientList(messageIDs[0])
 		if err != nil {
 			return nil, err

@@ -133,8 +133,10 @@ func (t *tx) OldestChannelMessageID(channelID int64) (int64, error) {
 // none when any of them exists already: then it is storage.ErrExists and the
 // transaction goes on, without the round trips of a savepoint. Should a
 // concurrent transaction insert one of the rows after this one's snapshot,
-// the unique index makes PostgreSQL report a serialization failure (the
-// statement read those keys), and Update runs fn again.
+// PostgreSQL reports a serialization failure (the statement read those
+// keys in both partitions of the table, migration 0026: the partition's
+// unique index, or SERIALIZABLE's read locks when the row went to the
+// other), and Update runs fn again.
 func (t *tx) CreateUserMessages(rows []storage.UserMessage) error {
 	if err := t.Writable(); err != nil || len(rows) == 0 {
 		return err

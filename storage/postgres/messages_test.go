@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -157,5 +158,111 @@ func TestMigrationSubscriptionsUserActive(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMigrationUserMessagesByRead: a database of one user_messages table
+// (migrations 6, 21 and 24) keeps every row and its flags when migration
+// 26 splits the table by read state; each row is in its partition, and a
+// row marked read moves to the other.
+func TestMigrationUserMessagesByRead(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	s := open(t, dsn)
+	ctx := context.Background()
+	var realmID int64
+	var users, messages []int64
+	err := s.Update(ctx, func(tx storage.Tx) error {
+		realm := storage.Realm{Name: "Org", Host: "org.example.com"}
+		if err := tx.CreateRealm(&realm); err != nil {
+			return err
+		}
+		realmID = realm.ID
+		for _, name := range []string{"a", "b"} {
+			u := storage.UserRecord{RealmID: realm.ID, Email: name + "@example.com", FullName: name, IsActive: true, APIKey: "key-" + name}
+			if err := tx.CreateUser(&u); err != nil {
+				return err
+			}
+			users = append(users, u.ID)
+		}
+		var ms []*storage.MessageRecord
+		for range 2 {
+			ms = append(ms, &storage.MessageRecord{RealmID: realm.ID, SenderID: users[0], RecipientType: storage.RecipientDirect,
+				DirectUserIDs: users, Content: "hi", RenderedContent: "<p>hi</p>", DateSent: time.Unix(1, 0).UTC()})
+		}
+		if err := tx.CreateMessages(ms); err != nil {
+			return err
+		}
+		for _, m := range ms {
+			messages = append(messages, m.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `DROP TABLE user_messages;
+		CREATE TABLE user_messages (
+			user_id    BIGINT NOT NULL,
+			message_id BIGINT NOT NULL,
+			flags      BIGINT NOT NULL,
+			PRIMARY KEY (user_id, message_id)
+		);
+		CREATE INDEX user_messages_message ON user_messages (message_id);
+		CREATE INDEX user_messages_unread ON user_messages (user_id, message_id, flags) WHERE flags & 1 = 0;
+		CREATE INDEX user_messages_starred ON user_messages (user_id, message_id, flags) WHERE flags & 2 != 0;
+		DELETE FROM schema_migrations WHERE version = 26`); err != nil {
+		t.Fatal(err)
+	}
+	old := []storage.UserMessage{
+		{UserID: users[0], MessageID: messages[0], Flags: storage.FlagRead | storage.FlagStarred},
+		{UserID: users[0], MessageID: messages[1], Flags: storage.FlagRead},
+		{UserID: users[1], MessageID: messages[0], Flags: storage.FlagMentioned},
+		{UserID: users[1], MessageID: messages[1]},
+	}
+	for _, r := range old {
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO user_messages (user_id, message_id, flags) VALUES ($1, $2, $3)`,
+			r.UserID, r.MessageID, int64(r.Flags)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s = open(t, dsn)
+	defer s.Close()
+	partitions := func() (unread, read int) {
+		t.Helper()
+		if err := s.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM user_messages_unread_rows),
+			(SELECT count(*) FROM user_messages_read_rows)`).Scan(&unread, &read); err != nil {
+			t.Fatal(err)
+		}
+		return unread, read
+	}
+	if unread, read := partitions(); unread != 2 || read != 2 {
+		t.Errorf("after migration 26: %d unread rows and %d read, want 2 and 2", unread, read)
+	}
+	err = s.Update(ctx, func(tx storage.Tx) error {
+		for _, want := range old {
+			got, err := tx.(storage.UserMessageTx).UserMessage(want.UserID, want.MessageID)
+			if err != nil || got != want {
+				t.Errorf("UserMessage(%d, %d) after migration 26 = %+v, %v; want %+v", want.UserID, want.MessageID, got, err, want)
+			}
+		}
+		unread, err := tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: users[1], Unread: true})
+		if err != nil || len(unread) != 2 {
+			t.Errorf("unread of user %d after migration 26: %d messages, %v; want 2", users[1], len(unread), err)
+		}
+		if err := tx.CreateUserMessages([]storage.UserMessage{{UserID: users[1], MessageID: messages[1], Flags: storage.FlagRead}}); !errors.Is(err, storage.ErrExists) {
+			t.Errorf("a read row where an unread one is: %v, want ErrExists", err)
+		}
+		changed, err := tx.UpdateUserMessageFlags(users[1], messages, storage.FlagRead, 0)
+		if err != nil || len(changed) != 2 {
+			t.Errorf("marking user %d's rows read: %v, %v; want both", users[1], changed, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unread, read := partitions(); unread != 0 || read != 4 {
+		t.Errorf("after marking read: %d unread rows and %d read, want 0 and 4", unread, read)
 	}
 }

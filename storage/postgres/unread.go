@@ -6,7 +6,8 @@ import (
 )
 
 // UnreadMessages reads only the columns of the unread state, not the
-// messages' contents; user_messages_unread finds the rows.
+// messages' contents; the unread partition's key finds the rows
+// (migration 0026).
 func (t *tx) UnreadMessages(realmID, userID int64, limit int) ([]storage.UnreadMessage, error) {
 	q := `SELECT um.message_id, um.flags, m.recipient_type, m.channel_id, m.topic, m.direct_user_ids
 		FROM user_messages AS um JOIN messages AS m ON m.id = um.message_id

@@ -175,3 +175,12 @@ func startPerf(dir string, t target) (stop func(), err error) {
 		logf("%s: CPU profile in %s", t.Name(), out)
 	}, nil
 }
+
+// ownCPU returns the user and system CPU time this program has used.
+func ownCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

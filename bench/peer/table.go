@@ -38,6 +38,10 @@ var rows = []row{
 	}, []string{listenP50}, func(v []float64) string { return ms(v[0]) }, false},
 	{func(c *config) string { return "the same, p99" },
 		[]string{listenP99}, func(v []float64) string { return ms(v[0]) }, false},
+	{func(c *config) string { return "server CPU per message to the listeners (+ in PostgreSQL)" },
+		[]string{listenCPU, listenDBCPU}, cpuCell, false},
+	{func(c *config) string { return "the listeners' own CPU per message (this program's clients)" },
+		[]string{listenOwnCPU}, func(v []float64) string { return ms(v[0]) }, false},
 	{func(c *config) string { return fmt.Sprintf("list %s users", thousands(c.users)) },
 		[]string{usersMillis}, func(v []float64) string { return ms(v[0]) }, false},
 	{func(c *config) string {

@@ -85,6 +85,9 @@ const (
 	listenP50    = "listen p50 ms"
 	listenP99    = "listen p99 ms"
 	listenMissed = "listen missed"
+	listenCPU    = "listen cpu ms"
+	listenDBCPU  = "listen db cpu ms"
+	listenOwnCPU = "listen client cpu ms"
 	usersMillis  = "users ms"
 	newestMillis = "newest50 ms"
 	growSeconds  = "grow s"
@@ -280,7 +283,13 @@ func listenLoad(c *config, t target, round int, res result) error {
 	}
 	var lats []time.Duration
 	missed := 0
+	var srv0, db0, own0 time.Duration
 	for seq := 0; seq <= c.listenMessages; seq++ {
+		if seq == 1 {
+			// After the first message, which is not measured.
+			srv0, db0 = t.CPU()
+			own0 = ownCPU()
+		}
 		t0 := time.Now()
 		if _, err := t.Post(-1, listenChannel, fmt.Sprintf("Message listen-%d-%d to every listener.", round+1, seq)); err != nil {
 			return err
@@ -300,6 +309,14 @@ func listenLoad(c *config, t target, round int, res result) error {
 		}
 		time.Sleep(c.listenGap)
 	}
+	// Where the deliveries' CPU goes: the server's process (and its
+	// database's), and this program's, which is the listeners' clients
+	// (and the sender's), until the server is idle again (as postLoad).
+	srv1, db1, _ := untilIdle(t)
+	msgs := float64(c.listenMessages)
+	res[listenCPU] = millis(srv1-srv0) / msgs
+	res[listenDBCPU] = millis(db1-db0) / msgs
+	res[listenOwnCPU] = millis(ownCPU()-own0) / msgs
 	res[listenP50] = millis(percentile(lats, 50))
 	res[listenP99] = millis(percentile(lats, 99))
 	res[listenMissed] = float64(missed)

@@ -40,7 +40,8 @@
 //
 // With -perf, perf record (Linux's sampling profiler; Go binaries keep
 // their symbols) profiles each server's process, with call graphs, while it
-// posts to the big channel in the first round: perf report -i FILE reads it.
+// posts to the big channel in the first round (-perf-workload listen: while
+// it sends to the listeners): perf report -i FILE reads it.
 //
 // With -chatd-alt, a second chatd binary runs beside the first on the same
 // stores, as one more server of the rounds: a change measured against its
@@ -80,7 +81,7 @@ type config struct {
 	listenGap                      time.Duration
 	reads                          int
 	growTo                         int
-	perf                           string
+	perf, perfWorkload             string
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -105,6 +106,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&c.reads, "reads", 20, "times each read is timed per round")
 	fs.IntVar(&c.growTo, "grow-to", 0, "after the rounds, grow every server from -users to this many users (0: skip)")
 	fs.StringVar(&c.perf, "perf", "", "directory to write, with perf record, a CPU profile of each server's process while it posts to the big channel in the first round")
+	fs.StringVar(&c.perfWorkload, "perf-workload", "big", "the workload -perf profiles: big (posting to the big channel) or listen (send→delivery)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -115,6 +117,8 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-dsn is required (bench/peer.sh starts a throwaway server)")
 	case c.mattermost == "" && c.mattermostBin == "" && !c.skipPeer:
 		return nil, fmt.Errorf("-mattermost or -mattermost-bin is required")
+	case c.perfWorkload != "big" && c.perfWorkload != "listen":
+		return nil, fmt.Errorf("-perf-workload: %q is not big or listen", c.perfWorkload)
 	case !slices.Contains([]string{"sqlite", "postgres", "both"}, c.chatdStore):
 		return nil, fmt.Errorf("-chatd-store: %q is not sqlite, postgres or both", c.chatdStore)
 	case c.big > c.users || c.listeners > c.users || c.senders >= smallMembers:

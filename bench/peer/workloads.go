@@ -113,17 +113,22 @@ func (r result) String() string {
 // runRound runs every workload once on t.
 func runRound(c *config, t target, round int) (result, error) {
 	res := result{}
-	var stopPerf func()
-	if c.perf != "" && round == 0 {
-		var err error
-		if stopPerf, err = startPerf(c.perf, t); err != nil {
-			return nil, err
+	// profiled runs f under perf record when it is the workload to profile.
+	profiled := func(workload string, f func() error) error {
+		if c.perf == "" || round != 0 || c.perfWorkload != workload {
+			return f()
 		}
+		stop, err := startPerf(c.perf, t)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return f()
 	}
-	_, err := postLoad(c, t, round, bigChannel, res)
-	if stopPerf != nil {
-		stopPerf()
-	}
+	err := profiled("big", func() error {
+		_, err := postLoad(c, t, round, bigChannel, res)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("posting to the big channel: %w", err)
 	}
@@ -134,7 +139,7 @@ func runRound(c *config, t target, round int) (result, error) {
 	if err := reactLoad(c, t, ids, res); err != nil {
 		return nil, fmt.Errorf("reactions: %w", err)
 	}
-	if err := listenLoad(c, t, round, res); err != nil {
+	if err := profiled("listen", func() error { return listenLoad(c, t, round, res) }); err != nil {
 		return nil, fmt.Errorf("send→delivery: %w", err)
 	}
 	if res[usersMillis], err = timeReads(c.reads, t.ListUsers); err != nil {

@@ -74,7 +74,8 @@ func (s *Service) AddReaction(ctx context.Context, actor Actor, messageID int64,
 		} else if err != nil {
 			return err
 		}
-		return s.emitReaction(tx, emit, rc, &m, r, "add")
+		s.emitReaction(emit, rc, &m, r, "add")
+		return nil
 	})
 }
 
@@ -117,14 +118,19 @@ func (s *Service) RemoveReaction(ctx context.Context, actor Actor, messageID int
 		if err := tx.DeleteReaction(existing[i]); err != nil {
 			return err
 		}
-		return s.emitReaction(tx, emit, rc, &m, existing[i], "remove")
+		s.emitReaction(emit, rc, &m, existing[i], "remove")
+		return nil
 	})
 }
 
-// reactionContext is what a reaction needs to know of the actor.
+// reactionContext is what a reaction needs to know of the actor, and
+// who received the message.
 type reactionContext struct {
 	actor storage.UserRecord
 	realm Realm
+	// readers are the users who received the message, ascending: the
+	// reaction's event goes to them (and the actor).
+	readers []int64
 }
 
 // reactionContext checks the actor and reads a message they may read. A
@@ -147,10 +153,13 @@ func (s *Service) reactionContext(tx storage.Tx, actor Actor, messageID int64) (
 	if err != nil {
 		return nil, storage.MessageRecord{}, err
 	}
-	if _, err := storage.UserMessageOf(tx, u.ID, m.ID); err == nil {
-		return rc, m, nil
-	} else if !errors.Is(err, storage.ErrNotFound) {
+	// Who received the message answers both whether the actor did (no
+	// need to read their row) and whom the event goes to.
+	if rc.readers, err = storage.MessageReaders(tx, []int64{m.ID}); err != nil {
 		return nil, storage.MessageRecord{}, err
+	}
+	if _, received := slices.BinarySearch(rc.readers, u.ID); received {
+		return rc, m, nil
 	}
 	g, err := loadGroups(tx, realm.ID)
 	if err != nil {
@@ -168,18 +177,14 @@ func (s *Service) reactionContext(tx storage.Tx, actor Actor, messageID int64) (
 
 // emitReaction sends a reaction event to the users who received the
 // message, and to the actor.
-func (s *Service) emitReaction(tx storage.Tx, emit func(Event), rc *reactionContext, m *storage.MessageRecord, r storage.Reaction, op string) error {
-	to, err := messageAudience(tx, m.ID, rc.actor.ID)
-	if err != nil {
-		return err
-	}
+func (s *Service) emitReaction(emit func(Event), rc *reactionContext, m *storage.MessageRecord, r storage.Reaction, op string) {
+	to := withUser(rc.readers, rc.actor.ID)
 	emit(Event{RealmID: rc.realm.ID, UserIDs: to, Payload: map[string]any{
 		"type": "reaction", "op": op, "user_id": r.UserID,
 		"user": map[string]any{"user_id": rc.actor.ID, "email": apiEmail(&rc.actor, s.emailDomain(rc.realm)),
 			"full_name": rc.actor.FullName},
 		"message_id": m.ID, "emoji_name": r.EmojiName, "emoji_code": r.EmojiCode, "reaction_type": r.ReactionType,
 	}})
-	return nil
 }
 
 // messageAudience returns the users who received the message, with extra
@@ -190,9 +195,15 @@ func messageAudience(tx storage.Tx, messageID, extra int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, found := slices.BinarySearch(out, extra); !found {
-		out = append(out, extra)
-		slices.Sort(out)
+	return withUser(out, extra), nil
+}
+
+// withUser returns the ascending IDs with id among them, in a new slice
+// when it was not.
+func withUser(ids []int64, id int64) []int64 {
+	i, found := slices.BinarySearch(ids, id)
+	if found {
+		return ids
 	}
-	return out, nil
+	return slices.Insert(slices.Clip(ids), i, id)
 }

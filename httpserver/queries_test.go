@@ -2,6 +2,7 @@ package httpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -85,6 +86,13 @@ func TestQueriesPerRequest(t *testing.T) {
 			func(*env) []string {
 				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "hello again"}
 			}, 9},
+		// A reaction reads who received the message, which says both
+		// whether the actor did and whom the event goes to ({last}: the
+		// message sent last).
+		{"react", http.MethodPost, "/messages/{last}/reactions", member,
+			func(*env) []string { return []string{"emoji_name", "octopus"} }, 6},
+		{"take a reaction back", http.MethodDelete, "/messages/{last}/reactions", member,
+			func(*env) []string { return []string{"emoji_name", "octopus"} }, 3},
 		{"realm settings", http.MethodPatch, "/realm", owner,
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
 		// Each of register's reads of users' rows also reads whether rows of
@@ -121,9 +129,10 @@ func TestQueriesPerRequest(t *testing.T) {
 			}
 		}
 		out := map[string]int64{}
+		last := ""
 		for _, c := range cases {
 			call := func() response {
-				r := e.request(c.method, c.path, c.as(e), form(c.form(e)...))
+				r := e.request(c.method, strings.ReplaceAll(c.path, "{last}", last), c.as(e), form(c.form(e)...))
 				if h, ok := caseHosts[c.name]; ok {
 					r.Host = h
 				}
@@ -138,6 +147,12 @@ func TestQueriesPerRequest(t *testing.T) {
 				t.Fatalf("%s: %s", c.name, res.raw)
 			}
 			out[c.name] = store.QueryCount() - before
+			var sent struct {
+				ID int64 `json:"id"`
+			}
+			if c.path == "/messages" && json.Unmarshal([]byte(res.raw), &sent) == nil {
+				last = itoa(sent.ID)
+			}
 		}
 		return out
 	}

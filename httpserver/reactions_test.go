@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/teamchat/chat"
 )
 
@@ -116,4 +118,43 @@ func TestEditDeleteReportTyping(t *testing.T) {
 		chat.CodeBadRequest, "Invalid channel ID")
 	e.expect(e.call(http.MethodPost, "/typing", &e.member, form("type", "channel", "op", "stop", "stream_id", "1", "topic", "general chat")),
 		200, success())
+}
+
+// TestReactionAudience: a reaction's events go to the users who received
+// the message and to the reacting user, who may not have received it (a
+// channel's history is open to non-subscribers), and to nobody else; on
+// both stores, since SQLite finds who received a message in a list of its
+// own.
+func TestReactionAudience(t *testing.T) {
+	forBothStores(t, 0, func(t *testing.T, e *env, _ []account) {
+		e.expect(e.call(http.MethodPost, "/users/me/subscriptions", &e.admin,
+			form("subscriptions", `[{"name":"Denmark"}]`, "principals", "["+itoa(e.admin.id)+","+itoa(e.member.id)+"]")), 200,
+			success("subscribed", map[string]any{itoa(e.admin.id): []any{"Denmark"}, itoa(e.member.id): []any{"Denmark"}},
+				"already_subscribed", map[string]any{}, "new_subscription_messages_sent", true))
+		queues := map[*account]string{}
+		for _, a := range []*account{&e.admin, &e.member, &e.moderator, &e.owner} {
+			queues[a] = e.register(a, "event_types", `["reaction"]`)
+		}
+		id := send(e, &e.member, "type", "channel", "to", "Denmark", "topic", "t", "content", "react to me")
+		path := "/messages/" + ftoa(id) + "/reactions"
+		// The moderator, not subscribed, reacts and takes it back.
+		e.expect(e.call(http.MethodPost, path, &e.moderator, form("emoji_name", "octopus")), 200, success())
+		e.expect(e.call(http.MethodDelete, path, &e.moderator, form("emoji_name", "octopus")), 200, success())
+		reaction := func(eventID int, op string) map[string]any {
+			return map[string]any{"id": float64(eventID), "type": "reaction", "op": op, "user_id": float64(e.moderator.id),
+				"user":       map[string]any{"user_id": float64(e.moderator.id), "email": "moderator@example.com", "full_name": "Mona Moderator"},
+				"message_id": id, "emoji_name": "octopus", "emoji_code": "1f419", "reaction_type": "unicode_emoji"}
+		}
+		both := []any{reaction(0, "add"), reaction(1, "remove")}
+		for _, c := range []struct {
+			who  string
+			a    *account
+			want []any
+		}{{"admin", &e.admin, both}, {"member", &e.member, both}, {"moderator", &e.moderator, both}, {"owner", &e.owner, []any{}}} {
+			res := e.events(c.a, queues[c.a], -1, true)
+			if diff := cmp.Diff(c.want, res.body["events"]); diff != "" {
+				t.Errorf("%s's queue (-want +got):\n%s", c.who, diff)
+			}
+		}
+	})
 }

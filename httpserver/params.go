@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/teamchat/chat"
 )
@@ -176,7 +177,34 @@ func (p *params) jsonValue(name string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	if v, ok := jsonScalar(raw); ok {
+		return v, true
+	}
 	return p.decodeJSON(name, raw)
+}
+
+// jsonScalar returns the value of raw when it is a JSON integer or
+// boolean as clients write them (nothing around it), the value that
+// decodeStrictJSON gives, without a decoder: every long-poll sends
+// last_event_id and dont_block, and a decoder cost about 1 KB of
+// allocations for each.
+func jsonScalar(raw string) (any, bool) {
+	switch raw {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	digits := strings.TrimPrefix(raw, "-")
+	if digits == "" || (digits[0] == '0' && len(digits) > 1) {
+		return nil, false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return nil, false
+		}
+	}
+	return json.Number(raw), true
 }
 
 // decodeJSON decodes the JSON text of parameter name strictly and checks

@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
@@ -202,5 +203,20 @@ func TestQueueOverflowDropped(t *testing.T) {
 			_, err = h.Events(ctx, 2, other, -1, true)
 			wantNoErr(t, "another user's queue", err)
 		})
+	}
+}
+
+// TestQueuedEventsSizeHint: the hint covers the array it sizes, so that
+// the answer's buffer is never grown.
+func TestQueuedEventsSizeHint(t *testing.T) {
+	for _, es := range []chat.QueuedEvents{
+		nil,
+		{{ID: 0, Data: json.RawMessage(`{}`)}},
+		{{ID: -9223372036854775808, Data: json.RawMessage(`{}`)}, {ID: 9223372036854775807, Data: json.RawMessage(`{"type":"heartbeat"}`)}},
+		{{ID: 12, Data: json.RawMessage(`{"type":"message","message":{"id":3,"content":"hello"},"flags":[]}`)}, {ID: 13, Data: json.RawMessage(`{"type":"presence"}`)}},
+	} {
+		if got, hint := len(es.AppendJSON(nil)), es.SizeHint(); hint < got {
+			t.Errorf("%d events: hint %d, array %d bytes", len(es), hint, got)
+		}
 	}
 }

@@ -70,6 +70,17 @@ func (e QueuedEvent) AppendJSON(b []byte) []byte {
 // QueuedEvents is a list of events; its AppendJSON writes a JSON array.
 type QueuedEvents []QueuedEvent
 
+// SizeHint returns at least the length of the events' JSON array, so that
+// an answer's buffer is allocated once, not grown through its doublings
+// (a long-poll's answer is one of these).
+func (es QueuedEvents) SizeHint() int {
+	n := 2
+	for _, e := range es {
+		n += len(e.Data) + len(`,{"id":-9223372036854775808,`)
+	}
+	return n
+}
+
 // AppendJSON appends the JSON array of the events.
 func (es QueuedEvents) AppendJSON(b []byte) []byte {
 	b = append(b, '[')

@@ -151,7 +151,7 @@ type actorRecords struct {
 
 type userAndRealm struct {
 	user  storage.UserRecord
-	realm Realm
+	realm *Realm // one for the round: a Realm is large, and a round checks hundreds
 }
 
 // read returns the user with the ID and their realm, from k when it has
@@ -159,7 +159,7 @@ type userAndRealm struct {
 func (k *actorRecords) read(tx storage.Tx, userID int64) (storage.UserRecord, Realm, error) {
 	if k != nil {
 		if ur, ok := k.users[userID]; ok {
-			return ur.user, ur.realm, nil
+			return ur.user, *ur.realm, nil
 		}
 	}
 	return storage.UserAndRealm(tx, userID)
@@ -194,9 +194,9 @@ func readActors(tx storage.Tx, batch []*actorCheck) (*actorRecords, error) {
 		return nil, err
 	}
 	known.users = make(map[int64]userAndRealm, len(users)+1)
-	known.users[u.ID] = userAndRealm{u, r}
+	known.users[u.ID] = userAndRealm{u, &r}
 	for _, u := range users {
-		known.users[u.ID] = userAndRealm{u, r}
+		known.users[u.ID] = userAndRealm{u, &r}
 	}
 	return known, nil
 }

@@ -2,7 +2,6 @@ package httpserver_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -147,11 +146,8 @@ func TestQueriesPerRequest(t *testing.T) {
 				t.Fatalf("%s: %s", c.name, res.raw)
 			}
 			out[c.name] = store.QueryCount() - before
-			var sent struct {
-				ID int64 `json:"id"`
-			}
-			if c.path == "/messages" && json.Unmarshal([]byte(res.raw), &sent) == nil {
-				last = itoa(sent.ID)
+			if id, sent := res.body["id"].(float64); sent && c.path == "/messages" {
+				last = ftoa(id)
 			}
 		}
 		return out

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
@@ -212,11 +213,53 @@ func TestCommandLineErrors(t *testing.T) {
 		{"serve", "--store", "postgres", "--dsn", ""},
 		{"serve", "stray-argument"},
 		{"serve", "--max-upload-mib", "0"},
+		{"serve", "--gc-headroom-mib", "-1"},
 		{"serve", "--push-relay-url", "ftp://relay.example"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
 			t.Errorf("chatd %v succeeded", args)
 		}
+	}
+}
+
+// gogc is the garbage collector's percentage as the runtime reports it.
+func gogc() uint64 {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestServePacesTheCollector: serve lets the heap grow by --gc-headroom-mib
+// between collections while it runs, and leaves GOGC alone when the
+// operator set it.
+func TestServePacesTheCollector(t *testing.T) {
+	t.Setenv("GOGC", "") // restored after the test
+	os.Unsetenv("GOGC")
+	for _, c := range []struct {
+		name    string
+		env     string // GOGC, or empty
+		args    []string
+		raising bool
+	}{
+		{"default", "", nil, true},
+		{"headroom", "", []string{"--gc-headroom-mib", "512"}, true},
+		{"off", "", []string{"--gc-headroom-mib", "0"}, false},
+		{"GOGC set", "100", []string{"--gc-headroom-mib", "512"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("GOGC", c.env)
+			}
+			s := startServe(t, append([]string{"--store", "memory", "--listen", "127.0.0.1:0"}, c.args...)...)
+			s.addr(t)
+			if got := gogc(); (got > 100) != c.raising {
+				t.Errorf("GOGC while serving: %d; want above 100: %v", got, c.raising)
+			}
+			s.shutdown(t)
+			if got := gogc(); got != 100 {
+				t.Errorf("GOGC after serving: %d, want 100", got)
+			}
+		})
 	}
 }
 

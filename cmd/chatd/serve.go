@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/httpserver"
+	"github.com/teamchat/chat/internal/gcpace"
 	"github.com/teamchat/chat/pushrelay"
 	"github.com/teamchat/chat/storage/postgres"
 )
@@ -71,12 +73,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	uploadURLKey := fs.String("upload-url-key", "", "key that signs temporary download URLs; give every process of one database the same (default: random at each start)")
 	authMethods := fs.String("auth-methods", "password,email", "comma-separated login methods reported by /server_settings; without password, password login is off")
 	outgoing := fs.String("outgoing-webhooks", "public", "outgoing-webhook bots: public (their URLs may not reach private or loopback addresses), any, or off")
+	gcHeadroomMiB := fs.Int("gc-headroom-mib", 32, "heap growth, in MiB, that the garbage collector allows between collections while the live heap is smaller; 0 keeps Go's default (GOGC, when set, wins)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if *maxUploadMiB <= 0 {
 		return fmt.Errorf("invalid --max-upload-mib %d: want a positive number", *maxUploadMiB)
+	}
+	if *gcHeadroomMiB < 0 {
+		return fmt.Errorf("invalid --gc-headroom-mib %d: want 0 or more", *gcHeadroomMiB)
+	}
+	if _, operatorSet := os.LookupEnv("GOGC"); !operatorSet && *gcHeadroomMiB > 0 {
+		defer gcpace.Start(uint64(*gcHeadroomMiB) << 20).Stop()
 	}
 	videoCalls, err := videoCallProvider(*videoProvider, *videoURL)
 	if err != nil {

@@ -214,6 +214,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"serve", "stray-argument"},
 		{"serve", "--max-upload-mib", "0"},
 		{"serve", "--gc-headroom-mib", "-1"},
+		{"serve", "--gc-headroom-mib", "1048577"},
 		{"serve", "--push-relay-url", "ftp://relay.example"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {

@@ -81,8 +81,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *maxUploadMiB <= 0 {
 		return fmt.Errorf("invalid --max-upload-mib %d: want a positive number", *maxUploadMiB)
 	}
-	if *gcHeadroomMiB < 0 {
-		return fmt.Errorf("invalid --gc-headroom-mib %d: want 0 or more", *gcHeadroomMiB)
+	if *gcHeadroomMiB < 0 || *gcHeadroomMiB > 1<<20 {
+		return fmt.Errorf("invalid --gc-headroom-mib %d: want 0 to 1048576 (1 TiB)", *gcHeadroomMiB)
 	}
 	if _, operatorSet := os.LookupEnv("GOGC"); !operatorSet && *gcHeadroomMiB > 0 {
 		defer gcpace.Start(uint64(*gcHeadroomMiB) << 20).Stop()

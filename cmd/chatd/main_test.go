@@ -11,11 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/teamchat/chat/internal/gcpace"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
@@ -223,13 +224,6 @@ func TestCommandLineErrors(t *testing.T) {
 	}
 }
 
-// gogc is the garbage collector's percentage as the runtime reports it.
-func gogc() uint64 {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
 // TestServePacesTheCollector: serve lets the heap grow by --gc-headroom-mib
 // between collections while it runs, and leaves GOGC alone when the
 // operator set it.
@@ -253,11 +247,11 @@ func TestServePacesTheCollector(t *testing.T) {
 			}
 			s := startServe(t, append([]string{"--store", "memory", "--listen", "127.0.0.1:0"}, c.args...)...)
 			s.addr(t)
-			if got := gogc(); (got > 100) != c.raising {
+			if got := gcpace.Current(); (got > 100) != c.raising {
 				t.Errorf("GOGC while serving: %d; want above 100: %v", got, c.raising)
 			}
 			s.shutdown(t)
-			if got := gogc(); got != 100 {
+			if got := gcpace.Current(); got != 100 {
 				t.Errorf("GOGC after serving: %d, want 100", got)
 			}
 		})

@@ -77,18 +77,21 @@ func (p *Pacer) Stop() {
 }
 
 // adjust sets the percentage for the live heap now, when it changed by
-// more than a tenth: each call of SetGCPercent recomputes the heap's goal.
-func (p *Pacer) adjust() {
+// more than a tenth (each call of SetGCPercent recomputes the heap's goal;
+// the first call always sets it), and reports whether the pacer still
+// runs.
+func (p *Pacer) adjust() (running bool) {
 	want := Percent(p.live(), p.headroom)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
-		return
+		return false
 	}
-	if diff := want - p.percent; p.percent == 0 || diff*10 > p.percent || -diff*10 > p.percent {
+	if diff := want - p.percent; diff*10 > p.percent || -diff*10 > p.percent {
 		p.percent = want
 		p.set(want)
 	}
+	return true
 }
 
 // cycle is an object whose finalizer runs after each collection: it is
@@ -105,13 +108,17 @@ func (p *Pacer) arm() {
 }
 
 func collected(c *cycle) {
-	c.p.adjust()
-	c.p.mu.Lock()
-	stopped := c.p.stopped
-	c.p.mu.Unlock()
-	if !stopped {
+	if c.p.adjust() {
 		runtime.SetFinalizer(c, collected)
 	}
+}
+
+// Current returns the collector's percentage as the runtime reports it
+// (GOGC, or what a Pacer set).
+func Current() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
 }
 
 // liveHeap is the heap that the last collection marked live (zero before

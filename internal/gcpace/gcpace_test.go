@@ -2,7 +2,6 @@ package gcpace
 
 import (
 	"runtime"
-	"runtime/metrics"
 	"slices"
 	"sync"
 	"testing"
@@ -116,20 +115,13 @@ func TestPacerFollowsCollections(t *testing.T) {
 	}
 }
 
-// gogc is the collector's percentage as the runtime reports it.
-func gogc() uint64 {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
 func TestStartSetsTheRuntime(t *testing.T) {
 	p := Start(256 * mib)
-	if got := gogc(); got <= 100 {
+	if got := Current(); got <= 100 {
 		t.Errorf("GOGC after Start with a live heap of %d MiB: %d, want more than 100", liveHeap()/mib, got)
 	}
 	p.Stop()
-	if got := gogc(); got != 100 {
+	if got := Current(); got != 100 {
 		t.Errorf("GOGC after Stop: %d, want 100", got)
 	}
 }

@@ -224,27 +224,6 @@ func (t *tx) SubscriberCounts(channelIDs []int64) (map[int64]int, error) {
 	return out, err
 }
 
-// ActiveSubscribers reads the index of active users' subscriptions by
-// (channel, user) (migration 0025), and the channels' rows for their
-// organization; never the users' rows.
-func (t *tx) ActiveSubscribers(realmID int64, channelIDs []int64) (map[int64][]int64, error) {
-	out := map[int64][]int64{}
-	if len(channelIDs) == 0 {
-		return out, nil
-	}
-	err := t.query("ActiveSubscribers", `SELECT s.channel_id, s.user_id FROM subscriptions AS s JOIN channels AS c ON c.id = s.channel_id
-		WHERE s.channel_id = ANY($1) AND s.user_active AND c.realm_id = $2
-		ORDER BY s.channel_id, s.user_id`, func(sc sqlcommon.Scanner) error {
-		var ch, user int64
-		if err := sc.Scan(&ch, &user); err != nil {
-			return err
-		}
-		out[ch] = append(out[ch], user)
-		return nil
-	}, channelIDs, realmID)
-	return out, err
-}
-
 func (t *tx) UpdateSubscription(s storage.Subscription) error {
 	return t.execOne("UpdateSubscription", `UPDATE subscriptions SET color = $1, is_muted = $2, pin_to_top = $3,
 		desktop = $4, audible = $5, push = $6, email = $7, wildcard = $8 WHERE user_id = $9 AND channel_id = $10`,

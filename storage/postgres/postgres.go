@@ -45,7 +45,8 @@ var (
 // use, also by several processes on the same database. Open it with Open;
 // the zero value is not usable.
 type Store struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	lists subscriberLists
 }
 
 // Open connects to the database named by dsn (a URL such as
@@ -91,7 +92,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 		return err
 	}
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
-	return fn(&tx{ctx: ctx, tx: pgTx, TxState: sqlcommon.TxState{ReadOnly: true}})
+	return fn(&tx{ctx: ctx, tx: pgTx, TxState: sqlcommon.TxState{ReadOnly: true}, lists: &s.lists})
 }
 
 // Update runs fn in a SERIALIZABLE transaction. It commits when fn returns
@@ -135,7 +136,7 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error
 			pgTx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	t := &tx{ctx: ctx, tx: pgTx}
+	t := &tx{ctx: ctx, tx: pgTx, lists: &s.lists}
 	err = fn(t)
 	done = true
 	if t.Failed != nil && retryable(t.Failed) {

@@ -28,6 +28,8 @@ type tx struct {
 	// fresh holds the messages this transaction created that have no
 	// recipient rows yet (CreateUserMessages).
 	fresh map[int64]bool
+	// lists are the store's channels' subscribers (subscribers.go).
+	lists *subscriberLists
 }
 
 // driverErrors are pgx's. Any failure but ErrNoRows has aborted the

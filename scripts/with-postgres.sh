@@ -6,7 +6,10 @@
 # port (and a socket in that directory only), trusts local connections and
 # is tuned for tests (no fsync): it is removed when the command ends. The
 # server refuses to run as root, so under root (as in CI) it runs as the
-# unprivileged user "nobody". The binaries come from PG_BIN, else
+# unprivileged user "nobody". With PG_STAT_STATEMENTS=1 the server loads
+# pg_stat_statements, for a statement profile of what COMMAND ran (CREATE
+# EXTENSION pg_stat_statements in the database, then read the view; see
+# BENCHMARKS.md). The binaries come from PG_BIN, else
 # /usr/lib/postgresql/15/bin, installed with the Debian package
 # postgresql-15 when they are missing and this script may use apt-get.
 set -euo pipefail
@@ -47,12 +50,17 @@ trap cleanup EXIT
 as_owner "$PG_BIN/initdb" -D "$dir/data" -U chat -A trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 ||
   { cat "$dir/initdb.log" >&2; exit 1; }
 
+stats=
+if [ -n "${PG_STAT_STATEMENTS:-}" ]; then
+  stats="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
+fi
+
 # A random port, tried again when another server holds it.
 started=
 for _ in 1 2 3 4 5 6 7 8; do
   port=$((20000 + RANDOM % 40000))
   if as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 $stats" \
     start >/dev/null; then
     started=1
     break

@@ -12,6 +12,10 @@
 // table. Everything lives in the connection's current schema (the
 // search_path), so several deployments, or tests, can share a database.
 //
+// A Store keeps the active subscribers of the channels it read, each list
+// by a version that triggers replace whenever the list changes, whoever
+// changes it (subscribers.go).
+//
 // Events publishes the events of committed operations to every process
 // through LISTEN/NOTIFY (see NewEvents).
 package postgres

@@ -22,6 +22,10 @@ import (
 // Under SERIALIZABLE, reading the channel's row is what reading the
 // subscriptions was: a concurrent change to the list writes that row, so
 // PostgreSQL sees the same conflict.
+//
+// A database restored from a backup hands out versions again from where
+// the backup's sequence was: restart the processes that ran on it before,
+// whose lists could otherwise be taken for the restored channels'.
 
 // maxListedSubscribers bounds the user IDs the cache holds (8 MiB); a
 // list that would go over it empties the cache first.

@@ -159,4 +159,9 @@ func TestSubscriberListsFollowEveryWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+
+	if _, err := b.Pool().Exec(ctx, `TRUNCATE subscriptions`); err != nil {
+		t.Fatal(err)
+	}
+	check("truncated by a tool")
 }

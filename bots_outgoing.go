@@ -77,6 +77,10 @@ func (s *Service) planOutgoingWebhooks(tx storage.Tx, m *storage.MessageRecord, 
 	if s.cfg.OutgoingWebhookClient == nil || sender.IsBot() {
 		return nil, nil
 	}
+	if m.RecipientType == RecipientChannel && len(mentioned) == 0 {
+		// Most channel messages mention nobody: no bot to look for.
+		return nil, nil
+	}
 	services, err := tx.RealmBotServices(m.RealmID)
 	if err != nil || len(services) == 0 {
 		return nil, err

@@ -81,10 +81,16 @@ func TestQueriesPerRequest(t *testing.T) {
 			}, 10},
 		{"send another message", http.MethodPost, "/messages", member,
 			// the channel's subscribers, read by the first, from the
-			// writer's cache
+			// writer's cache; the outgoing-webhook bots are read only for
+			// a message that mentions someone
 			func(*env) []string {
 				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "hello again"}
 			}, 9},
+		{"send a message that mentions someone", http.MethodPost, "/messages", member,
+			// the mentioned user by name, and the bots
+			func(e *env) []string {
+				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "hello @**Olivia Owner**"}
+			}, 11},
 		// A reaction reads who received the message, which says both
 		// whether the actor did and whom the event goes to ({last}: the
 		// message sent last).
@@ -106,7 +112,8 @@ func TestQueriesPerRequest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := newEnvWithStore(t, store)
+		// As chatd serves: with outgoing-webhook bots on.
+		e := newEnvWith(t, store, func(c *chat.Config) { c.OutgoingWebhookClient = &http.Client{} })
 		ctx := context.Background()
 		if res := e.call(http.MethodPost, "/users/me/subscriptions", &e.owner, form(
 			"subscriptions", `[{"name":"general"}]`, "principals", fmt.Sprintf("[%d,%d]", e.owner.id, e.member.id))); res.status != http.StatusOK {

@@ -53,7 +53,7 @@ type Pacer struct {
 // Start paces the collector of this process with the headroom (in bytes)
 // until Stop, starting with the percentage for the live heap of the last
 // collection. A process whose operator set GOGC keeps it: Start is not
-// called then (chatd's --gc-headroom documents it).
+// called then (chatd's --gc-headroom-mib documents it).
 func Start(headroom uint64) *Pacer {
 	return start(headroom, liveHeap, func(percent int) { debug.SetGCPercent(percent) })
 }

@@ -113,7 +113,7 @@ func (t *tx) ActiveSubscribers(realmID int64, channelIDs []int64) (map[int64][]i
 // the channels whose lists the store no longer had.
 func (t *tx) activeSubscribers(out map[int64][]int64, realmID int64, channelIDs, known []int64) (lost []int64, err error) {
 	if known == nil {
-		known = []int64{}
+		known = []int64{} // not NULL, which = ANY would answer with NULL
 	}
 	err = t.query("ActiveSubscribers", `SELECT c.id, c.subscribers_version, c.subscribers_version = ANY($3),
 			CASE WHEN c.subscribers_version = ANY($3) THEN NULL ELSE ARRAY(SELECT s.user_id FROM subscriptions AS s

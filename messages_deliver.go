@@ -62,14 +62,17 @@ func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*
 	if o.rendered != nil {
 		*o.rendered = info
 	}
+	// Everything the delivery reads comes before its first write: a
+	// transaction that has written no longer answers from the lists a
+	// store keeps (storage/postgres, realmlists.go).
+	rcpt, err := deliveryRecipients(tx, realmID, ms, o)
+	if err != nil {
+		return err
+	}
 	if err := tx.CreateMessages(ms); err != nil {
 		return err
 	}
 	if err := s.linkMessageAttachments(tx, ms); err != nil {
-		return err
-	}
-	rcpt, err := deliveryRecipients(tx, realmID, ms, o)
-	if err != nil {
 		return err
 	}
 	rows, events, to := rcpt.rows(ms, info, o)

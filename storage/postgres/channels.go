@@ -70,7 +70,7 @@ func (t *tx) UpdateUserGroup(g storage.UserGroup) error {
 	})
 }
 
-func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
+func (t *tx) readUserGroups(realmID int64) ([]storage.UserGroup, error) {
 	return list(t, "UserGroups", sqlcommon.SelectUserGroup+`WHERE realm_id = $1 ORDER BY id`, scanUserGroup, realmID)
 }
 

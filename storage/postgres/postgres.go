@@ -14,7 +14,8 @@
 //
 // A Store keeps the active subscribers of the channels it read, each list
 // by a version that triggers replace whenever the list changes, whoever
-// changes it (subscribers.go).
+// changes it (subscribers.go), and in the same way the organizations' user
+// groups, linkifiers, alert words and mutes (realmlists.go).
 //
 // Events publishes the events of committed operations to every process
 // through LISTEN/NOTIFY (see NewEvents).
@@ -51,6 +52,8 @@ var (
 type Store struct {
 	pool  *pgxpool.Pool
 	lists subscriberLists
+	// realmLists are the organizations' lists (realmlists.go).
+	realmLists realmLists
 }
 
 // Open connects to the database named by dsn (a URL such as
@@ -96,7 +99,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 		return err
 	}
 	defer pgTx.Rollback(context.WithoutCancel(ctx))
-	return fn(&tx{ctx: ctx, tx: pgTx, TxState: sqlcommon.TxState{ReadOnly: true}, lists: &s.lists})
+	return fn(&tx{ctx: ctx, tx: pgTx, TxState: sqlcommon.TxState{ReadOnly: true}, lists: &s.lists, realmLists: &s.realmLists})
 }
 
 // Update runs fn in a SERIALIZABLE transaction. It commits when fn returns
@@ -140,7 +143,7 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) error
 			pgTx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	t := &tx{ctx: ctx, tx: pgTx, lists: &s.lists}
+	t := &tx{ctx: ctx, tx: pgTx, lists: &s.lists, realmLists: &s.realmLists}
 	err = fn(t)
 	done = true
 	if t.Failed != nil && retryable(t.Failed) {

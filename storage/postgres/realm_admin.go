@@ -20,7 +20,7 @@ func (t *tx) CreateLinkifier(l *storage.LinkifierRecord) error {
 	return nil
 }
 
-func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
+func (t *tx) readLinkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
 	return list(t, "Linkifiers", sqlcommon.SelectLinkifier+`WHERE realm_id = $1 ORDER BY sort_order, id`, scanLinkifier,
 		realmID)
 }

@@ -30,6 +30,14 @@ type tx struct {
 	fresh map[int64]bool
 	// lists are the store's channels' subscribers (subscribers.go).
 	lists *subscriberLists
+	// realmLists are the store's organizations' lists (realmlists.go);
+	// realmVersions the versions of them this transaction read, by
+	// organization, and userRealms the organizations of the users it read
+	// with theirs; wrote is set by its first write.
+	realmLists    *realmLists
+	realmVersions map[int64]int64
+	userRealms    map[int64]int64
+	wrote         bool
 }
 
 // driverErrors are pgx's. Any failure but ErrNoRows has aborted the
@@ -114,6 +122,7 @@ func (t *tx) guarded(op string, fn func() error) error {
 
 // query runs a read statement and calls scan for each row.
 func (t *tx) query(op, sql string, scan func(sqlcommon.Scanner) error, args ...any) error {
+	t.statement(sql)
 	rows, err := t.tx.Query(t.ctx, sql, args...)
 	if err != nil {
 		return t.check(op, err)
@@ -139,6 +148,7 @@ func list[T any](t *tx, op, sql string, scan func(sqlcommon.Scanner) (T, error),
 
 // one runs a read statement for one row: none is storage.ErrNotFound.
 func one[T any](t *tx, op, sql string, scan func(sqlcommon.Scanner) (T, error), args ...any) (T, error) {
+	t.statement(sql)
 	v, err := scan(t.tx.QueryRow(t.ctx, sql, args...))
 	return v, t.check(op, err)
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/teamchat/chat/storage/internal/sqlcommon"
 )
 
-func (t *tx) RealmAlertWords(realmID int64) (map[int64][]string, error) {
+func (t *tx) readRealmAlertWords(realmID int64) (map[int64][]string, error) {
 	out := map[int64][]string{}
 	err := t.query("RealmAlertWords", `SELECT user_id, word FROM alert_words WHERE realm_id = $1 ORDER BY user_id, pos`,
 		func(sc sqlcommon.Scanner) error {
@@ -61,7 +61,7 @@ func (t *tx) MutedUsers(userID int64) ([]storage.MutedUser, error) {
 	return out, err
 }
 
-func (t *tx) UsersMuting(mutedUserID int64) ([]int64, error) {
+func (t *tx) readUsersMuting(mutedUserID int64) ([]int64, error) {
 	out := []int64{}
 	err := t.query("UsersMuting", `SELECT user_id FROM muted_users WHERE muted_user_id = $1 ORDER BY user_id`,
 		func(sc sqlcommon.Scanner) error {

@@ -77,22 +77,48 @@ func (t *tx) CreateRealm(r *storage.Realm) error {
 }
 
 func (t *tx) Realm(id int64) (storage.Realm, error) {
-	return one(t, "Realm", sqlcommon.SelectRealm+`WHERE id = $1`, scanRealm, id)
+	return t.realmWhere("Realm", `id = $1`, id)
 }
 
-// UserAndRealm reads both rows in one round trip.
+// UserAndRealm reads both rows in one round trip, with the version of the
+// realm's lists (realmlists.go).
 func (t *tx) UserAndRealm(userID int64) (storage.UserRecord, storage.Realm, error) {
-	u, r, err := sqlcommon.ScanUserAndRealm(forms, t.tx.QueryRow(t.ctx, `SELECT `+sqlcommon.UserAndRealmColumns+
-		` FROM users AS u JOIN realms AS r ON r.id = u.realm_id WHERE u.id = $1`, userID))
+	var version int64
+	u, r, err := sqlcommon.ScanUserAndRealm(forms, withScanned(t.tx.QueryRow(t.ctx, `SELECT `+sqlcommon.UserAndRealmColumns+
+		`, r.lists_version FROM users AS u JOIN realms AS r ON r.id = u.realm_id WHERE u.id = $1`, userID), &version))
 	if err != nil {
 		return storage.UserRecord{}, storage.Realm{}, t.check("UserAndRealm", err)
 	}
+	t.noteRealm(r.ID, version, u.ID)
 	return u, r, nil
 }
 
 func (t *tx) RealmByHost(host string) (storage.Realm, error) {
-	return one(t, "RealmByHost", sqlcommon.SelectRealm+`WHERE host = $1`, scanRealm, host)
+	return t.realmWhere("RealmByHost", `host = $1`, host)
 }
+
+// realmWhere reads the realm that cond selects, with the version of its
+// lists (realmlists.go).
+func (t *tx) realmWhere(op, cond string, arg any) (storage.Realm, error) {
+	var version int64
+	r, err := one(t, op, `SELECT `+sqlcommon.RealmColumns+`, lists_version FROM realms WHERE `+cond,
+		func(sc sqlcommon.Scanner) (storage.Realm, error) { return scanRealm(withScanned(sc, &version)) }, arg)
+	if err == nil {
+		t.noteRealm(r.ID, version, 0)
+	}
+	return r, err
+}
+
+// scannedWith is a row scanned into the destinations its reader gives,
+// then into more.
+type scannedWith struct {
+	sc   sqlcommon.Scanner
+	more []any
+}
+
+func withScanned(sc sqlcommon.Scanner, more ...any) scannedWith { return scannedWith{sc, more} }
+
+func (s scannedWith) Scan(dest ...any) error { return s.sc.Scan(append(dest, s.more...)...) }
 
 func (t *tx) Realms() ([]storage.Realm, error) {
 	rs, err := list(t, "Realms", sqlcommon.SelectRealm+`ORDER BY id`, scanRealm)

@@ -21,16 +21,30 @@ const (
 )
 
 // systemGroups lists the system groups in creation order, each with its
-// description and the one system group it directly contains.
-var systemGroups = []struct{ name, description, subgroup string }{
-	{GroupNobody, "Nobody", ""},
-	{GroupOwners, "Owners of this organization", ""},
-	{GroupAdministrators, "Administrators of this organization, including owners", GroupOwners},
-	{GroupModerators, "Moderators of this organization, including administrators", GroupAdministrators},
-	{GroupFullMembers, "Members of this organization, not including new accounts and guests", GroupModerators},
-	{GroupMembers, "Members of this organization, not including guests", GroupFullMembers},
-	{GroupEveryone, "Everyone in this organization, including guests", GroupMembers},
-	{GroupInternet, "Everyone on the Internet", GroupEveryone},
+// description, the one system group it directly contains, and the name a
+// mention of it shows.
+var systemGroups = []struct{ name, description, subgroup, display string }{
+	{GroupNobody, "Nobody", "", "Nobody"},
+	{GroupOwners, "Owners of this organization", "", "Owners"},
+	{GroupAdministrators, "Administrators of this organization, including owners", GroupOwners, "Administrators"},
+	{GroupModerators, "Moderators of this organization, including administrators", GroupAdministrators, "Moderators"},
+	{GroupFullMembers, "Members of this organization, not including new accounts and guests", GroupModerators, "Full members"},
+	{GroupMembers, "Members of this organization, not including guests", GroupFullMembers, "Members"},
+	{GroupEveryone, "Everyone in this organization, including guests", GroupMembers, "Everyone"},
+	{GroupInternet, "Everyone on the Internet", GroupEveryone, "Everyone on the internet"},
+}
+
+// groupMentionName is the name a mention of the group shows: a system
+// group's display name, as the reference server shows it, or the name.
+func groupMentionName(g *storage.UserGroup) string {
+	if g.IsSystem {
+		for _, sg := range systemGroups {
+			if sg.name == g.Name {
+				return sg.display
+			}
+		}
+	}
+	return g.Name
 }
 
 // createSystemGroups creates the system groups of a new organization.

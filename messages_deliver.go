@@ -3,6 +3,7 @@ package chat
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -114,6 +115,7 @@ func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord
 		}
 	}
 	info := make([]deliveryRendering, len(ms))
+	gm := groupMentions{tx: tx, realmID: realmID}
 	for i, m := range ms {
 		var r markdown.Result
 		if rc != nil {
@@ -123,7 +125,15 @@ func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord
 		}
 		m.RenderedContent = r.HTML
 		m.HasLink, m.HasImage, m.HasAttachment = r.HasLink, r.HasImage, r.HasAttachment
-		info[i] = deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}
+		sender := o.sender
+		if o.imported {
+			sender = nil
+		}
+		mentioned, err := gm.mentioned(r, sender)
+		if err != nil {
+			return nil, nil, err
+		}
+		info[i] = deliveryRendering{mentioned, r.StreamWildcard, r.TopicWildcard}
 		if o.sender != nil && !o.imported && m.RecipientType == RecipientChannel {
 			if err := checkWildcardMentions(tx, o.sender, m, info[i].stream, info[i].topic); err != nil {
 				return nil, nil, err
@@ -560,6 +570,97 @@ const wildcardMentionThreshold = 15
 // not model (can_mention_many_users_group).
 func canMentionManyUsers(u *storage.UserRecord) bool {
 	return u.Role == RoleOwner || u.Role == RoleAdmin
+}
+
+// errCannotMentionGroup refuses a mention of a user group by someone
+// outside its can_mention_group.
+func errCannotMentionGroup(name string) *Error {
+	return errorf("You are not allowed to mention user group '%s'.", name)
+}
+
+// groupMentions expands the user groups that messages of one organization
+// mention, reading the groups, and the users when a system group's
+// members count, once for all the messages.
+type groupMentions struct {
+	tx      storage.Tx
+	realmID int64
+	g       *groups
+	users   []storage.UserRecord // read when a role decides membership
+}
+
+// mentioned returns the users that a rendering mentions: by name, and the
+// members (through subgroups too) of the groups it mentions, after
+// checking that the sender may mention those groups; a nil sender (the
+// notification bot, an import) may mention any. It returns r.Mentioned
+// itself when no group is mentioned.
+//
+// Errors: errCannotMentionGroup.
+func (gm *groupMentions) mentioned(r markdown.Result, sender *storage.UserRecord) (map[int64]bool, error) {
+	if len(r.MentionedGroups) == 0 {
+		return r.Mentioned, nil
+	}
+	if gm.g == nil {
+		g, err := loadGroups(gm.tx, gm.realmID)
+		if err != nil {
+			return nil, err
+		}
+		gm.g = g
+	}
+	ids := slices.Sorted(maps.Keys(r.MentionedGroups))
+	out := maps.Clone(r.Mentioned)
+	byRole := false
+	for _, id := range ids {
+		grp := gm.g.byID[id]
+		if grp == nil {
+			continue
+		}
+		if sender != nil && !gm.g.allows(groupSettingValue(gm.g, grp, "can_mention_group"), sender) {
+			return nil, errCannotMentionGroup(grp.Name)
+		}
+		byRole = gm.addMembers(id, out, map[int64]bool{}) || byRole
+	}
+	if byRole {
+		// A system group's members are the users of its roles.
+		if gm.users == nil {
+			users, err := gm.tx.Users(gm.realmID, nil)
+			if err != nil {
+				return nil, err
+			}
+			gm.users = users
+		}
+		for i := range gm.users {
+			u := &gm.users[i]
+			for _, id := range ids {
+				if gm.g.contains(id, u) {
+					out[u.ID] = true
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// addMembers adds the direct members of the group and of its subgroups,
+// as groups.contains counts them, and reports whether a system group is
+// among them, whose members are decided by role.
+func (gm *groupMentions) addMembers(id int64, out, seen map[int64]bool) (byRole bool) {
+	grp := gm.g.byID[id]
+	if grp == nil || seen[id] || grp.Deactivated {
+		return false
+	}
+	seen[id] = true
+	if grp.IsSystem {
+		byRole = true
+	} else {
+		for _, uid := range grp.Members {
+			out[uid] = true
+		}
+	}
+	for _, sub := range grp.Subgroups {
+		byRole = gm.addMembers(sub, out, seen) || byRole
+	}
+	return byRole
 }
 
 // checkWildcardMentions refuses a channel message whose wildcard mention

@@ -78,7 +78,8 @@ type MessageUpdate struct {
 // ErrInvalidChannelID, ErrNoPostPermission, a
 // CodeMoveMessagesTimeLimitExceeded error, ErrEmptyTopicDisallowed,
 // ErrOnlyEmptyTopicAllowed, ErrMessageNullBytes, ErrStreamWildcardMention,
-// ErrTopicWildcardMention, and those of the actor check.
+// ErrTopicWildcardMention, "You are not allowed to mention user group
+// '{name}'." (as for SendMessage), and those of the actor check.
 func (s *Service) UpdateMessage(ctx context.Context, actor Actor, id int64, edit MessageEdit) (MessageUpdate, error) {
 	out := MessageUpdate{DetachedUploads: []AttachmentView{}}
 	if edit.Content == nil && edit.Topic == nil && edit.StreamID == nil {
@@ -177,6 +178,11 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 		}
 		r = rc.render(text)
 	}
+	gm := groupMentions{tx: tx, realmID: cc.realm.ID}
+	mentioned, err := gm.mentioned(r, &cc.actor)
+	if err != nil {
+		return m, err
+	}
 	orig := m
 	m.Content, m.RenderedContent = text, r.HTML
 	m.HasLink, m.HasImage, m.HasAttachment = r.HasLink, r.HasImage, r.HasAttachment
@@ -203,7 +209,7 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	if err != nil {
 		return m, err
 	}
-	if rows, err = remention(tx, &m, rows, deliveryRendering{r.Mentioned, r.StreamWildcard, r.TopicWildcard}, newAlertWordsMatcher(words)); err != nil {
+	if rows, err = remention(tx, &m, rows, deliveryRendering{mentioned, r.StreamWildcard, r.TopicWildcard}, newAlertWordsMatcher(words)); err != nil {
 		return m, err
 	}
 	flags := map[int64]storage.MessageFlags{}

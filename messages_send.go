@@ -216,7 +216,9 @@ func effectiveTopicsPolicy(c *storage.Channel, r *Realm) TopicsPolicy {
 // '{email}'", "'{email}' is no longer using Zulip."; ErrEmptyMessage,
 // ErrMessageNullBytes; ErrStreamWildcardMention, ErrTopicWildcardMention
 // for a wildcard mention of more than 15 users by someone other than an
-// administrator; and those of the actor check.
+// administrator; "You are not allowed to mention user group '{name}'."
+// for a mention of a group outside the group's can_mention_group; and
+// those of the actor check.
 func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageRequest) (int64, error) {
 	var channel bool
 	switch req.Type {

@@ -18,6 +18,8 @@ type renderContext struct {
 	// to nil. usersByID holds them by ID.
 	usersByName map[string]*storage.UserRecord
 	usersByID   map[int64]*storage.UserRecord
+	// groupsByName holds the user groups by folded name.
+	groupsByName map[string]*storage.UserGroup
 	// channels holds the channels that may be linked, by name key.
 	channels   map[string]*storage.Channel
 	linkifiers []compiledWithID
@@ -63,6 +65,11 @@ func newRenderContext(tx storage.Tx, realmID int64, content string, canLink func
 	rc.env = markdown.Env{Emoji: UnicodeEmojiCode, EmptyTopicName: EmptyTopicDisplayName}
 	if strings.Contains(content, "@**") || strings.Contains(content, "@_**") {
 		if err := rc.loadUsers(tx, realmID); err != nil {
+			return nil, err
+		}
+	}
+	if hasGroupMention(content) {
+		if err := rc.loadGroups(tx, realmID); err != nil {
 			return nil, err
 		}
 	}
@@ -129,6 +136,43 @@ func (rc *renderContext) loadUsers(tx storage.Tx, realmID int64) error {
 	}
 	rc.env.UserByName = func(name string) (markdown.User, bool) { return found(rc.usersByName[strings.ToLower(name)]) }
 	rc.env.UserByID = func(id int64) (markdown.User, bool) { return found(rc.usersByID[id]) }
+	return nil
+}
+
+// hasGroupMention reports whether content may mention a user group:
+// @*name* or @_*name*, not the user mentions @**name** and @_**name**.
+func hasGroupMention(content string) bool {
+	for i := 0; i < len(content); {
+		j := strings.Index(content[i:], "@")
+		if j < 0 {
+			return false
+		}
+		rest := strings.TrimPrefix(content[i+j+1:], "_")
+		if strings.HasPrefix(rest, "*") && !strings.HasPrefix(rest, "**") {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// loadGroups reads the organization's user groups for group mentions.
+func (rc *renderContext) loadGroups(tx storage.Tx, realmID int64) error {
+	gs, err := tx.UserGroups(realmID)
+	if err != nil {
+		return err
+	}
+	rc.groupsByName = make(map[string]*storage.UserGroup, len(gs))
+	for i := range gs {
+		rc.groupsByName[strings.ToLower(gs[i].Name)] = &gs[i]
+	}
+	rc.env.Group = func(name string) (markdown.Group, bool) {
+		g := rc.groupsByName[strings.ToLower(name)]
+		if g == nil {
+			return markdown.Group{}, false
+		}
+		return markdown.Group{ID: g.ID, Name: groupMentionName(g), Deactivated: g.Deactivated}, true
+	}
 	return nil
 }
 

@@ -94,6 +94,8 @@ func TestSendMessageErrors(t *testing.T) {
 		{"empty", &e.member, []string{"type", "stream", "to", "1", "topic", "t", "content", " \n "}, chat.CodeBadRequest, "Message must not be empty", nil},
 		{"null byte", &e.member, []string{"type", "stream", "to", "1", "topic", "t", "content", "a\x00b"}, chat.CodeBadRequest, "Message must not contain null bytes", nil},
 		{"bad topic", &e.member, []string{"type", "stream", "to", "1", "topic", "a\x01", "content", "x"}, chat.CodeBadRequest, "Invalid character in topic, at position 2!", nil},
+		{"group mention not allowed", &e.member, []string{"type", "stream", "to", "1", "topic", "t", "content", "@*role:members* x"},
+			chat.CodeBadRequest, "You are not allowed to mention user group 'role:members'.", nil},
 		{"no recipients", &e.member, []string{"type", "direct", "to", "[]", "content", "x"}, chat.CodeBadRequest, "Message must have recipients", nil},
 		{"unknown user", &e.member, []string{"type", "direct", "to", "[999]", "content", "x"}, chat.CodeBadRequest, "Invalid user ID 999", nil},
 		{"unknown email", &e.member, []string{"type", "direct", "to", "who@example.com", "content", "x"}, chat.CodeBadRequest, "Invalid email 'who@example.com'", nil},

@@ -17,6 +17,15 @@ type User struct {
 	FullName string
 }
 
+// Group is a user group that a group mention may name.
+type Group struct {
+	ID int64
+	// Name is the group's name as a mention shows it.
+	Name string
+	// Deactivated groups are mentioned silently.
+	Deactivated bool
+}
+
 // Channel is a channel that a channel link may name.
 type Channel struct {
 	ID   int64
@@ -38,6 +47,8 @@ type Env struct {
 	UserByName func(name string) (User, bool)
 	// UserByID finds a user named as "Full Name|id".
 	UserByID func(id int64) (User, bool)
+	// Group finds a user group by name, compared case-insensitively.
+	Group func(name string) (Group, bool)
 	// Channel finds a channel the sender may link, by name.
 	Channel func(name string) (Channel, bool)
 	// Emoji gives the code of a Unicode emoji name or alias.
@@ -59,6 +70,9 @@ type Result struct {
 	// Mentioned holds the users mentioned by name (silent mentions
 	// excluded).
 	Mentioned map[int64]bool
+	// MentionedGroups holds the user groups mentioned (silent mentions
+	// and deactivated groups excluded).
+	MentionedGroups map[int64]bool
 	// StreamWildcard and TopicWildcard report non-silent @**all** (and its
 	// synonyms) and @**topic**.
 	StreamWildcard, TopicWildcard bool
@@ -97,7 +111,7 @@ type render struct {
 // RenderMessage renders message content to HTML, resolving its references
 // through env.
 func RenderMessage(src string, env *Env) Result {
-	r := &render{env: env, res: Result{Mentioned: map[int64]bool{}}}
+	r := &render{env: env, res: Result{Mentioned: map[int64]bool{}, MentionedGroups: map[int64]bool{}}}
 	pc := parser.NewContext()
 	pc.Set(renderKey, r)
 	var b bytes.Buffer

@@ -41,8 +41,9 @@ func (referenceRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) 
 
 // referenceParser parses @**Full Name**, @**Full Name|id**, @_**…**
 // (silent), the wildcards @**all**, @**everyone**, @**channel**,
-// @**stream** and @**topic**, and #**channel**, #**channel>topic** and
-// #**channel>topic@id**. A reference to nobody known stays text.
+// @**stream** and @**topic**, the group mentions @*group* and @_*group*,
+// and #**channel**, #**channel>topic** and #**channel>topic@id**. A
+// reference to nobody known stays text.
 type referenceParser struct{}
 
 func (referenceParser) Trigger() []byte { return []byte{'@', '#'} }
@@ -58,6 +59,9 @@ func (referenceParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) a
 	start := 1
 	if s[0] == '@' && strings.HasPrefix(s[1:], "_") {
 		silent, start = true, 2
+	}
+	if s[0] == '@' && strings.HasPrefix(s[start:], "*") && !strings.HasPrefix(s[start:], "**") {
+		return groupMention(r, block, s, start, silent)
 	}
 	if !strings.HasPrefix(s[start:], "**") {
 		return nil
@@ -79,6 +83,30 @@ func (referenceParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) a
 	}
 	block.Advance(start + 2 + end + 2)
 	return &referenceNode{html: out}
+}
+
+// groupMention parses @*group* (or @_*group*, silent) at the start of s,
+// whose name starts after start and the opening star.
+func groupMention(r *render, block text.Reader, s string, start int, silent bool) ast.Node {
+	body := s[start+1:]
+	end := strings.IndexByte(body, '*')
+	if end <= 0 || strings.ContainsRune(body[:end], '\n') || r.env.Group == nil {
+		return nil
+	}
+	g, ok := r.env.Group(body[:end])
+	if !ok {
+		return nil
+	}
+	silent = silent || g.Deactivated
+	class, prefix := "user-group-mention", "@"
+	if silent {
+		class, prefix = "user-group-mention silent", ""
+	} else {
+		r.res.MentionedGroups[g.ID] = true
+	}
+	block.Advance(start + 1 + end + 1)
+	return &referenceNode{html: `<span class="` + class + `" data-user-group-id="` + strconv.FormatInt(g.ID, 10) + `">` +
+		prefix + html.EscapeString(g.Name) + `</span>`}
 }
 
 // mention resolves a user or wildcard mention to its HTML, recording whom

@@ -18,12 +18,12 @@ import (
 func TestImportSlackMarkup(t *testing.T) {
 	cases := []struct{ text, html string }{
 		{"```Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad```",
-			"<pre><code>Traceback (most recent call last):\n  File &quot;x.py&quot;, line 1\nValueError: bad\n</code></pre>"},
-		{"run ```make test``` now", "<p>run</p>\n<pre><code>make test\n</code></pre>\n<p>now</p>"},
+			"<div class=\"codehilite\"><pre><span></span><code>Traceback (most recent call last):\n  File &quot;x.py&quot;, line 1\nValueError: bad\n</code></pre></div>"},
+		{"run ```make test``` now", "<p>run</p>\n<div class=\"codehilite\"><pre><span></span><code>make test\n</code></pre></div>\n<p>now</p>"},
 		// In Slack, text after the opening fence is code, not a language.
-		{"```python\nprint(1)```", "<pre><code>python\nprint(1)\n</code></pre>"},
+		{"```python\nprint(1)```", "<div class=\"codehilite\"><pre><span></span><code>python\nprint(1)\n</code></pre></div>"},
 		{"&gt; quoted\nnot quoted", "<blockquote>\n<p>quoted</p>\n</blockquote>\n<p>not quoted</p>"},
-		{"&gt;&gt;&gt; all\nquoted\n```code```", "<blockquote>\n<p>all<br>\nquoted</p>\n<pre><code>code\n</code></pre>\n</blockquote>"},
+		{"&gt;&gt;&gt; all\nquoted\n```code```", "<blockquote>\n<p>all<br>\nquoted</p>\n<div class=\"codehilite\"><pre><span></span><code>code\n</code></pre></div>\n</blockquote>"},
 		{"intro\n• one\n    ◦ nested\n• two", "<p>intro</p>\n<ul>\n<li>one\n<ul>\n<li>nested</li>\n</ul>\n</li>\n<li>two</li>\n</ul>"},
 		{"1. first\n2. second", "<ol>\n<li>first</li>\n<li>second</li>\n</ol>"},
 		{"<https://x.example/a_b|*bold* and _it_ link> *<https://y.example|bolded>*",

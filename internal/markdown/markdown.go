@@ -1,6 +1,7 @@
 // Package markdown renders the Markdown that users write: descriptions
-// (Render) and message content with mentions, channel links, :emoji: names
-// and linkifiers (RenderMessage). It knows nothing of storage: a message
+// (Render) and message content with mentions, channel links, :emoji: names,
+// linkifiers, and the reference's quote and spoiler fences, code blocks and
+// <time:…> moments (RenderMessage). It knows nothing of storage: a message
 // render resolves names through the Env its caller gives.
 package markdown
 

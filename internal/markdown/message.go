@@ -88,15 +88,17 @@ type Result struct {
 // mentions, channel and message links, :emoji: names and linkifiers.
 var messages = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
-		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
+		parser.WithBlockParsers(append(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser()),
+			util.Prioritized(fenceContainerParser{}, 690))...),
 		parser.WithInlineParsers(append(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()),
-			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60))...),
+			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100)),
+		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(spoilerHeaderTransformer{}, 200)),
 	)),
 	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
 	goldmark.WithRendererOptions(ghtml.WithHardWraps(),
-		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100))),
+		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100), util.Prioritized(spoilerRenderer{}, 100),
+			util.Prioritized(codeRenderer{}, 100))),
 )
 
 // renderKey is where a render's state lives in goldmark's parser context.

@@ -1,0 +1,135 @@
+package markdown
+
+import (
+	"html"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// codeRenderer writes code blocks as the reference does (without its
+// syntax highlighting): <div class="codehilite" data-code-language="Python">
+// <pre><span></span><code>…</code></pre></div>, lines without trailing
+// whitespace; clients style and find code blocks by that class.
+type codeRenderer struct{}
+
+func (codeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindFencedCodeBlock, renderCode)
+	reg.Register(ast.KindCodeBlock, renderCode)
+}
+
+func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString(`<div class="codehilite"`)
+	if fc, ok := n.(*ast.FencedCodeBlock); ok {
+		if lang := fc.Language(src); len(lang) > 0 {
+			_, _ = w.WriteString(` data-code-language="` + html.EscapeString(codeLanguageName(string(lang))) + `"`)
+		}
+	}
+	_, _ = w.WriteString(`><pre><span></span><code>`)
+	lines := n.Lines()
+	for i := range lines.Len() {
+		line := lines.At(i)
+		s := strings.TrimRight(string(line.Value(src)), " \t\r\n")
+		_, _ = w.WriteString(codeEscaper.Replace(s) + "\n")
+	}
+	_, _ = w.WriteString("</code></pre></div>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+// codeEscaper escapes code as the reference's highlighter does.
+var codeEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+
+// codeLanguageNames are the names the reference (Pygments) gives the
+// languages of code blocks, by the aliases people write; others are shown
+// as written.
+var codeLanguageNames = map[string]string{
+	"bash": "Bash", "sh": "Bash", "shell": "Bash", "zsh": "Bash", "console": "Bash Session",
+	"c": "C", "cpp": "C++", "c++": "C++", "csharp": "C#", "c#": "C#", "cs": "C#",
+	"clojure": "Clojure", "css": "CSS", "dart": "Dart", "diff": "Diff", "patch": "Diff",
+	"docker": "Docker", "dockerfile": "Docker", "elixir": "Elixir", "erlang": "Erlang",
+	"go": "Go", "golang": "Go", "graphql": "GraphQL", "haskell": "Haskell", "html": "HTML",
+	"ini": "INI", "java": "Java", "javascript": "JavaScript", "js": "JavaScript", "json": "JSON",
+	"julia": "Julia", "kotlin": "Kotlin", "latex": "TeX", "tex": "TeX", "lua": "Lua",
+	"make": "Makefile", "makefile": "Makefile", "markdown": "Markdown", "md": "Markdown",
+	"objective-c": "Objective-C", "ocaml": "OCaml", "perl": "Perl", "php": "PHP",
+	"powershell": "PowerShell", "py": "Python", "python": "Python", "python3": "Python",
+	"py2": "Python 2.x", "r": "R", "ruby": "Ruby", "rb": "Ruby", "rust": "Rust", "rs": "Rust",
+	"scala": "Scala", "sql": "SQL", "swift": "Swift", "text": "Text only", "toml": "TOML",
+	"ts": "TypeScript", "typescript": "TypeScript", "xml": "XML", "yaml": "YAML", "yml": "YAML",
+}
+
+func codeLanguageName(lang string) string {
+	// The reference also takes ~~~ .python and ~~~ {.python}.
+	lang = strings.TrimPrefix(strings.Trim(lang, "{}"), ".")
+	if name, ok := codeLanguageNames[strings.ToLower(lang)]; ok {
+		return name
+	}
+	return lang
+}
+
+// timeParser parses <time:…>, a moment that each reader's client shows in
+// their own time zone: <time datetime="2024-01-01T00:00:00Z">…</time>, or
+// an error span when the text is no time it knows.
+type timeParser struct{}
+
+func (timeParser) Trigger() []byte { return []byte{'<'} }
+
+func (timeParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	s := string(line)
+	if !strings.HasPrefix(s, "<time:") {
+		return nil
+	}
+	end := strings.IndexByte(s, '>')
+	if end < 0 {
+		return nil
+	}
+	input := s[len("<time:"):end]
+	if input == "" || strings.ContainsAny(input, "<\n") {
+		return nil
+	}
+	block.Advance(end + 1)
+	t, ok := parseMoment(input)
+	if !ok {
+		return &referenceNode{html: `<span class="timestamp-error">Invalid time format: ` + html.EscapeString(input) + `</span>`}
+	}
+	// As Python's isoformat: microseconds only when there are some, and
+	// then all six digits.
+	layout := "2006-01-02T15:04:05Z"
+	if t.Nanosecond()/1000 != 0 {
+		layout = "2006-01-02T15:04:05.000000Z"
+	}
+	datetime := t.UTC().Format(layout)
+	return &referenceNode{html: `<time datetime="` + datetime + `">` + html.EscapeString(input) + `</time>`}
+}
+
+// momentLayouts are the forms of a moment that <time:…> takes, besides
+// Unix seconds; one without a zone is UTC.
+var momentLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04",
+	"2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02",
+	time.RFC1123Z, time.RFC1123, time.RFC822Z, time.RFC850, time.ANSIC,
+}
+
+func parseMoment(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, layout := range momentLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > -1e11 && f < 1e11 {
+		sec := int64(f)
+		return time.Unix(sec, int64((f-float64(sec))*1e9)), true
+	}
+	return time.Time{}, false
+}

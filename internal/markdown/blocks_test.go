@@ -1,0 +1,82 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRenderMessageBlocks: quote and spoiler fences hold Markdown, code
+// blocks come as the reference's clients expect them, <time:…> is a
+// moment or an error, each as the reference renders it.
+func TestRenderMessageBlocks(t *testing.T) {
+	quote := func(inner string) string { return "<blockquote>\n" + inner + "</blockquote>" }
+	code := func(lang, body string) string {
+		attr := ""
+		if lang != "" {
+			attr = ` data-code-language="` + lang + `"`
+		}
+		return `<div class="codehilite"` + attr + `><pre><span></span><code>` + body + `</code></pre></div>`
+	}
+	spoiler := func(header, content string) string {
+		return `<div class="spoiler-block"><div class="spoiler-header">` + "\n" + header +
+			`</div><div class="spoiler-content" aria-hidden="true">` + "\n" + content + `</div></div>`
+	}
+	for _, c := range []struct{ in, want string }{
+		{"Hamlet said:\n~~~ quote\nTo be or **not** to be.\n\nThat is the question\n~~~",
+			"<p>Hamlet said:</p>\n" + quote("<p>To be or <strong>not</strong> to be.</p>\n<p>That is the question</p>\n")},
+		{"```quote\nText in\nmultiple lines.\n```\n\n> Text in a single line.",
+			quote("<p>Text in<br>\nmultiple lines.</p>\n") + "\n" + quote("<p>Text in a single line.</p>\n")},
+		{"```quoted\n# line 1\n#line 2\n```", quote("<h1>line 1</h1>\n<p>#line 2</p>\n")},
+		{"~~~ quote\nsee:\n```\nx = 1\n```\n~~~", quote("<p>see:</p>\n" + code("", "x = 1\n") + "\n")},
+		{"```quote\nunclosed", quote("<p>unclosed</p>\n")},
+		{"```spoiler Check **this** out\nThis is a spoiler\n```",
+			spoiler("<p>Check <strong>this</strong> out</p>\n", "<p>This is a spoiler</p>\n")},
+		{"```spoiler\n> hidden\n```", spoiler("", quote("<p>hidden</p>\n")+"\n")},
+		{"Hamlet said:\n~~~~.python \ndef speak(self):\n    x = 1\n~~~~",
+			"<p>Hamlet said:</p>\n" + code("Python", "def speak(self):\n    x = 1\n")},
+		{"``` inventedlanguage\nx\n```", code("inventedlanguage", "x\n")},
+		{"```js\nlet s = \"<a>\" + 'b' & c;\n```", code("JavaScript", "let s = &quot;&lt;a&gt;&quot; + &#39;b&#39; &amp; c;\n")},
+		{"~~~~\ndef func():\n    y = 2\t\t\n\n    z = 3       \n~~~~", code("", "def func():\n    y = 2\n\n    z = 3\n")},
+		{"    def foo(): pass", code("", "def foo(): pass\n")},
+		{"at <time:2024-01-01T10:00:00+02:00>", `<p>at <time datetime="2024-01-01T08:00:00Z">2024-01-01T10:00:00+02:00</time></p>`},
+		{"<time:2024-01-01T00:00:00Z>", `<p><time datetime="2024-01-01T00:00:00Z">2024-01-01T00:00:00Z</time></p>`},
+		{"<time:1700000000.5>", `<p><time datetime="2023-11-14T22:13:20.500000Z">1700000000.5</time></p>`},
+		{"<time:next week>", `<p><span class="timestamp-error">Invalid time format: next week</span></p>`},
+		{"`<time:1>` <https://example.com>", `<p><code>&lt;time:1&gt;</code> <a href="https://example.com">https://example.com</a></p>`},
+	} {
+		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
+			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestRenderMessageGroupMentions: @*group* and @_*group* as the reference
+// renders them, by name in any case; a deactivated group is mentioned
+// silently; an unknown one stays text; @**name** stays a user mention.
+func TestRenderMessageGroupMentions(t *testing.T) {
+	groups := map[string]Group{"support": {ID: 7, Name: "Support"}, "old": {ID: 8, Name: "old", Deactivated: true}}
+	env := &Env{Group: func(name string) (Group, bool) {
+		g, ok := groups[strings.ToLower(name)]
+		return g, ok
+	}}
+	for _, c := range []struct {
+		in, want string
+		groups   []int64
+	}{
+		{"@*SUPPORT* help", `<p><span class="user-group-mention" data-user-group-id="7">@Support</span> help</p>`, []int64{7}},
+		{"@_*support*", `<p><span class="user-group-mention silent" data-user-group-id="7">Support</span></p>`, nil},
+		{"@*old*", `<p><span class="user-group-mention silent" data-user-group-id="8">old</span></p>`, nil},
+		{"@*nobody* x", `<p>@<em>nobody</em> x</p>`, nil},
+		{"@**support**", `<p>@<strong>support</strong></p>`, nil},
+	} {
+		r := RenderMessage(c.in, env)
+		if r.HTML != c.want || len(r.MentionedGroups) != len(c.groups) {
+			t.Errorf("RenderMessage(%q) = %q, groups %v; want %q, %v", c.in, r.HTML, r.MentionedGroups, c.want, c.groups)
+		}
+		for _, id := range c.groups {
+			if !r.MentionedGroups[id] {
+				t.Errorf("RenderMessage(%q): group %d not mentioned", c.in, id)
+			}
+		}
+	}
+}

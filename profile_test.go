@@ -65,7 +65,7 @@ func TestProfileScenario(t *testing.T) {
 		})
 		wantCodeMsg(t, "other organization's field", err, chat.CodeBadRequest, "Field id "+strconv.FormatInt(other[0].ID, 10)+" not found.")
 
-		rendered := "<p><em>555</em></p>"
+		rendered := "<p>_555_</p>"
 		want := map[string]chat.ProfileValue{
 			strconv.FormatInt(phone, 10):  {Value: "_555_", RenderedValue: &rendered},
 			strconv.FormatInt(mentor, 10): {Value: "[" + strconv.FormatInt(f.admin.ID, 10) + "]"},

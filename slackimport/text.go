@@ -21,18 +21,20 @@ type slackRefs interface {
 
 // slackConverter turns Slack's message format ("mrkdwn") into our
 // Markdown: references in angle brackets become mentions, channel links
-// and Markdown links; *bold* and ~strike~ take our syntax; code is left
-// as it is.
+// and Markdown links; *bold*, _italic_ and ~strike~ take our syntax (the
+// reference's Markdown, like ours, leaves _underscores_ as typed); code is
+// left as it is.
 type slackConverter struct{ refs slackRefs }
 
 // slackRef matches one reference in angle brackets: <@U1>, <#C1|name>,
 // <!here>, <https://x|text>.
 var slackRef = regexp.MustCompile(`<([^<>\s][^<>]*)>`)
 
-// slackBold and slackStrike match Slack's emphasis between word
-// boundaries, as Slack reads it: the markers hug non-space text.
+// slackBold, slackItalic and slackStrike match Slack's emphasis between
+// word boundaries, as Slack reads it: the markers hug non-space text.
 var (
 	slackBold   = regexp.MustCompile(`(^|[\s(\[{>"'])\*([^\s*](?:[^*\n]*[^\s*])?)\*($|[\s)\]}.,!?:;"'])`)
+	slackItalic = regexp.MustCompile(`(^|[\s(\[{>"'])_([^\s_](?:[^_\n]*[^\s_])?)_($|[\s)\]}.,!?:;"'])`)
 	slackStrike = regexp.MustCompile(`(^|[\s(\[{>"'])~([^\s~](?:[^~\n]*[^\s~])?)~($|[\s)\]}.,!?:;"'])`)
 )
 
@@ -76,6 +78,7 @@ func (c *slackConverter) markdown(text string) string {
 		}
 		s := slackRef.ReplaceAllStringFunc(seg.text, func(m string) string { return c.reference(m[1:len(m)-1], false) })
 		s = slackBold.ReplaceAllString(s, "$1**$2**$3")
+		s = slackItalic.ReplaceAllString(s, "$1*$2*$3")
 		s = slackStrike.ReplaceAllString(s, "$1~~$2~~$3")
 		s = unescapeSlack(s)
 		if afterBlock {

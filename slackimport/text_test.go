@@ -30,7 +30,7 @@ func TestSlackMarkdown(t *testing.T) {
 		{"<!subteam^S1|@devs> on <!date^1392734382^{date}|Feb 18>", "@devs on Feb 18", "@devs on Feb 18"},
 		{"<https://a.example/x?y=1&amp;z=2|the [docs]> <https://b.example>", "[the \\[docs\\]](https://a.example/x?y=1&z=2) https://b.example", "the [docs] https://b.example"},
 		{"<mailto:a@b.example|a@b.example>", "[a@b.example](mailto:a@b.example)", "a@b.example"},
-		{"*bold* _it_ ~gone~ 2*3*4 a * b *", "**bold** _it_ ~~gone~~ 2*3*4 a * b *", "*bold* _it_ ~gone~ 2*3*4 a * b *"},
+		{"*bold* _it_ ~gone~ 2*3*4 a * b *", "**bold** *it* ~~gone~~ 2*3*4 a * b *", "*bold* _it_ ~gone~ 2*3*4 a * b *"},
 		{"`*x* <@U1>` and ```\n*y* &lt;b&gt;\n``` *z*", "`*x* <@U1>` and\n```\n*y* <b>\n```\n**z**", "`*x* @Ann Lee` and ``` *y* <b> ``` *z*"},
 		{"a &lt;b&gt; &amp;amp;", "a <b> &amp;", "a <b> &amp;"},
 		{"line one\n\n  line two", "line one\n\n  line two", "line one line two"},

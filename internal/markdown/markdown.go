@@ -11,9 +11,11 @@ import (
 	"regexp"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -26,7 +28,7 @@ import (
 var plain = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
-		parser.WithInlineParsers(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser())...),
+		parser.WithInlineParsers(inlineParsers()...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 	)),
 	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
@@ -73,4 +75,24 @@ func sanitizeLinks(out []byte) string {
 		return append(append([]byte(` `), sub[1]...), `=""`...)
 	})
 	return string(out)
+}
+
+// starEmphasis is goldmark's emphasis with stars only: the reference
+// leaves _underscores_ and __double underscores__ as typed, so that names
+// and identifiers written with them survive.
+type starEmphasis struct{}
+
+var emphasis = parser.NewEmphasisParser()
+
+func (starEmphasis) Trigger() []byte { return []byte{'*'} }
+
+func (starEmphasis) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	return emphasis.Parse(parent, block, pc)
+}
+
+// inlineParsers are goldmark's inline parsers without raw HTML, with
+// emphasis by stars only.
+func inlineParsers() []util.PrioritizedValue {
+	list := without(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()), emphasis)
+	return append(list, util.Prioritized(starEmphasis{}, 500))
 }

@@ -90,7 +90,7 @@ var messages = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(append(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser()),
 			util.Prioritized(fenceContainerParser{}, 690))...),
-		parser.WithInlineParsers(append(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()),
+		parser.WithInlineParsers(append(inlineParsers(),
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(spoilerHeaderTransformer{}, 200)),

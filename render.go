@@ -62,7 +62,7 @@ func (rc *renderContext) render(src string) markdown.Result {
 // channels may be linked (those the sender can see).
 func newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
 	rc := &renderContext{}
-	rc.env = markdown.Env{Emoji: UnicodeEmojiCode, EmptyTopicName: EmptyTopicDisplayName}
+	rc.env = markdown.Env{Emoji: UnicodeEmojiCode, EmojiName: UnicodeEmojiName, EmptyTopicName: EmptyTopicDisplayName}
 	if strings.Contains(content, "@**") || strings.Contains(content, "@_**") {
 		if err := rc.loadUsers(tx, realmID); err != nil {
 			return nil, err

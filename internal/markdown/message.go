@@ -53,6 +53,8 @@ type Env struct {
 	Channel func(name string) (Channel, bool)
 	// Emoji gives the code of a Unicode emoji name or alias.
 	Emoji func(name string) (code string, ok bool)
+	// EmojiName gives the canonical name of a Unicode emoji's code.
+	EmojiName func(code string) (name string, ok bool)
 	// Linkify gives the organization's linkifier matches of a text, in
 	// order and without overlaps.
 	Linkify func(text string) []Link
@@ -93,7 +95,8 @@ var messages = goldmark.New(
 		parser.WithInlineParsers(append(inlineParsers(),
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(spoilerHeaderTransformer{}, 200)),
+		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(spoilerHeaderTransformer{}, 200),
+			util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),
 	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
 	goldmark.WithRendererOptions(ghtml.WithHardWraps(),

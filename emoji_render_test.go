@@ -1,0 +1,37 @@
+package chat_test
+
+import (
+	"testing"
+
+	"github.com/teamchat/chat"
+	"github.com/teamchat/chat/storage"
+)
+
+// TestRenderUnicodeEmoji: emoji typed as characters render as the spans of
+// their canonical names, as the reference renders them; sequences it has
+// no name for, skin tones among them, stay text whole.
+func TestRenderUnicodeEmoji(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		span := func(label, code, name string) string {
+			return `<span aria-label="` + label + `" class="emoji emoji-` + code + `" role="img" title="` + label + `">:` + name + `:</span>`
+		}
+		poop := span("poop", "1f4a9", "poop")
+		for _, c := range []struct{ in, want string }{
+			{"💩💩 word 💩", "<p>" + poop + poop + " word " + poop + "</p>"},
+			{"💩\n**💩**", "<p>" + poop + "<br>\n<strong>" + poop + "</strong></p>"},
+			{"Merry Christmas!!🎄", "<p>Merry Christmas!!" + span("holiday tree", "1f384", "holiday_tree") + "</p>"},
+			{"Black upward arrow ⬆\uFE0F", "<p>Black upward arrow " + span("up", "2b06", "up") + "</p>"},
+			{"🤷\u200D♀\uFE0F", "<p>" + span("woman shrugging", "1f937-200d-2640", "woman_shrugging") + "</p>"},
+			{"👁\u200D🗨 #\uFE0F\u20E3 1\u20E3", "<p>" + span("eye in speech bubble", "1f441-200d-1f5e8", "eye_in_speech_bubble") + " " +
+				span("hash", "0023-20e3", "hash") + " " + span("one", "0031-20e3", "one") + "</p>"},
+			{"🇺🇸", "<p>" + span("flag united states", "1f1fa-1f1f8", "flag_united_states") + "</p>"},
+			{"no such sequence: 🐦\u200D🐦, 👍🏽", "<p>no such sequence: 🐦\u200D🐦, 👍🏽</p>"},
+			{"`💩` 3 * 4 #1", "<p><code>💩</code> 3 * 4 #1</p>"},
+		} {
+			got, err := f.svc.RenderMessage(t.Context(), chat.AsUser(f.member.ID), c.in)
+			wantNoErr(t, c.in, err)
+			diff(t, c.in, got, c.want)
+		}
+	})
+}

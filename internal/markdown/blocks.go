@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"html"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func (timeParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Nod
 		return nil
 	}
 	input := s[len("<time:"):end]
-	if input == "" || strings.ContainsAny(input, "<\n") {
+	if input == "" || strings.ContainsRune(input, '\n') {
 		return nil
 	}
 	block.Advance(end + 1)
@@ -113,12 +114,35 @@ func (timeParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Nod
 }
 
 // momentLayouts are the forms of a moment that <time:…> takes, besides
-// Unix seconds; one without a zone is UTC.
+// Unix seconds; one without a zone is UTC. Written dates ("Jun 5th 2017,
+// 10:30PM", "31 Dec 2017 5:30 am IST") are read after writtenDate has
+// tidied them.
 var momentLayouts = []string{
 	time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04",
 	"2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02",
 	time.RFC1123Z, time.RFC1123, time.RFC822Z, time.RFC850, time.ANSIC,
 }
+
+// writtenDates are the forms of a written date, and writtenTimes of the
+// time that may follow it.
+var (
+	writtenDates = []string{"Jan 2 2006", "January 2 2006", "2 Jan 2006", "2 January 2006"}
+	writtenTimes = []string{"", " 3:04PM", " 3:04:05PM", " 15:04", " 15:04:05"}
+)
+
+// zoneOffsets are the zone abbreviations a written date may end with, as
+// offsets from UTC in minutes.
+var zoneOffsets = map[string]int{
+	"UTC": 0, "GMT": 0, "Z": 0, "BST": 60, "CET": 60, "CEST": 120, "EET": 120, "EEST": 180, "MSK": 180,
+	"IST": 330, "SGT": 480, "HKT": 480, "JST": 540, "KST": 540, "AEST": 600, "AEDT": 660, "NZST": 720,
+	"NZDT": 780, "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360,
+	"PST": -480, "PDT": -420, "AKST": -540, "HST": -600,
+}
+
+var (
+	ordinal  = regexp.MustCompile(`\b(\d{1,2})(st|nd|rd|th)\b`)
+	meridiem = regexp.MustCompile(`(?i)\s*\b([ap])\.?m\.?$`)
+)
 
 func parseMoment(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
@@ -130,6 +154,30 @@ func parseMoment(s string) (time.Time, bool) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f > -1e11 && f < 1e11 {
 		sec := int64(f)
 		return time.Unix(sec, int64((f-float64(sec))*1e9)), true
+	}
+	return writtenDate(s)
+}
+
+// writtenDate reads a date written out, with or without a time and a
+// zone's abbreviation.
+func writtenDate(s string) (time.Time, bool) {
+	fields := strings.Fields(strings.ReplaceAll(s, ",", " "))
+	offset := 0
+	if n := len(fields); n > 1 {
+		if o, ok := zoneOffsets[strings.ToUpper(fields[n-1])]; ok {
+			offset, fields = o, fields[:n-1]
+		}
+	}
+	s = ordinal.ReplaceAllString(strings.Join(fields, " "), "$1")
+	s = meridiem.ReplaceAllStringFunc(s, func(m string) string {
+		return strings.ToUpper(strings.TrimSpace(strings.ReplaceAll(m, ".", "")))[:1] + "M"
+	})
+	for _, d := range writtenDates {
+		for _, tm := range writtenTimes {
+			if t, err := time.Parse(d+tm, s); err == nil {
+				return t.Add(-time.Duration(offset) * time.Minute), true
+			}
+		}
 	}
 	return time.Time{}, false
 }

@@ -42,6 +42,9 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"<time:2024-01-01T00:00:00Z>", `<p><time datetime="2024-01-01T00:00:00Z">2024-01-01T00:00:00Z</time></p>`},
 		{"<time:1700000000.5>", `<p><time datetime="2023-11-14T22:13:20.500000Z">1700000000.5</time></p>`},
 		{"<time:next week>", `<p><span class="timestamp-error">Invalid time format: next week</span></p>`},
+		{"<time:Jun 5th 2017, 10:30PM>", `<p><time datetime="2017-06-05T22:30:00Z">Jun 5th 2017, 10:30PM</time></p>`},
+		{"<time:31 Dec 2017 5:30 am IST>", `<p><time datetime="2017-12-31T00:00:00Z">31 Dec 2017 5:30 am IST</time></p>`},
+		{"<time:<alert(1)>>", `<p><span class="timestamp-error">Invalid time format: &lt;alert(1)</span>&gt;</p>`},
 		{"`<time:1>` <https://example.com>", `<p><code>&lt;time:1&gt;</code> <a href="https://example.com">https://example.com</a></p>`},
 	} {
 		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {

@@ -47,8 +47,9 @@ func without(list []util.PrioritizedValue, drop any) []util.PrioritizedValue {
 }
 
 // Render renders user-written Markdown to HTML that is safe to show as
-// user-generated content: no raw HTML, and links only to http, https and
-// mailto URLs (others keep their text but get an empty target).
+// user-generated content: no raw HTML, and links only to http, https,
+// mailto, tel and sms URLs, as the reference allows (others keep their
+// text but get an empty target).
 func Render(src string) string {
 	var b bytes.Buffer
 	if err := plain.Convert([]byte(src), &b); err != nil {
@@ -69,7 +70,7 @@ func sanitizeLinks(out []byte) string {
 	out = schemeAttr.ReplaceAllFunc(out, func(m []byte) []byte {
 		sub := schemeAttr.FindSubmatch(m)
 		switch string(bytes.ToLower(sub[2])) {
-		case "http", "https", "mailto":
+		case "http", "https", "mailto", "tel", "sms":
 			return m
 		}
 		return append(append([]byte(` `), sub[1]...), `=""`...)

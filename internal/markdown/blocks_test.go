@@ -39,6 +39,7 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"~~~~\ndef func():\n    y = 2\t\t\n\n    z = 3       \n~~~~", code("", "def func():\n    y = 2\n\n    z = 3\n")},
 		{"    def foo(): pass", code("", "def foo(): pass\n")},
 		{"at <time:2024-01-01T10:00:00+02:00>", `<p>at <time datetime="2024-01-01T08:00:00Z">2024-01-01T10:00:00+02:00</time></p>`},
+		{"[](https://github.com) [  ](https://example.com)", `<p><a href="https://github.com">https://github.com</a> <a href="https://example.com">https://example.com</a></p>`},
 		{"<time:2024-01-01T00:00:00Z>", `<p><time datetime="2024-01-01T00:00:00Z">2024-01-01T00:00:00Z</time></p>`},
 		{"<time:1700000000.5>", `<p><time datetime="2023-11-14T22:13:20.500000Z">1700000000.5</time></p>`},
 		{"<time:next week>", `<p><span class="timestamp-error">Invalid time format: next week</span></p>`},

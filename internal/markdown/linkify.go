@@ -27,6 +27,13 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		switch n := n.(type) {
 		case *ast.Link:
 			r.noteLink(string(n.Destination))
+			if len(strings.TrimSpace(string(n.Text(source)))) == 0 {
+				// [](url) shows its URL, as the reference's does.
+				for n.FirstChild() != nil {
+					n.RemoveChild(n, n.FirstChild())
+				}
+				n.AppendChild(n, ast.NewString(n.Destination))
+			}
 			return ast.WalkSkipChildren, nil
 		case *ast.AutoLink:
 			r.noteLink(string(n.URL(source)))

@@ -132,7 +132,7 @@ func (rc *renderContext) loadUsers(tx storage.Tx, realmID int64) error {
 		if u == nil {
 			return markdown.User{}, false
 		}
-		return markdown.User{ID: u.ID, FullName: u.FullName}, true
+		return markdown.User{ID: u.ID, FullName: u.FullName, Deactivated: !u.IsActive}, true
 	}
 	rc.env.UserByName = func(name string) (markdown.User, bool) { return found(rc.usersByName[strings.ToLower(name)]) }
 	rc.env.UserByID = func(id int64) (markdown.User, bool) { return found(rc.usersByID[id]) }

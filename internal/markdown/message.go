@@ -15,6 +15,8 @@ import (
 type User struct {
 	ID       int64
 	FullName string
+	// Deactivated users are mentioned silently.
+	Deactivated bool
 }
 
 // Group is a user group that a group mention may name.

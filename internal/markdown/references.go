@@ -148,6 +148,10 @@ func (r *render) mention(name string, silent bool) string {
 	if !ok {
 		return ""
 	}
+	if u.Deactivated && !silent {
+		class, prefix = "user-mention silent", ""
+		silent = true
+	}
 	if !silent {
 		r.res.Mentioned[u.ID] = true
 	}

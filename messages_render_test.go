@@ -35,3 +35,17 @@ func TestRenderUnicodeEmoji(t *testing.T) {
 		}
 	})
 }
+
+// TestMentionOfDeactivatedUser: a deactivated user is mentioned silently,
+// as the reference mentions them.
+func TestMentionOfDeactivatedUser(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		wantNoErr(t, "DeactivateUser", f.svc.DeactivateUser(ctx, chat.AsUser(f.admin.ID), f.guest.ID))
+		got, err := f.svc.RenderMessage(ctx, chat.AsUser(f.member.ID), "@**"+f.guest.Name+"** and @**"+f.moderator.Name+"**")
+		wantNoErr(t, "RenderMessage", err)
+		diff(t, "mentions", got, `<p><span class="user-mention silent" data-user-id="`+itoa(f.guest.ID)+`">`+f.guest.Name+
+			`</span> and <span class="user-mention" data-user-id="`+itoa(f.moderator.ID)+`">@`+f.moderator.Name+`</span></p>`)
+	})
+}

@@ -29,6 +29,8 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"```quoted\n# line 1\n#line 2\n```", quote("<h1>line 1</h1>\n<p>#line 2</p>\n")},
 		{"~~~ quote\nsee:\n```\nx = 1\n```\n~~~", quote("<p>see:</p>\n" + code("", "x = 1\n") + "\n")},
 		{"```quote\nunclosed", quote("<p>unclosed</p>\n")},
+		{strings.Repeat("```quote\n", 17) + "deep", strings.Repeat("<blockquote>\n", 16) + code("quote", "deep\n") + "\n" +
+			strings.Repeat("</blockquote>\n", 15) + "</blockquote>"},
 		{"```spoiler Check **this** out\nThis is a spoiler\n```",
 			spoiler("<p>Check <strong>this</strong> out</p>\n", "<p>This is a spoiler</p>\n")},
 		{"```spoiler\n> hidden\n```", spoiler("", quote("<p>hidden</p>\n")+"\n")},

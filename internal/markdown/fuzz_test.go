@@ -1,0 +1,44 @@
+package markdown
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// unsafeHTML matches what a rendered message must never hold: raw HTML
+// that the content could inject, and links to schemes a client should not
+// follow.
+var unsafeHTML = regexp.MustCompile(`(?i)<(script|iframe|img[^>]* on|style|object)|href="(javascript|data|vbscript):`)
+
+// FuzzRenderMessage: any content renders without panicking, to HTML
+// without injected markup, as valid UTF-8 when the content is, and the
+// same way twice (mentions and groups resolved through an Env).
+func FuzzRenderMessage(f *testing.F) {
+	for _, s := range []string{"```quote\nhi **x**\n```", "```spoiler T\n> q\n```", "~~~ .python\nx\n~~~",
+		"<time:2024-01-01T00:00:00Z> <time:<b>>", "💩🤷\u200D♀\uFE0F #\uFE0F\u20E3 🇺🇸", "@*team* @_*old* @**Ann**",
+		"[](javascript:alert(1)) <script>x</script>", "```quote\n```spoiler\n```\n```", "_a_ __b__ *c*"} {
+		f.Add(s)
+	}
+	env := &Env{
+		UserByName: func(name string) (User, bool) { return User{ID: 1, FullName: "Ann"}, strings.EqualFold(name, "ann") },
+		Group: func(name string) (Group, bool) {
+			return Group{ID: 2, Name: name, Deactivated: name == "old"}, name == "team" || name == "old"
+		},
+		Emoji:     func(name string) (string, bool) { return "1f642", name == "smile" },
+		EmojiName: func(code string) (string, bool) { return "poop", code == "1f4a9" },
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		r := RenderMessage(content, env)
+		if unsafeHTML.MatchString(r.HTML) {
+			t.Fatalf("%q rendered unsafe HTML: %s", content, r.HTML)
+		}
+		if utf8.ValidString(content) && !utf8.ValidString(r.HTML) {
+			t.Fatalf("%q rendered invalid UTF-8: %q", content, r.HTML)
+		}
+		if again := RenderMessage(content, env); again.HTML != r.HTML {
+			t.Fatalf("%q rendered twice differently:\n%s\n%s", content, r.HTML, again.HTML)
+		}
+	})
+}

@@ -177,7 +177,7 @@ func checkEventsAcross(t *testing.T, a, b *process, owner, ownerKey string, user
 		"queue_id": {ownerQueue}, "local_id": {"42.1"}, "read_by_sender": {"true"}})
 	channelMessage := sent["id"].(float64)
 	sent = call(t, b, http.MethodPost, "/messages", owner, ownerKey, url.Values{
-		"type": {"direct"}, "to": {"[" + strconv.FormatInt(userID, 10) + "]"}, "content": {"just _us_"},
+		"type": {"direct"}, "to": {"[" + strconv.FormatInt(userID, 10) + "]"}, "content": {"just *us*"},
 		"read_by_sender": {"true"}})
 	direct := sent["id"].(float64)
 	call(t, b, http.MethodPatch, "/messages/"+strconv.Itoa(int(channelMessage)), owner, ownerKey, url.Values{
@@ -193,7 +193,7 @@ func checkEventsAcross(t *testing.T, a, b *process, owner, ownerKey string, user
 			"type": "private", "content_type": "text/x-markdown"}},
 		{"type": "message", "flags": []any{}, "local_message_id": nil, "message": map[string]any{"content": "**bold** move",
 			"content_type": "text/x-markdown", "type": "stream", "subject": "crossing", "display_recipient": "scale-out"}},
-		{"type": "message", "flags": []any{}, "message": map[string]any{"content": "just _us_",
+		{"type": "message", "flags": []any{}, "message": map[string]any{"content": "just *us*",
 			"content_type": "text/x-markdown", "type": "private", "subject": ""}},
 		{"type": "update_message", "flags": []any{}, "message_id": channelMessage, "content": "**edited**"},
 		{"type": "delete_message", "message_id": direct, "message_ids": nil, "message_type": "private"},

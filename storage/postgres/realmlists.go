@@ -44,15 +44,23 @@ type realmLists struct {
 	weight int
 }
 
-// realmListSet is one organization's lists at one version; a nil field
+// listKind names one of an organization's lists that are kept whole.
+type listKind int
+
+const (
+	listGroups     listKind = iota // []storage.UserGroup
+	listLinkifiers                 // []storage.LinkifierRecord
+	listAlertWords                 // map[int64][]string
+	listKinds
+)
+
+// realmListSet is one organization's lists at one version; a nil entry
 // has not been read at that version.
 type realmListSet struct {
-	version    int64
-	groups     []storage.UserGroup
-	linkifiers []storage.LinkifierRecord
-	alertWords map[int64][]string
-	muters     map[int64][]int64 // by muted user
-	weight     int
+	version int64
+	lists   [listKinds]any
+	muters  map[int64][]int64 // by muted user
+	weight  int
 }
 
 // get runs pick on the organization's lists at the version, if kept, with
@@ -148,84 +156,63 @@ func (t *tx) statement(sql string) {
 // UserGroups returns the realm's user groups by ID, from the kept lists
 // when they have the version this transaction sees.
 func (t *tx) UserGroups(realmID int64) ([]storage.UserGroup, error) {
-	version, ok := t.listsVersion(realmID)
-	var gs []storage.UserGroup
-	if ok && t.realmLists.get(realmID, version, func(s *realmListSet) bool {
-		gs = cloneGroups(s.groups)
-		return s.groups != nil
-	}) {
-		return gs, nil
-	}
-	gs, err := t.readUserGroups(realmID)
-	if err == nil && ok {
-		weight := 1 + len(gs)
+	return keptList(t, realmID, listGroups, t.readUserGroups, cloneGroups, func(gs []storage.UserGroup) int {
+		n := len(gs)
 		for _, g := range gs {
-			weight += len(g.Members) + len(g.Subgroups)
+			n += len(g.Members) + len(g.Subgroups)
 		}
-		kept := cloneGroups(gs)
-		t.realmLists.keep(realmID, version, weight, func(s *realmListSet) bool {
-			if s.groups != nil {
-				return false
-			}
-			s.groups = kept
-			return true
-		})
-	}
-	return gs, err
+		return n
+	})
 }
 
 // Linkifiers returns the realm's linkifiers by order, then ID, from the
 // kept lists when they have the version this transaction sees.
 func (t *tx) Linkifiers(realmID int64) ([]storage.LinkifierRecord, error) {
-	version, ok := t.listsVersion(realmID)
-	var ls []storage.LinkifierRecord
-	if ok && t.realmLists.get(realmID, version, func(s *realmListSet) bool {
-		ls = cloneLinkifiers(s.linkifiers)
-		return s.linkifiers != nil
-	}) {
-		return ls, nil
-	}
-	ls, err := t.readLinkifiers(realmID)
-	if err == nil && ok {
-		kept := cloneLinkifiers(ls)
-		t.realmLists.keep(realmID, version, 1+len(ls), func(s *realmListSet) bool {
-			if s.linkifiers != nil {
-				return false
-			}
-			s.linkifiers = kept
-			return true
-		})
-	}
-	return ls, err
+	return keptList(t, realmID, listLinkifiers, t.readLinkifiers, cloneLinkifiers,
+		func(ls []storage.LinkifierRecord) int { return len(ls) })
 }
 
 // RealmAlertWords returns the alert words of the realm's users, from the
 // kept lists when they have the version this transaction sees.
 func (t *tx) RealmAlertWords(realmID int64) (map[int64][]string, error) {
-	version, ok := t.listsVersion(realmID)
-	var words map[int64][]string
-	if ok && t.realmLists.get(realmID, version, func(s *realmListSet) bool {
-		words = cloneAlertWords(s.alertWords)
-		return s.alertWords != nil
-	}) {
-		return words, nil
-	}
-	words, err := t.readRealmAlertWords(realmID)
-	if err == nil && ok {
-		weight := 1
+	return keptList(t, realmID, listAlertWords, t.readRealmAlertWords, cloneAlertWords, func(words map[int64][]string) int {
+		n := 0
 		for _, ws := range words {
-			weight += len(ws)
+			n += len(ws)
 		}
-		kept := cloneAlertWords(words)
-		t.realmLists.keep(realmID, version, weight, func(s *realmListSet) bool {
-			if s.alertWords != nil {
+		return n
+	})
+}
+
+// keptList answers one of the realm's lists (of type T, as its kind says)
+// from the kept lists when this transaction may, else reads it and, when
+// the transaction knows the version it read, keeps a copy. weight counts
+// a list's entries.
+func keptList[T any](t *tx, realmID int64, kind listKind, read func(int64) (T, error), clone func(T) T,
+	weight func(T) int) (T, error) {
+	version, ok := t.listsVersion(realmID)
+	var out T
+	if ok && t.realmLists.get(realmID, version, func(s *realmListSet) bool {
+		kept, found := s.lists[kind].(T)
+		if found {
+			out = clone(kept)
+		}
+		return found
+	}) {
+		return out, nil
+	}
+	out, err := read(realmID)
+	if err == nil && ok {
+		kept := clone(out)
+		t.realmLists.keep(realmID, version, 1+weight(out), func(s *realmListSet) bool {
+			if s.lists[kind] != nil {
 				return false
 			}
-			s.alertWords = kept
+			s.lists[kind] = kept
 			return true
 		})
 	}
-	return words, err
+	return out, err
 }
 
 // UsersMuting returns who muted the user, ascending, from the kept lists

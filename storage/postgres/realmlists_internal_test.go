@@ -15,15 +15,15 @@ func TestRealmListsBounds(t *testing.T) {
 	var c realmLists
 	words := func(n int) func(*realmListSet) bool {
 		return func(s *realmListSet) bool {
-			if s.alertWords != nil {
+			if s.lists[listAlertWords] != nil {
 				return false
 			}
-			s.alertWords = map[int64][]string{1: make([]string, n)}
+			s.lists[listAlertWords] = map[int64][]string{1: make([]string, n)}
 			return true
 		}
 	}
 	has := func(realmID, version int64) bool {
-		return c.get(realmID, version, func(s *realmListSet) bool { return s.alertWords != nil })
+		return c.get(realmID, version, func(s *realmListSet) bool { return s.lists[listAlertWords] != nil })
 	}
 	for id := range int64(maxListedRealms) {
 		c.keep(id, 1, 2, words(1))
@@ -51,7 +51,7 @@ func TestRealmListsBounds(t *testing.T) {
 	if len(c.realms) != 1 || c.weight != 2 || !has(8, 1) {
 		t.Errorf("past the weight: %d kept, weight %d; want the cache started over", len(c.realms), c.weight)
 	}
-	c.keep(8, 1, maxListedWeight, func(s *realmListSet) bool { s.linkifiers = []storage.LinkifierRecord{}; return true })
+	c.keep(8, 1, maxListedWeight, func(s *realmListSet) bool { s.lists[listLinkifiers] = []storage.LinkifierRecord{}; return true })
 	if len(c.realms) != 0 || c.weight != 0 {
 		t.Errorf("an organization's lists over the bound: %d kept, weight %d; want none", len(c.realms), c.weight)
 	}

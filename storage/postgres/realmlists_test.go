@@ -76,17 +76,7 @@ func TestRealmListsFollowEveryWriter(t *testing.T) {
 	}
 	check := func(when string, want realmListsSeen) {
 		t.Helper()
-		for i := range 2 { // the second from the store's lists
-			err := a.View(ctx, func(tx storage.Tx) error {
-				if diff := cmp.Diff(want, read(tx)); diff != "" {
-					t.Errorf("%s, read %d: lists (-want +got):\n%s", when, i+1, diff)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		readTwice(t, a, when+": lists", want, read)
 	}
 	version := func() int64 {
 		t.Helper()

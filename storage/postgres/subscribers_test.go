@@ -60,17 +60,7 @@ func TestSubscriberListsFollowEveryWriter(t *testing.T) {
 	}
 	check := func(when string, want ...int64) {
 		t.Helper()
-		for i := range 2 { // the second from the store's list
-			err := a.View(ctx, func(tx storage.Tx) error {
-				if diff := cmp.Diff(want, subscribers(tx)); diff != "" {
-					t.Errorf("%s, read %d: subscribers (-want +got):\n%s", when, i+1, diff)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		readTwice(t, a, when+": subscribers", want, subscribers)
 	}
 	version := func() int64 {
 		t.Helper()
@@ -164,4 +154,22 @@ func TestSubscriberListsFollowEveryWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("truncated by a tool")
+}
+
+// readTwice compares what read answers in a read transaction of s with
+// want, twice: the second answer comes from what the store kept of the
+// first.
+func readTwice[T any](t *testing.T, s *postgres.Store, what string, want T, read func(storage.Tx) T) {
+	t.Helper()
+	for i := range 2 {
+		err := s.View(context.Background(), func(tx storage.Tx) error {
+			if diff := cmp.Diff(want, read(tx)); diff != "" {
+				t.Errorf("%s, read %d (-want +got):\n%s", what, i+1, diff)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

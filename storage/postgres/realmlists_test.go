@@ -37,12 +37,7 @@ func TestRealmListsFollowEveryWriter(t *testing.T) {
 	ctx := context.Background()
 	var realmID int64
 	var u []storage.UserRecord
-	update := func(s *postgres.Store, fn func(tx storage.Tx) error) {
-		t.Helper()
-		if err := s.Update(ctx, fn); err != nil {
-			t.Fatal(err)
-		}
-	}
+	update := func(s *postgres.Store, fn func(tx storage.Tx) error) { t.Helper(); mustUpdate(t, s, fn) }
 	sql := func(query string, args ...any) {
 		t.Helper()
 		if _, err := b.Pool().Exec(ctx, query, args...); err != nil {
@@ -80,11 +75,7 @@ func TestRealmListsFollowEveryWriter(t *testing.T) {
 	}
 	version := func() int64 {
 		t.Helper()
-		var v int64
-		if err := a.Pool().QueryRow(ctx, `SELECT lists_version FROM realms WHERE id = $1`, realmID).Scan(&v); err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return readVersion(t, a, `SELECT lists_version FROM realms WHERE id = $1`, realmID)
 	}
 	want := realmListsSeen{Groups: map[string][]int64{}, Linkifiers: []string{}, AlertWords: map[int64][]string{}, Muters: []int64{}}
 	check("at first", want)

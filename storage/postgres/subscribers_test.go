@@ -64,18 +64,9 @@ func TestSubscriberListsFollowEveryWriter(t *testing.T) {
 	}
 	version := func() int64 {
 		t.Helper()
-		var v int64
-		if err := a.Pool().QueryRow(ctx, `SELECT subscribers_version FROM channels WHERE id = $1`, channelID).Scan(&v); err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return readVersion(t, a, `SELECT subscribers_version FROM channels WHERE id = $1`, channelID)
 	}
-	update := func(s *postgres.Store, fn func(tx storage.Tx) error) {
-		t.Helper()
-		if err := s.Update(ctx, fn); err != nil {
-			t.Fatal(err)
-		}
-	}
+	update := func(s *postgres.Store, fn func(tx storage.Tx) error) { t.Helper(); mustUpdate(t, s, fn) }
 	check("at first", u[0].ID, u[1].ID)
 
 	update(b, func(tx storage.Tx) error {
@@ -171,5 +162,24 @@ func readTwice[T any](t *testing.T, s *postgres.Store, what string, want T, read
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// readVersion answers query, which reads one version by the ID, in s.
+func readVersion(t *testing.T, s *postgres.Store, query string, id int64) int64 {
+	t.Helper()
+	var v int64
+	if err := s.Pool().QueryRow(context.Background(), query, id).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// mustUpdate runs fn in a write transaction of s, and fails t at once
+// when it fails.
+func mustUpdate(t *testing.T, s *postgres.Store, fn func(tx storage.Tx) error) {
+	t.Helper()
+	if err := s.Update(context.Background(), fn); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -89,7 +89,9 @@ type Result struct {
 }
 
 // messages is the renderer of message content: Render's renderer plus
-// mentions, channel and message links, :emoji: names and linkifiers.
+// mentions, channel and message links, :emoji: names and typed emoji,
+// linkifiers, <time:…>, the quote and spoiler fences, and code blocks as
+// the reference writes them.
 var messages = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(append(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser()),

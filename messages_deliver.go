@@ -116,6 +116,9 @@ func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord
 	}
 	info := make([]deliveryRendering, len(ms))
 	gm := groupMentions{tx: tx, realmID: realmID}
+	if rc != nil {
+		gm.g = rc.groups // read for the rendering, when it may mention one
+	}
 	for i, m := range ms {
 		var r markdown.Result
 		if rc != nil {
@@ -579,8 +582,9 @@ func errCannotMentionGroup(name string) *Error {
 }
 
 // groupMentions expands the user groups that messages of one organization
-// mention, reading the groups, and the users when a system group's
-// members count, once for all the messages.
+// mention, with the groups the caller read (g, nil when it read none) or
+// reading them, and reading the users when a system group's members count,
+// once for all the messages.
 type groupMentions struct {
 	tx      storage.Tx
 	realmID int64

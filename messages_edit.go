@@ -178,7 +178,7 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 		}
 		r = rc.render(text)
 	}
-	gm := groupMentions{tx: tx, realmID: cc.realm.ID}
+	gm := groupMentions{tx: tx, realmID: cc.realm.ID, g: cc.g}
 	mentioned, err := gm.mentioned(r, &cc.actor)
 	if err != nil {
 		return m, err

@@ -18,7 +18,9 @@ type renderContext struct {
 	// to nil. usersByID holds them by ID.
 	usersByName map[string]*storage.UserRecord
 	usersByID   map[int64]*storage.UserRecord
-	// groupsByName holds the user groups by folded name.
+	// groups are the organization's user groups, when the content may
+	// mention one; groupsByName holds them by folded name.
+	groups       *groups
 	groupsByName map[string]*storage.UserGroup
 	// channels holds the channels that may be linked, by name key.
 	channels   map[string]*storage.Channel
@@ -158,13 +160,14 @@ func hasGroupMention(content string) bool {
 
 // loadGroups reads the organization's user groups for group mentions.
 func (rc *renderContext) loadGroups(tx storage.Tx, realmID int64) error {
-	gs, err := tx.UserGroups(realmID)
+	g, err := loadGroups(tx, realmID)
 	if err != nil {
 		return err
 	}
-	rc.groupsByName = make(map[string]*storage.UserGroup, len(gs))
-	for i := range gs {
-		rc.groupsByName[strings.ToLower(gs[i].Name)] = &gs[i]
+	rc.groups = g
+	rc.groupsByName = make(map[string]*storage.UserGroup, len(g.list))
+	for i := range g.list {
+		rc.groupsByName[strings.ToLower(g.list[i].Name)] = &g.list[i]
 	}
 	rc.env.Group = func(name string) (markdown.Group, bool) {
 		g := rc.groupsByName[strings.ToLower(name)]

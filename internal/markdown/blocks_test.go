@@ -48,7 +48,7 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"<time:Jun 5th 2017, 10:30PM>", `<p><time datetime="2017-06-05T22:30:00Z">Jun 5th 2017, 10:30PM</time></p>`},
 		{"<time:31 Dec 2017 5:30 am IST>", `<p><time datetime="2017-12-31T00:00:00Z">31 Dec 2017 5:30 am IST</time></p>`},
 		{"<time:<alert(1)>>", `<p><span class="timestamp-error">Invalid time format: &lt;alert(1)</span>&gt;</p>`},
-		{"`<time:1>` <https://example.com>", `<p><code>&lt;time:1&gt;</code> <a href="https://example.com">https://example.com</a></p>`},
+		{"`<time:1>` <https://example.com>", `<p><code>&lt;time:1&gt;</code> &lt;<a href="https://example.com">https://example.com</a>&gt;</p>`},
 	} {
 		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
 			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)

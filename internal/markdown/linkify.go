@@ -8,9 +8,11 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// linkifierTransformer applies the organization's linkifiers to the text
-// outside code, links and references, and notes links, images and
-// attachments for the "has" narrows.
+// linkifierTransformer makes links of the web links and the organization's
+// linkifier matches in the text outside code, links and references (web
+// links first, as the reference matches them first), gives Markdown links
+// the reference's targets, and notes links, images and attachments for the
+// "has" narrows.
 type linkifierTransformer struct{}
 
 func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
@@ -20,15 +22,22 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 	}
 	source := reader.Source()
 	var texts []*ast.Text
+	var refused []*ast.Link
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch n := n.(type) {
 		case *ast.Link:
-			r.noteLink(string(n.Destination))
+			target, ok := linkTarget(string(n.Destination))
+			if !ok {
+				refused = append(refused, n)
+				return ast.WalkSkipChildren, nil
+			}
+			n.Destination = []byte(target)
+			r.noteLink(target)
 			if len(strings.TrimSpace(string(n.Text(source)))) == 0 {
-				// [](url) shows its URL, as the reference's does.
+				// [](url) shows its target, as the reference's does.
 				for n.FirstChild() != nil {
 					n.RemoveChild(n, n.FirstChild())
 				}
@@ -49,8 +58,11 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		}
 		return ast.WalkContinue, nil
 	})
-	if r.env.Linkify == nil {
-		return
+	for _, link := range refused {
+		// A link to a scheme the reference does not allow stays the text
+		// it was written as.
+		written := "[" + string(link.Text(source)) + "](" + string(link.Destination) + ")"
+		link.Parent().ReplaceChild(link.Parent(), link, ast.NewString([]byte(written)))
 	}
 	for i := 0; i < len(texts); i++ {
 		t := texts[i]
@@ -85,10 +97,10 @@ func (r *render) noteLink(dest string) {
 	}
 }
 
-// linkifyText replaces the linkifier matches in t with links.
+// linkifyText replaces the web links in t, and the linkifier matches in
+// the text between them, with links.
 func (r *render) linkifyText(t *ast.Text, source []byte) {
-	value := string(t.Segment.Value(source))
-	matches := r.env.Linkify(value)
+	matches := r.textLinks(source, t.Segment.Start, t.Segment.Stop)
 	if len(matches) == 0 {
 		return
 	}
@@ -106,7 +118,7 @@ func (r *render) linkifyText(t *ast.Text, source []byte) {
 		parent.InsertBefore(parent, t, link)
 		pos = m.End
 	}
-	if pos < len(value) {
+	if pos < seg.Len() {
 		rest := ast.NewTextSegment(text.NewSegment(seg.Start+pos, seg.Stop))
 		rest.SetSoftLineBreak(t.SoftLineBreak())
 		rest.SetHardLineBreak(t.HardLineBreak())
@@ -118,4 +130,31 @@ func (r *render) linkifyText(t *ast.Text, source []byte) {
 		parent.InsertBefore(parent, t, br)
 	}
 	parent.RemoveChild(parent, t)
+}
+
+// textLinks returns the web links in source[start:stop] and the linkifier
+// matches between them, in order.
+func (r *render) textLinks(source []byte, start, stop int) []Link {
+	web := webLinks(source, start, stop)
+	if r.env.Linkify == nil {
+		return web
+	}
+	var all []Link
+	gap := 0
+	for k := 0; k <= len(web); k++ {
+		end := stop - start
+		if k < len(web) {
+			end = web[k].Start
+		}
+		if end > gap {
+			for _, m := range r.env.Linkify(string(source[start+gap : start+end])) {
+				all = append(all, Link{Start: m.Start + gap, End: m.End + gap, URL: m.URL})
+			}
+		}
+		if k < len(web) {
+			all = append(all, web[k])
+			gap = web[k].End
+		}
+	}
+	return all
 }

@@ -47,9 +47,8 @@ func without(list []util.PrioritizedValue, drop any) []util.PrioritizedValue {
 }
 
 // Render renders user-written Markdown to HTML that is safe to show as
-// user-generated content: no raw HTML, and links only to http, https,
-// mailto, tel and sms URLs, as the reference allows (others keep their
-// text but get an empty target).
+// user-generated content: no raw HTML, and links only to the URL schemes
+// the reference allows (others keep their text but get an empty target).
 func Render(src string) string {
 	var b bytes.Buffer
 	if err := plain.Convert([]byte(src), &b); err != nil {
@@ -69,8 +68,7 @@ var schemeAttr = regexp.MustCompile(`(?i)\s(href|src)="([a-z][a-z0-9+.\-]*):[^"]
 func sanitizeLinks(out []byte) string {
 	out = schemeAttr.ReplaceAllFunc(out, func(m []byte) []byte {
 		sub := schemeAttr.FindSubmatch(m)
-		switch string(bytes.ToLower(sub[2])) {
-		case "http", "https", "mailto", "tel", "sms":
+		if allowedSchemes[string(bytes.ToLower(sub[2]))] {
 			return m
 		}
 		return append(append([]byte(` `), sub[1]...), `=""`...)
@@ -96,4 +94,44 @@ func (starEmphasis) Parse(parent ast.Node, block text.Reader, pc parser.Context)
 func inlineParsers() []util.PrioritizedValue {
 	list := without(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()), emphasis)
 	return append(list, util.Prioritized(starEmphasis{}, 500))
+}
+
+// referenceEmphasis makes emphasis the reference's: its *emphasis* and
+// **strong** end on the line they start on, so across lines their stars
+// stay as typed; and ***both*** is strong outside, emphasis inside.
+type referenceEmphasis struct{}
+
+func (referenceEmphasis) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	var spanning []*ast.Emphasis
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		e, ok := n.(*ast.Emphasis)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		if spansLines(e) {
+			spanning = append(spanning, e)
+		} else if inner, ok := e.FirstChild().(*ast.Emphasis); ok && e.Level == 1 && inner.Level == 2 && inner.NextSibling() == nil {
+			e.Level, inner.Level = 2, 1
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, e := range spanning {
+		stars := []byte("**")[:e.Level]
+		parent := e.Parent()
+		parent.InsertBefore(parent, e, ast.NewString(stars))
+		for c := e.FirstChild(); c != nil; c = e.FirstChild() {
+			parent.InsertBefore(parent, e, c)
+		}
+		parent.ReplaceChild(parent, e, ast.NewString(stars))
+	}
+}
+
+// spansLines reports whether a line break falls inside n.
+func spansLines(n ast.Node) bool {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok && (t.SoftLineBreak() || t.HardLineBreak()) || spansLines(c) {
+			return true
+		}
+	}
+	return false
 }

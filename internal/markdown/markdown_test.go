@@ -10,7 +10,7 @@ func TestRenderMarkdown(t *testing.T) {
 		{"<div onclick=x>\nhi\n</div>", "<p>&lt;div onclick=x&gt;<br>\nhi<br>\n&lt;/div&gt;</p>"},
 		{"[a](javascript:alert(1))", `<p><a href="">a</a></p>`},
 		{"[a](JaVaScRiPt:alert(1))", `<p><a href="">a</a></p>`},
-		{"[a](ftp://example.com/x)", `<p><a href="">a</a></p>`},
+		{"[a](gopher://example.com/x) [b](ftp://example.com/x)", `<p><a href="">a</a> <a href="ftp://example.com/x">b</a></p>`},
 		{"[call me](tel:+14155551234) [or not](sms:+14155551234)", `<p><a href="tel:+14155551234">call me</a> <a href="sms:+14155551234">or not</a></p>`},
 		{"[a](https://example.com/?q=\"x\")", `<p><a href="https://example.com/?q=%22x%22">a</a></p>`},
 		{"[mail](mailto:me@example.com) [rel](/path)", `<p><a href="mailto:me@example.com">mail</a> <a href="/path">rel</a></p>`},

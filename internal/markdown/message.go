@@ -96,13 +96,16 @@ var messages = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(append(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser()),
 			util.Prioritized(fenceContainerParser{}, 690))...),
-		parser.WithInlineParsers(append(inlineParsers(),
+		// No <url> autolinks and no link reference definitions: the
+		// reference has neither ("[x]: url" is text and a web link).
+		parser.WithInlineParsers(append(without(inlineParsers(), parser.NewAutoLinkParser()),
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-		parser.WithASTTransformers(util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(spoilerHeaderTransformer{}, 200),
-			util.Prioritized(unicodeEmojiTransformer{}, 300)),
+		parser.WithASTTransformers(util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(linkifierTransformer{}, 100),
+			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),
-	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
+	// Web links are found by linkifierTransformer, as the reference finds
+	// them, rather than by goldmark's Linkify.
+	goldmark.WithExtensions(extension.Strikethrough, extension.Table),
 	goldmark.WithRendererOptions(ghtml.WithHardWraps(),
 		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100), util.Prioritized(spoilerRenderer{}, 100),
 			util.Prioritized(codeRenderer{}, 100))),

@@ -93,3 +93,32 @@ func TestLinkifierLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestTopicLinks pins a topic's links as the reference lists them: the
+// linkifiers' matches, then the web links that none of them overlaps
+// (written without a scheme, they get https://), in the topic's order.
+func TestTopicLinks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		owner := chat.AsUser(f.owner.ID)
+		_, err := f.svc.AddLinkifier(ctx, owner, chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://tracker.example/{id}"})
+		wantNoErr(t, "AddLinkifier", err)
+		_, err = f.svc.AddLinkifier(ctx, owner, chat.LinkifierRequest{Pattern: `(?P<host>docs\.example\.org)`, URLTemplate: "https://{host}/home"})
+		wantNoErr(t, "AddLinkifier", err)
+		_, err = f.svc.Subscribe(ctx, owner, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "links"}}})
+		wantNoErr(t, "Subscribe", err)
+		topic := "#7 ex.com/a,http://x.org/b! docs.example.org x.md a@b.io"
+		id, err := f.svc.PostChannelMessage(ctx, owner, channelIDOf(t, f, "links"), topic, "hi")
+		wantNoErr(t, "PostChannelMessage", err)
+		v, _, err := f.svc.GetMessage(ctx, owner, id, chat.MessageFormat{ApplyMarkdown: true})
+		wantNoErr(t, "GetMessage", err)
+		diff(t, "topic_links", v.TopicLinks, []chat.TopicLink{
+			{Text: "#7", URL: "https://tracker.example/7"},
+			{Text: "ex.com/a", URL: "https://ex.com/a"},
+			{Text: "http://x.org/b", URL: "http://x.org/b"},
+			{Text: "docs.example.org", URL: "https://docs.example.org/home"},
+			{Text: "a@b.io", URL: "https://a@b.io"},
+		})
+	})
+}

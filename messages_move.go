@@ -125,7 +125,11 @@ func (s *Service) moveMessages(tx storage.Tx, emit func(Event), cc *channelConte
 		"orig_subject": mv.origTopic,
 	}
 	if mv.topicChanged() {
-		payload["subject"], payload["topic_links"] = mv.topic, []any{}
+		ls, err := realmLinkifiers(tx, cc.realm.ID)
+		if err != nil {
+			return nil, err
+		}
+		payload["subject"], payload["topic_links"] = mv.topic, topicLinks(mv.topic, compileLinkifiers(ls))
 	}
 	if mv.channelChanged() {
 		payload["new_stream_id"] = mv.to.ID

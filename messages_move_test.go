@@ -55,11 +55,11 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 		wantNoErr(t, "Register", err)
 		queue := st["queue_id"].(string)
 
-		wantNoErr(t, "change_one", move(f.member.ID, a2, "one", ""))
-		diff(t, "after change_one", topics(a1, a2, a3, other), []string{"a", "one", "A", "b"})
+		wantNoErr(t, "change_one", move(f.member.ID, a2, "one ex.org", ""))
+		diff(t, "after change_one", topics(a1, a2, a3, other), []string{"a", "one ex.org", "A", "b"})
 		wantNoErr(t, "change_later", move(f.member.ID, a1, "later", chat.PropagateChangeLater))
 		// a2 left the topic; a3 is in it (topics match without regard to case).
-		diff(t, "after change_later", topics(a1, a2, a3, other), []string{"later", "one", "later", "b"})
+		diff(t, "after change_later", topics(a1, a2, a3, other), []string{"later", "one ex.org", "later", "b"})
 		// The notification bot told the new topic; its notice is in the
 		// topic now, so the next move takes it along.
 		newest, err := f.svc.GetMessages(ctx, chat.AsUser(f.admin.ID), chat.GetMessagesRequest{Anchor: ptr("newest"),
@@ -71,7 +71,7 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 			t.Errorf("notice of change_later: sender %d, %q", notice.SenderID, notice.Content)
 		}
 		wantNoErr(t, "change_all", move(f.admin.ID, a3, "✔ all", chat.PropagateChangeAll))
-		diff(t, "after change_all", topics(a1, a2, a3, other), []string{"✔ all", "one", "✔ all", "b"})
+		diff(t, "after change_all", topics(a1, a2, a3, other), []string{"✔ all", "one ex.org", "✔ all", "b"})
 
 		es, err := f.svc.GetEvents(ctx, chat.AsUser(f.admin.ID), queue, -1, true)
 		wantNoErr(t, "GetEvents", err)
@@ -94,8 +94,11 @@ func TestMoveTopicPropagateModes(t *testing.T) {
 				"message_ids": fids, "rendering_only": false, "stream_id": float64(channel), "stream_name": "mv",
 				"propagate_mode": mode, "orig_subject": from, "subject": to, "topic_links": []any{}, "flags": []any{}}
 		}
+		// The new topic's links come with it.
+		changeOne := event(f.member.ID, a2, []int64{a2}, "change_one", "a", "one ex.org")
+		changeOne["topic_links"] = []any{map[string]any{"text": "ex.org", "url": "https://ex.org"}}
 		diff(t, "events", got, []map[string]any{
-			event(f.member.ID, a2, []int64{a2}, "change_one", "a", "one"),
+			changeOne,
 			event(f.member.ID, a1, []int64{a1, a3}, "change_later", "a", "later"),
 			event(f.admin.ID, a3, []int64{a1, a3, notice.ID}, "change_all", "later", "✔ all"),
 		})

@@ -179,19 +179,32 @@ func (rc *renderContext) loadGroups(tx storage.Tx, realmID int64) error {
 	return nil
 }
 
-// TopicLink is a linkifier match in a topic, as message objects list them.
+// TopicLink is a link in a topic, as message objects list them.
 type TopicLink struct {
 	Text string `json:"text"`
 	URL  string `json:"url"`
 }
 
-// topicLinks returns the linkifier matches of a topic.
+// topicLinks returns the links of a topic, as the reference lists them: the
+// linkifier matches, and the web links that none of them overlaps, in the
+// topic's order.
 func topicLinks(topic string, ls []compiledWithID) []TopicLink {
 	out := []TopicLink{}
-	if topic == "" || len(ls) == 0 {
+	if topic == "" {
 		return out
 	}
+	var matches []markdown.Link
 	for _, m := range linkify(ls, topic) {
+		matches = append(matches, markdown.Link{Start: m.Start, End: m.End, URL: m.URL})
+	}
+	linkified := len(matches)
+	for _, w := range markdown.TopicWebLinks(topic) {
+		if !slices.ContainsFunc(matches[:linkified], func(m markdown.Link) bool { return m.Start < w.End && w.Start < m.End }) {
+			matches = append(matches, w)
+		}
+	}
+	slices.SortStableFunc(matches, func(a, b markdown.Link) int { return a.Start - b.Start })
+	for _, m := range matches {
 		out = append(out, TopicLink{Text: topic[m.Start:m.End], URL: m.URL})
 	}
 	return out

@@ -345,3 +345,34 @@ func pathOf(u string) string {
 	}
 	return u
 }
+
+// topicSplitters separate the pieces of a topic that are searched for a
+// web link each, as the reference splits topics.
+const topicSplitters = ` !;),'"`
+
+// TopicWebLinks returns the web links of a topic as the reference lists
+// them in topic_links: the topic is cut at spaces and at !;),'" and each
+// piece gives its first web link, found as in message text; a link written
+// without a scheme (a bare domain, an e-mail address) gets https://.
+func TopicWebLinks(topic string) []Link {
+	var links []Link
+	for start := 0; start < len(topic); {
+		end := strings.IndexAny(topic[start:], topicSplitters)
+		if end < 0 {
+			end = len(topic)
+		} else {
+			end += start
+		}
+		piece := []byte(topic[start:end])
+		if found := webLinks(piece, 0, len(piece)); len(found) > 0 {
+			l := found[0]
+			text := string(piece[l.Start:l.End])
+			if _, _, hasScheme := splitScheme(text); !hasScheme {
+				l.URL = "https://" + text
+			}
+			links = append(links, Link{Start: start + l.Start, End: start + l.End, URL: l.URL})
+		}
+		start = end + 1
+	}
+	return links
+}

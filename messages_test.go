@@ -44,7 +44,7 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 		m2 := sendTo(f.member.ID, alpha, "plans", "hello @**"+fullName(t, f, f.admin.ID)+"** and walrus")
 		m3 := sendTo(f.member.ID, alpha, "✔ done", "walrus resolved")
 		m4 := dm(f.member.ID, []int64{f.admin.ID}, "private walrus")
-		m5 := dm(f.admin.ID, []int64{f.member.ID, f.moderator.ID}, "group chat")
+		m5 := dm(f.admin.ID, []int64{f.member.ID, f.moderator.ID}, "group chat [pic.png](/user_uploads/1/ab/pic.png)")
 		m6 := sendTo(f.admin.ID, secret, "s", "hidden walrus")
 		wantNoErr(t, "react", f.svc.AddReaction(ctx, chat.AsUser(f.admin.ID), m2, chat.ReactionRequest{Name: "octopus"}))
 
@@ -90,10 +90,11 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 			{admin, `[["is","resolved"]]`, []int64{m3}},
 			{admin, `[["is","unread"]]`, []int64{m1, m2, m3, m4, m5, m6}},
 			{admin, `[["is","starred"]]`, []int64{}},
-			{admin, `[["has","link"]]`, []int64{m1}},
+			{admin, `[["has","link"]]`, []int64{m1, m5}},
 			{admin, `[{"operator":"has","operand":"link","negated":true},["channel","alpha"]]`, []int64{m2, m3}},
 			{admin, `[["has","reaction"]]`, []int64{m2}},
-			{admin, `[["has","image"]]`, []int64{}},
+			{admin, `[["has","image"]]`, []int64{m5}},
+			{admin, `[["has","attachment"]]`, []int64{m5}},
 			{admin, `[{"operator":"id","operand":` + itoa(m3) + `}]`, []int64{m3}},
 			{admin, `[["search","walrus"]]`, []int64{m2, m3, m4, m6}},
 			{admin, `[["search","WALRUS hidden"]]`, []int64{m6}},

@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"html"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,7 +31,7 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 	_, _ = w.WriteString(`<div class="codehilite"`)
 	if fc, ok := n.(*ast.FencedCodeBlock); ok {
 		if lang := fc.Language(src); len(lang) > 0 {
-			_, _ = w.WriteString(` data-code-language="` + html.EscapeString(codeLanguageName(string(lang))) + `"`)
+			_, _ = w.WriteString(` data-code-language="` + escapeAttr(codeLanguageName(string(lang))) + `"`)
 		}
 	}
 	_, _ = w.WriteString(`><pre><span></span><code>`)
@@ -101,7 +100,7 @@ func (timeParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Nod
 	block.Advance(end + 1)
 	t, ok := parseMoment(input)
 	if !ok {
-		return &referenceNode{html: `<span class="timestamp-error">Invalid time format: ` + html.EscapeString(input) + `</span>`}
+		return &referenceNode{html: `<span class="timestamp-error">Invalid time format: ` + escapeText(input) + `</span>`}
 	}
 	// As Python's isoformat: microseconds only when there are some, and
 	// then all six digits.
@@ -110,7 +109,7 @@ func (timeParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Nod
 		layout = "2006-01-02T15:04:05.000000Z"
 	}
 	datetime := t.UTC().Format(layout)
-	return &referenceNode{html: `<time datetime="` + datetime + `">` + html.EscapeString(input) + `</time>`}
+	return &referenceNode{html: `<time datetime="` + datetime + `">` + escapeText(input) + `</time>`}
 }
 
 // momentLayouts are the forms of a moment that <time:…> takes, besides

@@ -2,7 +2,6 @@ package markdown
 
 import (
 	"fmt"
-	"html"
 	"strings"
 	"unicode/utf8"
 
@@ -50,9 +49,9 @@ func emojiNameByte(c byte) bool {
 
 // emojiSpan is the HTML of a Unicode emoji written as :name:.
 func emojiSpan(name, code string) string {
-	title := html.EscapeString(strings.ReplaceAll(name, "_", " "))
+	title := escapeAttr(strings.ReplaceAll(name, "_", " "))
 	return `<span aria-label="` + title + `" class="emoji emoji-` + code + `" role="img" title="` + title + `">:` +
-		html.EscapeString(name) + `:</span>`
+		escapeText(name) + `:</span>`
 }
 
 // unicodeEmojiTransformer renders an emoji typed as such (💩, 👁‍🗨, ⬆️)

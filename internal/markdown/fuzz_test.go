@@ -1,10 +1,13 @@
 package markdown
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 )
 
 // unsafeHTML matches what a rendered message must never hold: raw HTML
@@ -34,6 +37,9 @@ func FuzzRenderMessage(f *testing.F) {
 		if unsafeHTML.MatchString(r.HTML) {
 			t.Fatalf("%q rendered unsafe HTML: %s", content, r.HTML)
 		}
+		if err := onlyKnownMarkup(r.HTML); err != nil {
+			t.Fatalf("%q rendered %v: %s", content, err, r.HTML)
+		}
 		if utf8.ValidString(content) && !utf8.ValidString(r.HTML) {
 			t.Fatalf("%q rendered invalid UTF-8: %q", content, r.HTML)
 		}
@@ -41,4 +47,42 @@ func FuzzRenderMessage(f *testing.F) {
 			t.Fatalf("%q rendered twice differently:\n%s\n%s", content, r.HTML, again.HTML)
 		}
 	})
+}
+
+// knownTags are the elements a rendering may hold, with the attributes
+// each may carry.
+var knownTags = map[string]map[string]bool{
+	"a":    {"href": true, "title": true, "class": true, "data-stream-id": true},
+	"span": {"class": true, "data-user-id": true, "data-user-group-id": true, "aria-label": true, "role": true, "title": true},
+	"div":  {"class": true, "data-code-language": true, "aria-hidden": true},
+	"time": {"datetime": true}, "ol": {"start": true}, "th": {"style": true, "align": true}, "td": {"style": true, "align": true},
+	"p": {}, "br": {}, "hr": {}, "strong": {}, "em": {}, "del": {}, "code": {}, "pre": {}, "blockquote": {},
+	"h1": {}, "h2": {}, "h3": {}, "h4": {}, "h5": {}, "h6": {}, "ul": {}, "li": {},
+	"table": {}, "thead": {}, "tbody": {}, "tr": {},
+}
+
+// onlyKnownMarkup reports the first element or attribute of out that no
+// renderer writes, as the text of a message would be if it escaped its
+// markup (a quote ending an attribute value early, say).
+func onlyKnownMarkup(out string) error {
+	z := html.NewTokenizer(strings.NewReader(out))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return nil
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			tok := z.Token()
+			attrs, ok := knownTags[tok.Data]
+			if !ok {
+				return fmt.Errorf("the element <%s>", tok.Data)
+			}
+			for _, a := range tok.Attr {
+				if !attrs[a.Key] {
+					return fmt.Errorf("the attribute %s of <%s>", a.Key, tok.Data)
+				}
+			}
+		case html.CommentToken, html.DoctypeToken:
+			return fmt.Errorf("markup %q", z.Token().String())
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -47,10 +48,6 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		case *ast.AutoLink:
 			r.noteLink(string(n.URL(source)))
 			return ast.WalkSkipChildren, nil
-		case *ast.Image:
-			r.res.HasImage = true
-			r.noteLink(string(n.Destination))
-			return ast.WalkSkipChildren, nil
 		case *ast.CodeSpan, *ast.CodeBlock, *ast.FencedCodeBlock, *referenceNode:
 			return ast.WalkSkipChildren, nil
 		case *ast.Text:
@@ -89,13 +86,19 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 	}
 }
 
-// noteLink records a link target for the "has" narrows.
+// noteLink records a link target for the "has" narrows: an uploaded file
+// is an attachment, and an image when its name says so.
 func (r *render) noteLink(dest string) {
 	r.res.HasLink = true
 	if strings.HasPrefix(dest, "/user_uploads/") {
 		r.res.HasAttachment = true
+		r.res.HasImage = r.res.HasImage || imageName.MatchString(dest)
 	}
 }
+
+// imageName matches the names of the image files the reference counts for
+// has:image.
+var imageName = regexp.MustCompile(`(?i)\.(bmp|gif|jpe?g|png|tiff?|webp)$`)
 
 // linkifyText replaces the web links in t, and the linkifier matches in
 // the text between them, with links.

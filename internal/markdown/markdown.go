@@ -8,12 +8,12 @@ package markdown
 import (
 	"bytes"
 	"reflect"
-	"regexp"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -22,9 +22,8 @@ import (
 // plain is the renderer of descriptions. Raw HTML is not Markdown here: its
 // parsers are left out, so "<b>" is shown as the text "<b>" (escaped)
 // rather than dropped or passed through; html.WithUnsafe stays off as a
-// second line of defence. goldmark already empties link destinations with
-// dangerous schemes (javascript:, vbscript:, file:, data:); sanitizeLinks
-// narrows links further to the schemes a chat client may follow.
+// second line of defence. linkRenderer empties link targets whose scheme a
+// chat client should not follow; "![…](…)" is text, as in messages.
 var plain = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
@@ -32,7 +31,8 @@ var plain = goldmark.New(
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 	)),
 	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
-	goldmark.WithRendererOptions(html.WithHardWraps()),
+	goldmark.WithRendererOptions(html.WithHardWraps(), html.WithWriter(referenceWriter{}),
+		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100))),
 )
 
 // without returns the parsers of list whose type is not that of drop.
@@ -55,25 +55,7 @@ func Render(src string) string {
 		// goldmark fails only on writer errors, and a bytes.Buffer has none.
 		panic(err)
 	}
-	return sanitizeLinks(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
-}
-
-// schemeAttr matches an href or src attribute whose value has a scheme.
-// goldmark escapes '"' inside attribute values, so [^"]* ends at the value's
-// end.
-var schemeAttr = regexp.MustCompile(`(?i)\s(href|src)="([a-z][a-z0-9+.\-]*):[^"]*"`)
-
-// sanitizeLinks empties link targets whose scheme a chat client should not
-// follow.
-func sanitizeLinks(out []byte) string {
-	out = schemeAttr.ReplaceAllFunc(out, func(m []byte) []byte {
-		sub := schemeAttr.FindSubmatch(m)
-		if allowedSchemes[string(bytes.ToLower(sub[2]))] {
-			return m
-		}
-		return append(append([]byte(` `), sub[1]...), `=""`...)
-	})
-	return string(out)
+	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
 }
 
 // starEmphasis is goldmark's emphasis with stars only: the reference
@@ -89,11 +71,11 @@ func (starEmphasis) Parse(parent ast.Node, block text.Reader, pc parser.Context)
 	return emphasis.Parse(parent, block, pc)
 }
 
-// inlineParsers are goldmark's inline parsers without raw HTML, with
-// emphasis by stars only.
+// inlineParsers are goldmark's inline parsers without raw HTML or images,
+// with emphasis by stars only.
 func inlineParsers() []util.PrioritizedValue {
 	list := without(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()), emphasis)
-	return append(list, util.Prioritized(starEmphasis{}, 500))
+	return append(list, util.Prioritized(starEmphasis{}, 500), util.Prioritized(noImages{}, 100))
 }
 
 // referenceEmphasis makes emphasis the reference's: its *emphasis* and

@@ -14,7 +14,10 @@ func TestRenderMarkdown(t *testing.T) {
 		{"[call me](tel:+14155551234) [or not](sms:+14155551234)", `<p><a href="tel:+14155551234">call me</a> <a href="sms:+14155551234">or not</a></p>`},
 		{"[a](https://example.com/?q=\"x\")", `<p><a href="https://example.com/?q=%22x%22">a</a></p>`},
 		{"[mail](mailto:me@example.com) [rel](/path)", `<p><a href="mailto:me@example.com">mail</a> <a href="/path">rel</a></p>`},
-		{"![img](data:image/png;base64,AAAA)", `<p><img src="" alt="img"></p>`},
+		// No images: "![" is text, as in the reference's messages.
+		{"![img](data:image/png;base64,AAAA)", `<p>![img](data:image/png;base64,AAAA)</p>`},
+		{"<javascript:alert(1)> <https://example.com>", `<p><a href="">javascript:alert(1)</a> <a href="https://example.com">https://example.com</a></p>`},
+		{`"quoted" it's &copy; [t](/x "a\"b")`, `<p>"quoted" it's &copy; <a href="/x" title="a&quot;b">t</a></p>`},
 		{"see https://example.com", `<p>see <a href="https://example.com">https://example.com</a></p>`},
 	} {
 		if got := Render(c.in); got != c.want {

@@ -106,9 +106,9 @@ var messages = goldmark.New(
 	// Web links are found by linkifierTransformer, as the reference finds
 	// them, rather than by goldmark's Linkify.
 	goldmark.WithExtensions(extension.Strikethrough, extension.Table),
-	goldmark.WithRendererOptions(ghtml.WithHardWraps(),
+	goldmark.WithRendererOptions(ghtml.WithHardWraps(), ghtml.WithWriter(referenceWriter{}),
 		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100), util.Prioritized(spoilerRenderer{}, 100),
-			util.Prioritized(codeRenderer{}, 100))),
+			util.Prioritized(codeRenderer{}, 100), util.Prioritized(linkRenderer{}, 100))),
 )
 
 // renderKey is where a render's state lives in goldmark's parser context.
@@ -130,7 +130,7 @@ func RenderMessage(src string, env *Env) Result {
 	if err := messages.Convert([]byte(src), &b, parser.WithContext(pc)); err != nil {
 		panic(err) // a bytes.Buffer never fails
 	}
-	r.res.HTML = sanitizeLinks(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+	r.res.HTML = string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
 	return r.res
 }
 

@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"html"
 	"strconv"
 	"strings"
 
@@ -106,7 +105,7 @@ func groupMention(r *render, block text.Reader, s string, start int, silent bool
 	}
 	block.Advance(start + 1 + end + 1)
 	return &referenceNode{html: `<span class="` + class + `" data-user-group-id="` + strconv.FormatInt(g.ID, 10) + `">` +
-		prefix + html.EscapeString(g.Name) + `</span>`}
+		prefix + escapeText(g.Name) + `</span>`}
 }
 
 // mention resolves a user or wildcard mention to its HTML, recording whom
@@ -156,7 +155,7 @@ func (r *render) mention(name string, silent bool) string {
 		r.res.Mentioned[u.ID] = true
 	}
 	return `<span class="` + class + `" data-user-id="` + strconv.FormatInt(u.ID, 10) + `">` +
-		prefix + html.EscapeString(u.FullName) + `</span>`
+		prefix + escapeText(u.FullName) + `</span>`
 }
 
 // channelReference resolves #**channel**, #**channel>topic** and
@@ -173,18 +172,18 @@ func (r *render) channelReference(ref string) string {
 	id := strconv.FormatInt(c.ID, 10)
 	base := "/#narrow/channel/" + ChannelSlug(c.ID, c.Name)
 	if !hasTopic {
-		return `<a class="stream" data-stream-id="` + id + `" href="` + base + `">#` + html.EscapeString(c.Name) + `</a>`
+		return `<a class="stream" data-stream-id="` + id + `" href="` + base + `">#` + escapeText(c.Name) + `</a>`
 	}
 	if at := strings.LastIndexByte(topic, '@'); at >= 0 {
 		if msgID, err := strconv.ParseInt(topic[at+1:], 10, 64); err == nil && msgID > 0 {
 			t := topic[:at]
 			return `<a class="message-link" href="` + base + "/topic/" + HashComponent(t) + "/near/" +
-				strconv.FormatInt(msgID, 10) + `">#` + html.EscapeString(c.Name) + " &gt; " +
-				html.EscapeString(r.topicDisplay(t)) + " @ 💬</a>"
+				strconv.FormatInt(msgID, 10) + `">#` + escapeText(c.Name) + " &gt; " +
+				escapeText(r.topicDisplay(t)) + " @ 💬</a>"
 		}
 	}
 	return `<a class="stream-topic" data-stream-id="` + id + `" href="` + base + "/topic/" + HashComponent(topic) +
-		`">#` + html.EscapeString(c.Name) + " &gt; " + html.EscapeString(r.topicDisplay(topic)) + `</a>`
+		`">#` + escapeText(c.Name) + " &gt; " + escapeText(r.topicDisplay(topic)) + `</a>`
 }
 
 // topicDisplay is a topic as shown in text: the empty topic has its display

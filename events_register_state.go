@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -20,7 +21,7 @@ func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterReque
 		}
 		for k, val := range map[string]any{
 			"realm_name":                                       r.Name,
-			"realm_description":                                renderPlainText(r.Description),
+			"realm_description":                                markdown.Render(r.Description),
 			"realm_url":                                        r.URL,
 			"realm_uri":                                        r.URL,
 			"realm_icon_url":                                   realmIconURL(r),

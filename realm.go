@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -294,7 +295,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		if err != nil {
 			return err
 		}
-		description := renderPlainText(realm.Description)
+		description := markdown.Render(realm.Description)
 		webPublic := realm.EnableSpectatorAccess && webPublicChannelsExist(tx, realm.ID)
 		out.RealmURI = realm.URL
 		out.RealmURL = realm.URL

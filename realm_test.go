@@ -79,7 +79,8 @@ func TestServerSettings(t *testing.T) {
 		want.RealmURL = "http://localhost:9991"
 		want.RealmName = "Test Org"
 		want.RealmIcon = "https://secure.gravatar.com/avatar/82bf828208f549032b875ded9decfbea?d=identicon"
-		want.RealmDescription = ptr("<p>Welcome to &lt;Test&gt; &amp; &#34;friends&#34;.</p><p>Second paragraph<br>\nwith a break.</p>")
+		// Markdown, as the reference renders it.
+		want.RealmDescription = ptr("<p>Welcome to &lt;Test&gt; &amp; \"friends\".</p>\n<p>Second paragraph<br>\nwith a break.</p>")
 		want.RealmWebPublicAccessEnabled = ptr(false)
 		// With one organization, every host reaches it.
 		for _, host := range []string{host1, "localhost", "unknown.example.org"} {

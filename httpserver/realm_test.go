@@ -252,7 +252,7 @@ func TestUpdateRealm(t *testing.T) {
 		http.StatusOK, success("can_move_messages_between_channels_group",
 			map[string]any{"direct_members": []any{float64(e.member.id)}, "direct_subgroups": []any{}}))
 	res := e.call(http.MethodGet, "/server_settings", nil, nil)
-	if res.body["realm_name"] != "Renamed" || res.body["realm_description"] != "<p>New **description**</p>" ||
+	if res.body["realm_name"] != "Renamed" || res.body["realm_description"] != "<p>New <strong>description</strong></p>" ||
 		res.body["realm_web_public_access_enabled"] != false {
 		t.Errorf("server settings after the update: %s", res.raw)
 	}

@@ -34,9 +34,9 @@ func escapeAttr(s string) string { return attrEscaper.Replace(s) }
 // linkRenderer writes those itself.
 type referenceWriter struct{}
 
-// Write writes Markdown text: backslash escapes resolved (goldmark's parser
-// has decided by them), character references kept as typed when the
-// reference's pattern matches them, &, < and > escaped otherwise.
+// Write writes Markdown text: the reference's backslash escapes resolved,
+// character references kept as typed when the reference's pattern matches
+// them, &, < and > escaped otherwise.
 func (referenceWriter) Write(w util.BufWriter, src []byte) { writeText(w, src, false) }
 
 // RawWrite writes text as it is, escaping &, < and > (code spans).
@@ -78,17 +78,24 @@ func (referenceWriter) SecureWrite(w util.BufWriter, src []byte) {
 	html.DefaultWriter.SecureWrite(w, src)
 }
 
-// writeText writes Markdown text src, escaped for an attribute value when
-// attr is set.
+// referenceEscapable are the characters a backslash escapes in the
+// reference's Markdown; before other punctuation it is shown, although
+// goldmark has already read "\~" or "\|" as escaped when parsing.
+const referenceEscapable = "\\`*_{}[]()>#+-.!"
+
+// writeText writes Markdown text src, or a link title (an attribute value,
+// whose syntax is goldmark's: every escape is resolved) when attr is set.
 func writeText(w util.BufWriter, src []byte, attr bool) {
 	start := 0
 	flush := func(i int) { writeRaw(w, src[start:i], attr) }
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; {
 		case c == '\\' && i+1 < len(src) && util.IsPunct(src[i+1]):
-			flush(i)
-			start = i + 1 // the escaped character is written as text
-			i++
+			if attr || strings.IndexByte(referenceEscapable, src[i+1]) >= 0 {
+				flush(i)
+				start = i + 1 // the escaped character is written as text
+				i++
+			}
 		case c == '&':
 			if n := referenceLen(src[i:]); n > 0 {
 				flush(i)

@@ -24,7 +24,7 @@ func TestImportSlackMarkup(t *testing.T) {
 		{"```python\nprint(1)```", "<div class=\"codehilite\"><pre><span></span><code>python\nprint(1)\n</code></pre></div>"},
 		{"&gt; quoted\nnot quoted", "<blockquote>\n<p>quoted</p>\n</blockquote>\n<p>not quoted</p>"},
 		{"&gt;&gt;&gt; all\nquoted\n```code```", "<blockquote>\n<p>all<br>\nquoted</p>\n<div class=\"codehilite\"><pre><span></span><code>code\n</code></pre></div>\n</blockquote>"},
-		{"intro\n• one\n    ◦ nested\n• two", "<p>intro</p>\n<ul>\n<li>one\n<ul>\n<li>nested</li>\n</ul>\n</li>\n<li>two</li>\n</ul>"},
+		{"intro\n• one\n    ◦ nested\n• two", "<p>intro</p>\n<ul>\n<li>one<ul>\n<li>nested</li>\n</ul>\n</li>\n<li>two</li>\n</ul>"},
 		{"1. first\n2. second", "<ol>\n<li>first</li>\n<li>second</li>\n</ol>"},
 		{"<https://x.example/a_b|*bold* and _it_ link> *<https://y.example|bolded>*",
 			`<p><a href="https://x.example/a_b"><strong>bold</strong> and <em>it</em> link</a> <strong><a href="https://y.example">bolded</a></strong></p>`},

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,12 +17,44 @@ import (
 // codeRenderer writes code blocks as the reference does (without its
 // syntax highlighting): <div class="codehilite" data-code-language="Python">
 // <pre><span></span><code>…</code></pre></div>, lines without trailing
-// whitespace; clients style and find code blocks by that class.
+// whitespace; clients style and find code blocks by that class. Code spans
+// keep the spaces inside their backticks, as the reference's do.
 type codeRenderer struct{}
 
 func (codeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindFencedCodeBlock, renderCode)
 	reg.Register(ast.KindCodeBlock, renderCode)
+	reg.Register(ast.KindCodeSpan, renderCodeSpan)
+}
+
+// renderCodeSpan writes a code span with the space goldmark's parser took
+// off each end (CommonMark's rule, which the reference does not have).
+func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		_, _ = w.WriteString("</code>")
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString("<code>")
+	first, _ := n.FirstChild().(*ast.Text)
+	last, _ := n.LastChild().(*ast.Text)
+	if first != nil && first.Segment.Start > 0 && src[first.Segment.Start-1] == ' ' {
+		_ = w.WriteByte(' ')
+	}
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			// A line ending inside a span is a space.
+			value := t.Segment.Value(src)
+			trimmed := bytes.TrimSuffix(value, []byte{'\n'})
+			writeRaw(w, trimmed, false)
+			if len(trimmed) < len(value) {
+				_ = w.WriteByte(' ')
+			}
+		}
+	}
+	if last != nil && last.Segment.Stop < len(src) && src[last.Segment.Stop] == ' ' {
+		_ = w.WriteByte(' ')
+	}
+	return ast.WalkSkipChildren, nil
 }
 
 func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -49,6 +49,16 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"<time:31 Dec 2017 5:30 am IST>", `<p><time datetime="2017-12-31T00:00:00Z">31 Dec 2017 5:30 am IST</time></p>`},
 		{"<time:<alert(1)>>", `<p><span class="timestamp-error">Invalid time format: &lt;alert(1)</span>&gt;</p>`},
 		{"`<time:1>` <https://example.com>", `<p><code>&lt;time:1&gt;</code> &lt;<a href="https://example.com">https://example.com</a>&gt;</p>`},
+		// Code spans keep their spaces, as the reference's do.
+		{"` outer ` ```    space    ``` `a` `` `x` `` `  `", `<p><code> outer </code> <code>    space    </code> <code>a</code> <code> ` + "`x`" + ` </code> <code>  </code></p>`},
+		{"`one\ntwo`", `<p><code>one two</code></p>`},
+		// Bullets of any kind make one list, as in the reference; a blank
+		// line between lists keeps them apart.
+		{"Combine:\n\n* One\n- Two\n+ Three\n- Four", "<p>Combine:</p>\n<ul>\n<li>One</li>\n<li>Two</li>\n<li>Three</li>\n<li>Four</li>\n</ul>"},
+		{"* One\n\n- Two", "<ul>\n<li>One</li>\n</ul>\n<ul>\n<li>Two</li>\n</ul>"},
+		{"1. A\n- B", "<ol>\n<li>A</li>\n</ol>\n<ul>\n<li>B</li>\n</ul>"},
+		// A nested list follows its item's text, as the reference writes it.
+		{"* outer\n  * inner\n  * more", "<ul>\n<li>outer<ul>\n<li>inner</li>\n<li>more</li>\n</ul>\n</li>\n</ul>"},
 	} {
 		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
 			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)

@@ -100,7 +100,8 @@ var messages = goldmark.New(
 		// reference has neither ("[x]: url" is text and a web link).
 		parser.WithInlineParsers(append(without(inlineParsers(), parser.NewAutoLinkParser()),
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
-		parser.WithASTTransformers(util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(linkifierTransformer{}, 100),
+		parser.WithASTTransformers(util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60),
+			util.Prioritized(linkifierTransformer{}, 100),
 			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),
 	// Web links are found by linkifierTransformer, as the reference finds
@@ -108,7 +109,7 @@ var messages = goldmark.New(
 	goldmark.WithExtensions(extension.Strikethrough, extension.Table),
 	goldmark.WithRendererOptions(ghtml.WithHardWraps(), ghtml.WithWriter(referenceWriter{}),
 		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100), util.Prioritized(spoilerRenderer{}, 100),
-			util.Prioritized(codeRenderer{}, 100), util.Prioritized(linkRenderer{}, 100))),
+			util.Prioritized(codeRenderer{}, 100), util.Prioritized(linkRenderer{}, 100), util.Prioritized(listRenderer{}, 100))),
 )
 
 // renderKey is where a render's state lives in goldmark's parser context.

@@ -49,3 +49,26 @@ func TestMentionOfDeactivatedUser(t *testing.T) {
 			`</span> and <span class="user-mention" data-user-id="`+itoa(f.moderator.ID)+`">@`+f.moderator.Name+`</span></p>`)
 	})
 }
+
+// TestRenderLocalLinks: links to the organization's own narrows and
+// uploads are made relative, as the reference makes them, so that clients
+// open them in place; its other pages and other sites keep their URLs.
+func TestRenderLocalLinks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		settings, err := f.svc.ServerSettings(t.Context(), host1)
+		wantNoErr(t, "ServerSettings", err)
+		realm := settings.RealmURL
+		for _, c := range []struct{ in, want string }{
+			{"[general](" + realm + "/#narrow/channel/1-general)", `<p><a href="#narrow/channel/1-general">general</a></p>`},
+			{realm + "/user_uploads/1/ab/f.png", `<p><a href="user_uploads/1/ab/f.png">` + realm + `/user_uploads/1/ab/f.png</a></p>`},
+			{realm + "/help/ " + realm + "x/#narrow", `<p><a href="` + realm + `/help/">` + realm + `/help/</a> <a href="` + realm + `x/#narrow">` +
+				realm + `x/#narrow</a></p>`},
+			{"[x](https://other.example.org/#narrow/channel/1-general)", `<p><a href="https://other.example.org/#narrow/channel/1-general">x</a></p>`},
+		} {
+			got, err := f.svc.RenderMessage(t.Context(), chat.AsUser(f.member.ID), c.in)
+			wantNoErr(t, c.in, err)
+			diff(t, c.in, got, c.want)
+		}
+	})
+}

@@ -65,6 +65,14 @@ func (rc *renderContext) render(src string) markdown.Result {
 func newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
 	rc := &renderContext{}
 	rc.env = markdown.Env{Emoji: UnicodeEmojiCode, EmojiName: UnicodeEmojiName, EmptyTopicName: EmptyTopicDisplayName}
+	if strings.Contains(content, "/#") || strings.Contains(content, "/user_uploads/") {
+		// It may link the organization's own views or uploads.
+		realm, err := tx.Realm(realmID)
+		if err != nil {
+			return nil, err
+		}
+		rc.env.RealmURL = strings.TrimSuffix(realm.URL, "/")
+	}
 	if strings.Contains(content, "@**") || strings.Contains(content, "@_**") {
 		if err := rc.loadUsers(tx, realmID); err != nil {
 			return nil, err

@@ -49,8 +49,10 @@ func TestHasImage(t *testing.T) {
 		{"[doc.pdf](/user_uploads/2/ab/doc.pdf)", false, true},
 		{"![x](https://ex.org/x.png)", false, false},
 		{"[pic.png](https://ex.org/pic.png)", false, false},
+		// The organization's own uploads, linked in full, are made relative.
+		{"https://chat.example.com/user_uploads/2/ab/p.gif", true, true},
 	} {
-		r := RenderMessage(c.in, &Env{})
+		r := RenderMessage(c.in, &Env{RealmURL: "https://chat.example.com"})
 		if r.HasImage != c.image || r.HasAttachment != c.attachment {
 			t.Errorf("RenderMessage(%q): image %v, attachment %v; want %v, %v", c.in, r.HasImage, r.HasAttachment, c.image, c.attachment)
 		}

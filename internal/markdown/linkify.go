@@ -35,6 +35,7 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 				refused = append(refused, n)
 				return ast.WalkSkipChildren, nil
 			}
+			target = r.local(target)
 			n.Destination = []byte(target)
 			r.noteLink(target)
 			if len(strings.TrimSpace(string(n.Text(source)))) == 0 {
@@ -86,11 +87,24 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 	}
 }
 
+// local makes a link to the organization's own "#narrow" views or uploads
+// relative ("#narrow/…", "user_uploads/…"), as the reference does.
+func (r *render) local(target string) string {
+	if r.env.RealmURL == "" {
+		return target
+	}
+	prefix := r.env.RealmURL + "/"
+	if rest, ok := strings.CutPrefix(target, prefix); ok && (strings.HasPrefix(rest, "#") || strings.HasPrefix(rest, "user_uploads/")) {
+		return rest
+	}
+	return target
+}
+
 // noteLink records a link target for the "has" narrows: an uploaded file
 // is an attachment, and an image when its name says so.
 func (r *render) noteLink(dest string) {
 	r.res.HasLink = true
-	if strings.HasPrefix(dest, "/user_uploads/") {
+	if strings.HasPrefix(dest, "/user_uploads/") || strings.HasPrefix(dest, "user_uploads/") {
 		r.res.HasAttachment = true
 		r.res.HasImage = r.res.HasImage || imageName.MatchString(dest)
 	}
@@ -107,7 +121,6 @@ func (r *render) linkifyText(t *ast.Text, source []byte) {
 	if len(matches) == 0 {
 		return
 	}
-	r.res.HasLink = true
 	parent := t.Parent()
 	seg := t.Segment
 	pos := 0
@@ -116,7 +129,8 @@ func (r *render) linkifyText(t *ast.Text, source []byte) {
 			parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(seg.Start+pos, seg.Start+m.Start)))
 		}
 		link := ast.NewLink()
-		link.Destination = []byte(m.URL)
+		link.Destination = []byte(r.local(m.URL))
+		r.noteLink(string(link.Destination))
 		link.AppendChild(link, ast.NewTextSegment(text.NewSegment(seg.Start+m.Start, seg.Start+m.End)))
 		parent.InsertBefore(parent, t, link)
 		pos = m.End

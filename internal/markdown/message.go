@@ -62,6 +62,10 @@ type Env struct {
 	Linkify func(text string) []Link
 	// EmptyTopicName is how the empty topic reads in a topic link.
 	EmptyTopicName string
+	// RealmURL is the organization's URL, without a trailing slash: links
+	// to its "#narrow" views and its uploads are made relative, so that
+	// clients open them in place. Empty leaves links as written.
+	RealmURL string
 	// Stop, when not nil, is asked before each text is linkified (the
 	// rendering's costly part); when it answers true the rendering stops
 	// there and its Result is Stopped.

@@ -28,6 +28,25 @@ func UnicodeEmojiName(code string) (string, bool) {
 	return n, ok
 }
 
+// referenceEmojiCode is UnicodeEmojiCode for the names of the reference's
+// table only, which messages render.
+func referenceEmojiCode(name string) (string, bool) {
+	if datasetOnlyEmojiNames[name] {
+		return "", false
+	}
+	return UnicodeEmojiCode(name)
+}
+
+// referenceEmojiName is UnicodeEmojiName for the codes of the reference's
+// table only, which messages render when typed.
+func referenceEmojiName(code string) (string, bool) {
+	n, ok := UnicodeEmojiName(code)
+	if !ok || datasetOnlyEmojiNames[n] {
+		return "", false
+	}
+	return n, true
+}
+
 // Emoji errors.
 var (
 	ErrInvalidEmojiCode            = &Error{Code: CodeBadRequest, Msg: "Invalid emoji code"}

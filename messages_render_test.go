@@ -28,6 +28,10 @@ func TestRenderUnicodeEmoji(t *testing.T) {
 			{"🇺🇸", "<p>" + span("flag united states", "1f1fa-1f1f8", "flag_united_states") + "</p>"},
 			{"no such sequence: 🐦\u200D🐦, 👍🏽", "<p>no such sequence: 🐦\u200D🐦, 👍🏽</p>"},
 			{"`💩` 3 * 4 #1", "<p><code>💩</code> 3 * 4 #1</p>"},
+			// Only the reference's names and codes render; the dataset's
+			// others (accepted for reactions) stay text, as there.
+			{":cooking: :fried_egg: :skin-tone-2: :man-girl-girl: 🐦\u200D🔥 🍋", "<p>" + span("cooking", "1f373", "cooking") +
+				" :fried_egg: :skin-tone-2: :man-girl-girl: 🐦\u200D🔥 " + span("lemon", "1f34b", "lemon") + "</p>"},
 		} {
 			got, err := f.svc.RenderMessage(t.Context(), chat.AsUser(f.member.ID), c.in)
 			wantNoErr(t, c.in, err)

@@ -64,7 +64,7 @@ func (rc *renderContext) render(src string) markdown.Result {
 // channels may be linked (those the sender can see).
 func newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
 	rc := &renderContext{}
-	rc.env = markdown.Env{Emoji: UnicodeEmojiCode, EmojiName: UnicodeEmojiName, EmptyTopicName: EmptyTopicDisplayName}
+	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName}
 	if strings.Contains(content, "/#") || strings.Contains(content, "/user_uploads/") {
 		// It may link the organization's own views or uploads.
 		realm, err := tx.Realm(realmID)

@@ -18,7 +18,8 @@
 // decide over the dataset's: each of its names means its code, and its
 // canonical name is the one a code is reported under. A dataset name stays
 // an alias of its code unless the reference uses it for another code;
-// codes the reference does not know keep the dataset's names.
+// codes the reference does not know keep the dataset's names. The names
+// only the dataset gives are listed too (datasetOnlyEmojiNames).
 package main
 
 import (
@@ -173,6 +174,18 @@ func generate(entries []entry, ref map[string]referenceEntry) ([]byte, error) {
 		fmt.Fprintf(&b, "\t%q: %q,\n", c, codeToName[c])
 	}
 	b.WriteString("}\n")
+	if ref != nil {
+		b.WriteString("\n// datasetOnlyEmojiNames are the names that only the dataset gives, which\n" +
+			"// the reference does not know: reactions and statuses accept them, and\n" +
+			"// messages leave them text, as the reference's do.\n")
+		b.WriteString("var datasetOnlyEmojiNames = map[string]bool{\n")
+		for _, n := range sortedKeys(nameToCode) {
+			if _, ok := refCode[n]; !ok {
+				fmt.Fprintf(&b, "\t%q: true,\n", n)
+			}
+		}
+		b.WriteString("}\n")
+	}
 	return format.Source(b.Bytes())
 }
 

@@ -59,6 +59,14 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"1. A\n- B", "<ol>\n<li>A</li>\n</ol>\n<ul>\n<li>B</li>\n</ul>"},
 		// A nested list follows its item's text, as the reference writes it.
 		{"* outer\n  * inner\n  * more", "<ul>\n<li>outer<ul>\n<li>inner</li>\n<li>more</li>\n</ul>\n</li>\n</ul>"},
+		// Two more spaces nest an item, as in the reference, also under a
+		// numbered item (whose text CommonMark would start a column later).
+		{"1. Step\n  - detail\n  - more\n2. Next", "<ol>\n<li>Step<ul>\n<li>detail</li>\n<li>more</li>\n</ul>\n</li>\n<li>Next</li>\n</ol>"},
+		{"1. A\n  1. sub\n    - deep\n10. B", "<ol>\n<li>A<ol>\n<li>sub<ul>\n<li>deep</li>\n</ul>\n</li>\n</ol>\n</li>\n<li>B</li>\n</ol>"},
+		{"text\n  - after text", "<p>text</p>\n<ul>\n<li>after text</li>\n</ul>"},
+		// Code is left as written.
+		{"para:\n\n    1. x\n      2. y", "<p>para:</p>\n" + code("", "1. x\n  2. y\n")},
+		{"1. a\n  1. b\n```\n  - in code\n```\n    - c", "<ol>\n<li>a<ol>\n<li>b</li>\n</ol>\n</li>\n</ol>\n" + code("", "  - in code\n") + "\n" + code("", "- c\n")},
 	} {
 		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
 			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)

@@ -132,7 +132,7 @@ func RenderMessage(src string, env *Env) Result {
 	pc := parser.NewContext()
 	pc.Set(renderKey, r)
 	var b bytes.Buffer
-	if err := messages.Convert([]byte(src), &b, parser.WithContext(pc)); err != nil {
+	if err := messages.Convert([]byte(nestLists(src)), &b, parser.WithContext(pc)); err != nil {
 		panic(err) // a bytes.Buffer never fails
 	}
 	r.res.HTML = string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))

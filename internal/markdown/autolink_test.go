@@ -78,6 +78,9 @@ func TestEmphasisEndsOnItsLine(t *testing.T) {
 		{"check **any time\nleave** now", "<p>check **any time<br>\nleave** now</p>"},
 		{"*a\nb* and ***c*** **d *e***", "<p>*a<br>\nb* and <strong><em>c</em></strong> <strong>d <em>e</em></strong></p>"},
 		{"**bold *it\nalic* still** *it*", "<p>**bold *it<br>\nalic* still** <em>it</em></p>"},
+		// Strikethrough is two tildes, spaces inside allowed, on one line.
+		{"~~a\nb~~ ~~ c ~~ a~~**b**~~c", "<p>~~a<br>\nb~~ <del> c </del> a<del><strong>b</strong></del>c</p>"},
+		{"about ~5 min, or ~10; ~~~x~~~ ~~y~~~", "<p>about ~5 min, or ~10; ~~~x~~~ ~~y~~~</p>"},
 	} {
 		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
 			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)

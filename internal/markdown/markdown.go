@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
@@ -30,9 +31,9 @@ var plain = goldmark.New(
 		parser.WithInlineParsers(inlineParsers()...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 	)),
-	goldmark.WithExtensions(extension.Strikethrough, extension.Linkify, extension.Table),
+	goldmark.WithExtensions(extension.Linkify, extension.Table),
 	goldmark.WithRendererOptions(html.WithHardWraps(), html.WithWriter(referenceWriter{}),
-		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100))),
+		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100), util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
 )
 
 // without returns the parsers of list whose type is not that of drop.
@@ -75,38 +76,75 @@ func (starEmphasis) Parse(parent ast.Node, block text.Reader, pc parser.Context)
 // with emphasis by stars only.
 func inlineParsers() []util.PrioritizedValue {
 	list := without(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()), emphasis)
-	return append(list, util.Prioritized(starEmphasis{}, 500), util.Prioritized(noImages{}, 100))
+	return append(list, util.Prioritized(starEmphasis{}, 500), util.Prioritized(noImages{}, 100), util.Prioritized(referenceStrike{}, 500))
 }
 
-// referenceEmphasis makes emphasis the reference's: its *emphasis* and
-// **strong** end on the line they start on, so across lines their stars
-// stay as typed; and ***both*** is strong outside, emphasis inside.
+// referenceEmphasis makes emphasis the reference's: its *emphasis*,
+// **strong** and ~~strikethrough~~ end on the line they start on, so
+// across lines their marks stay as typed; and ***both*** is strong
+// outside, emphasis inside.
 type referenceEmphasis struct{}
 
 func (referenceEmphasis) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
-	var spanning []*ast.Emphasis
+	type span struct {
+		n     ast.Node
+		marks string
+	}
+	var spanning []span
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		e, ok := n.(*ast.Emphasis)
-		if !ok || !entering {
+		if !entering {
 			return ast.WalkContinue, nil
 		}
-		if spansLines(e) {
-			spanning = append(spanning, e)
-		} else if inner, ok := e.FirstChild().(*ast.Emphasis); ok && e.Level == 1 && inner.Level == 2 && inner.NextSibling() == nil {
-			e.Level, inner.Level = 2, 1
+		switch e := n.(type) {
+		case *extast.Strikethrough:
+			if spansLines(e) {
+				spanning = append(spanning, span{e, "~~"})
+			}
+		case *ast.Emphasis:
+			if spansLines(e) {
+				spanning = append(spanning, span{e, "**"[:e.Level]})
+			} else if inner, ok := e.FirstChild().(*ast.Emphasis); ok && e.Level == 1 && inner.Level == 2 && inner.NextSibling() == nil {
+				e.Level, inner.Level = 2, 1
+			}
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, e := range spanning {
-		stars := []byte("**")[:e.Level]
-		parent := e.Parent()
-		parent.InsertBefore(parent, e, ast.NewString(stars))
+	for _, s := range spanning {
+		e, parent := s.n, s.n.Parent()
+		parent.InsertBefore(parent, e, ast.NewString([]byte(s.marks)))
 		for c := e.FirstChild(); c != nil; c = e.FirstChild() {
 			parent.InsertBefore(parent, e, c)
 		}
-		parent.ReplaceChild(parent, e, ast.NewString(stars))
+		parent.ReplaceChild(parent, e, ast.NewString([]byte(s.marks)))
 	}
 }
+
+// referenceStrike reads strikethrough as the reference does: two tildes
+// only ("~5 min" and "~~~" are text), and with spaces inside allowed
+// ("~~ like this ~~"), which CommonMark's flanking rules refuse.
+type referenceStrike struct{}
+
+func (referenceStrike) Trigger() []byte { return []byte{'~'} }
+
+func (referenceStrike) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	before := block.PrecendingCharacter()
+	line, seg := block.PeekLine()
+	n := 0
+	for n < len(line) && line[n] == '~' {
+		n++
+	}
+	if n != 2 || before == '~' {
+		block.Advance(n)
+		return ast.NewTextSegment(seg.WithStop(seg.Start + n))
+	}
+	node := strike.Parse(parent, block, pc)
+	if d, ok := node.(*parser.Delimiter); ok {
+		d.CanOpen, d.CanClose = true, true
+	}
+	return node
+}
+
+var strike = extension.NewStrikethroughParser()
 
 // spansLines reports whether a line break falls inside n.
 func spansLines(n ast.Node) bool {

@@ -4,7 +4,7 @@ import "testing"
 
 func TestRenderMarkdown(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"**bold** *it* ~~gone~~", "<p><strong>bold</strong> <em>it</em> <del>gone</del></p>"},
+		{"**bold** *it* ~~gone~~ ~5 min ~~ spaced ~~", "<p><strong>bold</strong> <em>it</em> <del>gone</del> ~5 min <del> spaced </del></p>"},
 		{"_it_ __not__ snake_case_name", "<p>_it_ __not__ snake_case_name</p>"},
 		{"<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"},
 		{"<div onclick=x>\nhi\n</div>", "<p>&lt;div onclick=x&gt;<br>\nhi<br>\n&lt;/div&gt;</p>"},

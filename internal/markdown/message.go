@@ -110,10 +110,11 @@ var messages = goldmark.New(
 	)),
 	// Web links are found by linkifierTransformer, as the reference finds
 	// them, rather than by goldmark's Linkify.
-	goldmark.WithExtensions(extension.Strikethrough, extension.Table),
+	goldmark.WithExtensions(extension.Table),
 	goldmark.WithRendererOptions(ghtml.WithHardWraps(), ghtml.WithWriter(referenceWriter{}),
 		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100), util.Prioritized(spoilerRenderer{}, 100),
-			util.Prioritized(codeRenderer{}, 100), util.Prioritized(linkRenderer{}, 100), util.Prioritized(listRenderer{}, 100))),
+			util.Prioritized(codeRenderer{}, 100), util.Prioritized(linkRenderer{}, 100), util.Prioritized(listRenderer{}, 100),
+			util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
 )
 
 // renderKey is where a render's state lives in goldmark's parser context.

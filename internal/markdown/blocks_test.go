@@ -64,6 +64,12 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"1. Step\n  - detail\n  - more\n2. Next", "<ol>\n<li>Step<ul>\n<li>detail</li>\n<li>more</li>\n</ul>\n</li>\n<li>Next</li>\n</ol>"},
 		{"1. A\n  1. sub\n    - deep\n10. B", "<ol>\n<li>A<ol>\n<li>sub<ul>\n<li>deep</li>\n</ul>\n</li>\n</ol>\n</li>\n<li>B</li>\n</ol>"},
 		{"text\n  - after text", "<p>text</p>\n<ul>\n<li>after text</li>\n</ul>"},
+		// Tables align as the reference's do.
+		{"| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |", "<table>\n<thead>\n<tr>\n" +
+			`<th style="text-align: left;">a</th>` + "\n" + `<th style="text-align: center;">b</th>` + "\n" +
+			`<th style="text-align: right;">c</th>` + "\n<th>d</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n" +
+			`<td style="text-align: left;">1</td>` + "\n" + `<td style="text-align: center;">2</td>` + "\n" +
+			`<td style="text-align: right;">3</td>` + "\n<td>4</td>\n</tr>\n</tbody>\n</table>"},
 		// Code is left as written.
 		{"para:\n\n    1. x\n      2. y", "<p>para:</p>\n" + code("", "1. x\n  2. y\n")},
 		{"1. a\n  1. b\n```\n  - in code\n```\n    - c", "<ol>\n<li>a<ol>\n<li>b</li>\n</ol>\n</li>\n</ol>\n" + code("", "  - in code\n") + "\n" + code("", "- c\n")},

@@ -33,7 +33,8 @@ var plain = goldmark.New(
 	)),
 	goldmark.WithExtensions(extension.Linkify, extension.Table),
 	goldmark.WithRendererOptions(html.WithHardWraps(), html.WithWriter(referenceWriter{}),
-		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100), util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
+		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100), util.Prioritized(tableRenderer{}, 100),
+			util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
 )
 
 // without returns the parsers of list whose type is not that of drop.

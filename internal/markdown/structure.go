@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
@@ -133,4 +134,30 @@ func nestLists(src string) string {
 		return src
 	}
 	return out.String()
+}
+
+// tableRenderer writes a table cell's alignment as the reference does,
+// style="text-align: left;".
+type tableRenderer struct{}
+
+func (tableRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(extast.KindTableCell, renderTableCell)
+}
+
+func renderTableCell(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	n := node.(*extast.TableCell)
+	tag := "td"
+	if n.Parent().Kind() == extast.KindTableHeader {
+		tag = "th"
+	}
+	if !entering {
+		_, _ = w.WriteString("</" + tag + ">\n")
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString("<" + tag)
+	if n.Alignment != extast.AlignNone {
+		_, _ = w.WriteString(` style="text-align: ` + n.Alignment.String() + `;"`)
+	}
+	_ = w.WriteByte('>')
+	return ast.WalkContinue, nil
 }

@@ -39,7 +39,7 @@ type referenceWriter struct{}
 // them, &, < and > escaped otherwise.
 func (referenceWriter) Write(w util.BufWriter, src []byte) { writeText(w, src, false) }
 
-// RawWrite writes text as it is, escaping &, < and > (code spans).
+// RawWrite writes raw text as it is, escaping &, < and >.
 func (referenceWriter) RawWrite(w util.BufWriter, src []byte) { writeRaw(w, src, false) }
 
 // writeRaw writes src escaped as text, or as an attribute value when attr
@@ -152,7 +152,7 @@ func renderLink(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast
 	}
 	n := node.(*ast.Link)
 	_, _ = w.WriteString(`<a href="`)
-	_, _ = w.Write(util.EscapeHTML(util.URLEscape(followable(n.Destination), true)))
+	_, _ = w.Write(href(n.Destination, true))
 	_ = w.WriteByte('"')
 	if n.Title != nil {
 		_, _ = w.WriteString(` title="`)
@@ -174,29 +174,33 @@ func renderAutoLink(w util.BufWriter, src []byte, node ast.Node, entering bool) 
 		url = append([]byte("mailto:"), url...)
 	}
 	_, _ = w.WriteString(`<a href="`)
-	_, _ = w.Write(util.EscapeHTML(util.URLEscape(followable(url), false)))
+	_, _ = w.Write(href(url, false))
 	_, _ = w.WriteString(`">`)
 	writeRaw(w, n.Label(src), false)
 	_, _ = w.WriteString(`</a>`)
 	return ast.WalkContinue, nil
 }
 
-// followable returns dest, or nothing when its scheme is not one a chat
-// client may follow (javascript:, data:, file: and the like).
-func followable(dest []byte) []byte {
-	for i, c := range dest {
+// href returns dest as a link's target, escaped for the attribute; nothing
+// when its scheme is not one a chat client may follow (javascript:, data:,
+// file: and the like). The scheme is judged after character references
+// are resolved, as a browser resolves them: "javascript&#58;x" is
+// javascript.
+func href(dest []byte, resolveReferences bool) []byte {
+	u := util.URLEscape(dest, resolveReferences)
+	for i, c := range u {
 		switch {
 		case c == ':':
-			if i > 0 && allowedSchemes[strings.ToLower(string(dest[:i]))] {
-				return dest
+			if i > 0 && allowedSchemes[strings.ToLower(string(u[:i]))] {
+				return util.EscapeHTML(u)
 			}
 			return nil
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'):
 		default:
-			return dest // no scheme: a path, a fragment or a relative link
+			return util.EscapeHTML(u) // no scheme: a path, a fragment or a relative link
 		}
 	}
-	return dest
+	return util.EscapeHTML(u)
 }
 
 // noImages makes "![" text, as the reference has no image syntax: what

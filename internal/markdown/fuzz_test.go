@@ -21,7 +21,7 @@ var unsafeHTML = regexp.MustCompile(`(?i)<(script|iframe|img[^>]* on|style|objec
 func FuzzRenderMessage(f *testing.F) {
 	for _, s := range []string{"```quote\nhi **x**\n```", "```spoiler T\n> q\n```", "~~~ .python\nx\n~~~",
 		"<time:2024-01-01T00:00:00Z> <time:<b>>", "💩🤷\u200D♀\uFE0F #\uFE0F\u20E3 🇺🇸", "@*team* @_*old* @**Ann**",
-		"[](javascript:alert(1)) <script>x</script>", "```quote\n```spoiler\n```\n```", "_a_ __b__ *c*"} {
+		"[](javascript:alert(1)) <script>x</script>", "[a](javascript&#58;alert(1)) [b](&#106;avascript:x)", "```a\"onmouseover=alert(1)\nx\n```", "```quote\n```spoiler\n```\n```", "_a_ __b__ *c*"} {
 		f.Add(s)
 	}
 	env := &Env{
@@ -42,6 +42,11 @@ func FuzzRenderMessage(f *testing.F) {
 		}
 		if utf8.ValidString(content) && !utf8.ValidString(r.HTML) {
 			t.Fatalf("%q rendered invalid UTF-8: %q", content, r.HTML)
+		}
+		if html := Render(content); unsafeHTML.MatchString(html) {
+			t.Fatalf("%q rendered as a description unsafe HTML: %s", content, html)
+		} else if err := onlyKnownMarkup(html); err != nil {
+			t.Fatalf("%q rendered as a description %v: %s", content, err, html)
 		}
 		if again := RenderMessage(content, env); again.HTML != r.HTML {
 			t.Fatalf("%q rendered twice differently:\n%s\n%s", content, r.HTML, again.HTML)

@@ -24,7 +24,8 @@ import (
 // parsers are left out, so "<b>" is shown as the text "<b>" (escaped)
 // rather than dropped or passed through; html.WithUnsafe stays off as a
 // second line of defence. linkRenderer empties link targets whose scheme a
-// chat client should not follow; "![…](…)" is text, as in messages.
+// chat client should not follow; "![…](…)" is text, and code blocks are
+// written as in messages.
 var plain = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
@@ -33,7 +34,7 @@ var plain = goldmark.New(
 	)),
 	goldmark.WithExtensions(extension.Linkify, extension.Table),
 	goldmark.WithRendererOptions(html.WithHardWraps(), html.WithWriter(referenceWriter{}),
-		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100), util.Prioritized(tableRenderer{}, 100),
+		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100), util.Prioritized(tableRenderer{}, 100), util.Prioritized(codeRenderer{}, 100),
 			util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
 )
 

@@ -10,6 +10,10 @@ func TestRenderMarkdown(t *testing.T) {
 		{"<div onclick=x>\nhi\n</div>", "<p>&lt;div onclick=x&gt;<br>\nhi<br>\n&lt;/div&gt;</p>"},
 		{"[a](javascript:alert(1))", `<p><a href="">a</a></p>`},
 		{"[a](JaVaScRiPt:alert(1))", `<p><a href="">a</a></p>`},
+		// The scheme is judged as a browser reads it, references resolved.
+		{"[a](javascript&#58;alert(1)) [b](&#106;avascript:x) [c](<java\tscript:x>)", `<p><a href="">a</a> <a href="">b</a> <a href="java%09script:x">c</a></p>`},
+		// An info string is an attribute value: its quotes are escaped.
+		{"```a\"onmouseover=alert(1)\nx\n```", `<div class="codehilite" data-code-language="a&quot;onmouseover=alert(1)"><pre><span></span><code>x` + "\n</code></pre></div>"},
 		{"[a](gopher://example.com/x) [b](ftp://example.com/x)", `<p><a href="">a</a> <a href="ftp://example.com/x">b</a></p>`},
 		{"[call me](tel:+14155551234) [or not](sms:+14155551234)", `<p><a href="tel:+14155551234">call me</a> <a href="sms:+14155551234">or not</a></p>`},
 		{"[a](https://example.com/?q=\"x\")", `<p><a href="https://example.com/?q=%22x%22">a</a></p>`},

@@ -9,26 +9,13 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-// codeRenderer writes code blocks as the reference does (without its
-// syntax highlighting): <div class="codehilite" data-code-language="Python">
-// <pre><span></span><code>…</code></pre></div>, lines without trailing
-// whitespace; clients style and find code blocks by that class. Code spans
-// keep the spaces inside their backticks, as the reference's do.
-type codeRenderer struct{}
-
-func (codeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(ast.KindFencedCodeBlock, renderCode)
-	reg.Register(ast.KindCodeBlock, renderCode)
-	reg.Register(ast.KindCodeSpan, renderCodeSpan)
-}
-
 // renderCodeSpan writes a code span with the space goldmark's parser took
-// off each end (CommonMark's rule, which the reference does not have).
+// off each end (CommonMark's rule, which the reference does not have): the
+// reference's code spans keep the spaces inside their backticks.
 func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		_, _ = w.WriteString("</code>")
@@ -57,6 +44,10 @@ func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (as
 	return ast.WalkSkipChildren, nil
 }
 
+// renderCode writes a code block as the reference does (without its
+// syntax highlighting): <div class="codehilite" data-code-language="Python">
+// <pre><span></span><code>…</code></pre></div>, lines without trailing
+// whitespace; clients style and find code blocks by that class.
 func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		return ast.WalkContinue, nil

@@ -5,7 +5,6 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -31,7 +30,7 @@ func escapeAttr(s string) string { return attrEscaper.Replace(s) }
 
 // referenceWriter is the goldmark writer of text as the reference writes it.
 // goldmark uses its Write for link titles too, which are attribute values:
-// linkRenderer writes those itself.
+// renderLink writes those itself.
 type referenceWriter struct{}
 
 // Write writes Markdown text: the reference's backslash escapes resolved,
@@ -135,16 +134,9 @@ func referenceLen(s []byte) int {
 	return i + 1
 }
 
-// linkRenderer writes links with their targets limited to the schemes a
-// client may follow (others are emptied) and their titles escaped as
-// attribute values.
-type linkRenderer struct{}
-
-func (linkRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(ast.KindLink, renderLink)
-	reg.Register(ast.KindAutoLink, renderAutoLink)
-}
-
+// renderLink writes a link with its target limited to the schemes a
+// client may follow (others are emptied) and its title escaped as an
+// attribute value.
 func renderLink(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		_, _ = w.WriteString("</a>")

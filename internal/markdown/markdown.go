@@ -23,9 +23,9 @@ import (
 // plain is the renderer of descriptions. Raw HTML is not Markdown here: its
 // parsers are left out, so "<b>" is shown as the text "<b>" (escaped)
 // rather than dropped or passed through; html.WithUnsafe stays off as a
-// second line of defence. linkRenderer empties link targets whose scheme a
-// chat client should not follow; "![…](…)" is text, and code blocks are
-// written as in messages.
+// second line of defence. renderLink empties link targets whose scheme a
+// chat client should not follow; "![…](…)" is text, and code blocks, lists
+// and tables are written as in messages.
 var plain = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
@@ -34,9 +34,23 @@ var plain = goldmark.New(
 	)),
 	goldmark.WithExtensions(extension.Linkify, extension.Table),
 	goldmark.WithRendererOptions(html.WithHardWraps(), html.WithWriter(referenceWriter{}),
-		renderer.WithNodeRenderers(util.Prioritized(linkRenderer{}, 100), util.Prioritized(tableRenderer{}, 100), util.Prioritized(codeRenderer{}, 100),
-			util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
+		renderer.WithNodeRenderers(util.Prioritized(referenceHTML{}, 100), util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
 )
+
+// referenceHTML writes the nodes whose HTML the reference writes otherwise
+// than goldmark: code blocks and spans (blocks.go), links (escape.go), list
+// items' text and table cells (structure.go).
+type referenceHTML struct{}
+
+func (referenceHTML) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindFencedCodeBlock, renderCode)
+	reg.Register(ast.KindCodeBlock, renderCode)
+	reg.Register(ast.KindCodeSpan, renderCodeSpan)
+	reg.Register(ast.KindLink, renderLink)
+	reg.Register(ast.KindAutoLink, renderAutoLink)
+	reg.Register(ast.KindTextBlock, renderTextBlock)
+	reg.Register(extast.KindTableCell, renderTableCell)
+}
 
 // without returns the parsers of list whose type is not that of drop.
 func without(list []util.PrioritizedValue, drop any) []util.PrioritizedValue {

@@ -113,8 +113,7 @@ var messages = goldmark.New(
 	goldmark.WithExtensions(extension.Table),
 	goldmark.WithRendererOptions(ghtml.WithHardWraps(), ghtml.WithWriter(referenceWriter{}),
 		renderer.WithNodeRenderers(util.Prioritized(referenceRenderer{}, 100), util.Prioritized(spoilerRenderer{}, 100),
-			util.Prioritized(codeRenderer{}, 100), util.Prioritized(linkRenderer{}, 100), util.Prioritized(listRenderer{}, 100), util.Prioritized(tableRenderer{}, 100),
-			util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
+			util.Prioritized(referenceHTML{}, 100), util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
 )
 
 // renderKey is where a render's state lives in goldmark's parser context.

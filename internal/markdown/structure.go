@@ -7,7 +7,6 @@ import (
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -40,15 +39,9 @@ func (bulletLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context)
 	}
 }
 
-// listRenderer writes a list item's text right before a list nested in
+// renderTextBlock writes a list item's text right before a list nested in
 // the item ("<li>outer<ul>"), as the reference does, instead of on a line
 // of its own.
-type listRenderer struct{}
-
-func (listRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(ast.KindTextBlock, renderTextBlock)
-}
-
 func renderTextBlock(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering && n.FirstChild() != nil {
 		if next := n.NextSibling(); next != nil && next.Kind() != ast.KindList {
@@ -136,14 +129,8 @@ func nestLists(src string) string {
 	return out.String()
 }
 
-// tableRenderer writes a table cell's alignment as the reference does,
+// renderTableCell writes a table cell's alignment as the reference does,
 // style="text-align: left;".
-type tableRenderer struct{}
-
-func (tableRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(extast.KindTableCell, renderTableCell)
-}
-
 func renderTableCell(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	n := node.(*extast.TableCell)
 	tag := "td"

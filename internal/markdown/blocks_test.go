@@ -64,6 +64,9 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"1. Step\n  - detail\n  - more\n2. Next", "<ol>\n<li>Step<ul>\n<li>detail</li>\n<li>more</li>\n</ul>\n</li>\n<li>Next</li>\n</ol>"},
 		{"1. A\n  1. sub\n    - deep\n10. B", "<ol>\n<li>A<ol>\n<li>sub<ul>\n<li>deep</li>\n</ul>\n</li>\n</ol>\n</li>\n<li>B</li>\n</ol>"},
 		{"text\n  - after text", "<p>text</p>\n<ul>\n<li>after text</li>\n</ul>"},
+		// A nested numbered list keeps its first number.
+		{"1. A\n2. B\n  3. C", "<ol>\n<li>A</li>\n<li>B<ol start=\"3\">\n<li>C</li>\n</ol>\n</li>\n</ol>"},
+		{"1. A\n  10. ten\n  11. eleven\n2. B", "<ol>\n<li>A<ol start=\"10\">\n<li>ten</li>\n<li>eleven</li>\n</ol>\n</li>\n<li>B</li>\n</ol>"},
 		// Tables align as the reference's do.
 		{"| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |", "<table>\n<thead>\n<tr>\n" +
 			`<th style="text-align: left;">a</th>` + "\n" + `<th style="text-align: center;">b</th>` + "\n" +

@@ -104,7 +104,7 @@ var messages = goldmark.New(
 		// reference has neither ("[x]: url" is text and a web link).
 		parser.WithInlineParsers(append(without(inlineParsers(), parser.NewAutoLinkParser()),
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
-		parser.WithASTTransformers(util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60),
+		parser.WithASTTransformers(util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60), util.Prioritized(listStarts{}, 60),
 			util.Prioritized(linkifierTransformer{}, 100),
 			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),
@@ -131,8 +131,10 @@ func RenderMessage(src string, env *Env) Result {
 	r := &render{env: env, res: Result{Mentioned: map[int64]bool{}, MentionedGroups: map[int64]bool{}}}
 	pc := parser.NewContext()
 	pc.Set(renderKey, r)
+	nested, starts := nestLists(src)
+	pc.Set(listStartsKey, starts)
 	var b bytes.Buffer
-	if err := messages.Convert([]byte(nestLists(src)), &b, parser.WithContext(pc)); err != nil {
+	if err := messages.Convert([]byte(nested), &b, parser.WithContext(pc)); err != nil {
 		panic(err) // a bytes.Buffer never fails
 	}
 	r.res.HTML = string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))

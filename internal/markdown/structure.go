@@ -1,7 +1,9 @@
 package markdown
 
 import (
+	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -60,22 +62,26 @@ var listMarker = regexp.MustCompile(`^( *)([*+-]|[0-9]{1,9}[.)])( +)\S`)
 // the item before it, which CommonMark does only when the indentation
 // reaches that item's text ("1. A\n  - a" keeps "- a" out of "1. A").
 // Such items are moved to their parent's text column; code fences and
-// indented code are left alone. (A nested numbered list that starts at
-// another number than 1 still does not nest: CommonMark lets no such list
-// interrupt its parent's text.)
-func nestLists(src string) string {
+// indented code are left alone. A nested numbered list right under its
+// parent's text that starts at another number than 1 is written to start
+// at 1 (with as many digits), since CommonMark lets no other interrupt a
+// paragraph; starts gives its number by the offset of its marker, for
+// listStarts to put back.
+func nestLists(src string) (out string, starts map[int]int) {
 	type item struct{ indent, moved, column int }
 	var (
-		stack   []item
-		out     strings.Builder
-		changed bool
-		fence   string
+		stack     []item
+		b         strings.Builder
+		changed   bool
+		fence     string
+		prevBlank bool
 	)
 	for rest := src; rest != ""; {
 		line, next, _ := strings.Cut(rest, "\n")
 		rest = next
 		newline := len(rest) > 0 || strings.HasSuffix(src, "\n")
 		trimmed := strings.TrimLeft(line, " ")
+		blank := false
 		switch {
 		case fence != "":
 			if strings.HasPrefix(trimmed, fence) {
@@ -87,6 +93,7 @@ func nestLists(src string) string {
 				stack = stack[:0] // the lists end
 			}
 		case trimmed == "":
+			blank = true
 		default:
 			m := listMarker.FindStringSubmatch(line)
 			if m == nil {
@@ -99,7 +106,9 @@ func nestLists(src string) string {
 			if len(stack) == 0 && indent >= 4 {
 				break // indented code, not a list
 			}
+			sibling := false
 			for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+				sibling = sibling || stack[len(stack)-1].indent == indent
 				stack = stack[:len(stack)-1]
 			}
 			moved := indent
@@ -111,22 +120,68 @@ func nestLists(src string) string {
 				if indent >= parent.indent+2 && moved < parent.column {
 					moved = parent.column
 				}
+				digits := strings.TrimRight(m[2], ".)")
+				if n, err := strconv.Atoi(digits); err == nil && n != 1 && !sibling && !prevBlank {
+					if starts == nil {
+						starts = map[int]int{}
+					}
+					starts[b.Len()+moved] = n
+					trimmed = strings.Repeat("0", len(digits)-1) + "1" + trimmed[len(digits):]
+					changed = true
+				}
 			}
-			if moved != indent {
+			if moved != indent || trimmed != line[indent:] {
 				line = strings.Repeat(" ", moved) + trimmed
 				changed = true
 			}
 			stack = append(stack, item{indent, moved, moved + len(m[2]) + len(m[3])})
 		}
-		out.WriteString(line)
+		prevBlank = blank
+		b.WriteString(line)
 		if newline {
-			out.WriteByte('\n')
+			b.WriteByte('\n')
 		}
 	}
 	if !changed {
-		return src
+		return src, nil
 	}
-	return out.String()
+	return b.String(), starts
+}
+
+// listStartsKey is where RenderMessage leaves nestLists' starts for
+// listStarts.
+var listStartsKey = parser.NewContextKey()
+
+// listStarts gives the nested numbered lists that nestLists renumbered
+// their numbers back.
+type listStarts struct{}
+
+func (listStarts) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	starts, _ := pc.Get(listStartsKey).(map[int]int)
+	if len(starts) == 0 {
+		return
+	}
+	source := reader.Source()
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		l, ok := n.(*ast.List)
+		if !ok || !entering || !l.IsOrdered() || l.FirstChild() == nil || l.FirstChild().FirstChild() == nil {
+			return ast.WalkContinue, nil
+		}
+		lines := l.FirstChild().FirstChild().Lines()
+		if lines == nil || lines.Len() == 0 {
+			return ast.WalkContinue, nil
+		}
+		// The marker is the first thing on the line of the item's text.
+		lineStart := bytes.LastIndexByte(source[:lines.At(0).Start], '\n') + 1
+		marker := lineStart
+		for marker < len(source) && source[marker] == ' ' {
+			marker++
+		}
+		if start, ok := starts[marker]; ok {
+			l.Start = start
+		}
+		return ast.WalkContinue, nil
+	})
 }
 
 // renderTableCell writes a table cell's alignment as the reference does,

@@ -76,3 +76,25 @@ func TestRenderLocalLinks(t *testing.T) {
 		}
 	})
 }
+
+// TestQuotedMentionsNotifyNobody: quoting a message that mentions someone
+// (as "quote and reply" does) mentions them silently, as the reference
+// does; only the mention outside the quote flags the message.
+func TestQuotedMentionsNotifyNobody(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
+			Subscriptions: []chat.ChannelSpec{{Name: "alpha"}},
+			Principals:    &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}},
+		})
+		wantNoErr(t, "Subscribe", err)
+		alpha := channelIDOf(t, f, "alpha")
+		name := fullName(t, f, f.member.ID)
+		_, err = f.svc.PostChannelMessage(ctx, chat.AsUser(f.admin.ID), alpha, "t", "> @**"+name+"** asked\n\n```quote\n@**"+name+"**\n```")
+		wantNoErr(t, "quote", err)
+		mentioned, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.admin.ID), alpha, "t", "@**"+name+"** answered")
+		wantNoErr(t, "mention", err)
+		diff(t, "is:mentioned", narrowIDs(t, f, f.member.ID, `[["is","mentioned"]]`), []int64{mentioned})
+	})
+}

@@ -113,3 +113,31 @@ func TestRenderMessageGroupMentions(t *testing.T) {
 		}
 	}
 }
+
+// TestMentionsInQuotesAreSilent: a mention quoted (> or ```quote) is
+// silent and mentions nobody, as in the reference, so that quoting a
+// message notifies no one again; channel links still link.
+func TestMentionsInQuotesAreSilent(t *testing.T) {
+	env := &Env{
+		UserByName: func(name string) (User, bool) { return User{ID: 1, FullName: "Ann"}, name == "Ann" },
+		Group:      func(name string) (Group, bool) { return Group{ID: 2, Name: "team"}, name == "team" },
+		Channel:    func(name string) (Channel, bool) { return Channel{ID: 3, Name: "dev"}, name == "dev" },
+	}
+	ann := `<span class="user-mention silent" data-user-id="1">Ann</span>`
+	team := `<span class="user-group-mention silent" data-user-group-id="2">team</span>`
+	all := `<span class="user-mention silent channel-wildcard-mention" data-user-id="*">all</span>`
+	dev := `<a class="stream" data-stream-id="3" href="/#narrow/channel/3-dev">#dev</a>`
+	for _, in := range []string{"> @**Ann** @*team* @**all** #**dev**", "```quote\n@**Ann** @*team* @**all** #**dev**\n```",
+		"> ~~~quote\n> * @**Ann** @*team* @**all** #**dev**\n> ~~~"} {
+		r := RenderMessage(in, env)
+		if !strings.Contains(r.HTML, ann+" "+team+" "+all+" "+dev) {
+			t.Errorf("RenderMessage(%q) = %q", in, r.HTML)
+		}
+		if len(r.Mentioned) != 0 || len(r.MentionedGroups) != 0 || r.StreamWildcard {
+			t.Errorf("RenderMessage(%q) mentions %v, groups %v, wildcard %v", in, r.Mentioned, r.MentionedGroups, r.StreamWildcard)
+		}
+	}
+	if r := RenderMessage("@**Ann** > not a quote", env); !r.Mentioned[1] {
+		t.Errorf("a mention outside quotes mentions nobody")
+	}
+}

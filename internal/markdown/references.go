@@ -47,14 +47,16 @@ type referenceParser struct{}
 
 func (referenceParser) Trigger() []byte { return []byte{'@', '#'} }
 
-func (referenceParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+func (referenceParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
 	r := stateOf(pc)
 	if r == nil {
 		return nil
 	}
 	line, _ := block.PeekLine()
 	s := string(line)
-	silent := false
+	// A mention in a quote is silent, as in the reference: quoting a
+	// message notifies nobody again.
+	silent := inQuote(parent)
 	start := 1
 	if s[0] == '@' && strings.HasPrefix(s[1:], "_") {
 		silent, start = true, 2
@@ -74,7 +76,7 @@ func (referenceParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) a
 	var out string
 	if s[0] == '@' {
 		out = r.mention(name, silent)
-	} else if !silent {
+	} else if start == 1 {
 		out = r.channelReference(name)
 	}
 	if out == "" {
@@ -82,6 +84,16 @@ func (referenceParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) a
 	}
 	block.Advance(start + 2 + end + 2)
 	return &referenceNode{html: out}
+}
+
+// inQuote reports whether n is inside a block quote (> or ```quote).
+func inQuote(n ast.Node) bool {
+	for ; n != nil; n = n.Parent() {
+		if n.Kind() == ast.KindBlockquote {
+			return true
+		}
+	}
+	return false
 }
 
 // groupMention parses @*group* (or @_*group*, silent) at the start of s,

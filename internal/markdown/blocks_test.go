@@ -73,6 +73,12 @@ func TestRenderMessageBlocks(t *testing.T) {
 			`<th style="text-align: right;">c</th>` + "\n<th>d</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n" +
 			`<td style="text-align: left;">1</td>` + "\n" + `<td style="text-align: center;">2</td>` + "\n" +
 			`<td style="text-align: right;">3</td>` + "\n<td>4</td>\n</tr>\n</tbody>\n</table>"},
+		// A quote of quote marks only quotes nothing: its last mark is text.
+		{">", "<p>&gt;</p>"},
+		{">>>", "<blockquote>\n<blockquote>\n<p>&gt;</p>\n</blockquote>\n</blockquote>"},
+		{"para\n>\n>", "<p>para<br>\n&gt;<br>\n&gt;</p>"},
+		{"> quote\n>\n\n>", "<blockquote>\n<p>quote</p>\n</blockquote>\n<p>&gt;</p>"},
+		{"~~~\n>\n~~~", code("", "&gt;\n")},
 		// Code is left as written.
 		{"para:\n\n    1. x\n      2. y", "<p>para:</p>\n" + code("", "1. x\n  2. y\n")},
 		{"1. a\n  1. b\n```\n  - in code\n```\n    - c", "<ol>\n<li>a<ol>\n<li>b</li>\n</ol>\n</li>\n</ol>\n" + code("", "  - in code\n") + "\n" + code("", "- c\n")},

@@ -203,3 +203,56 @@ func renderTableCell(w util.BufWriter, _ []byte, node ast.Node, entering bool) (
 	_ = w.WriteByte('>')
 	return ast.WalkContinue, nil
 }
+
+// emptyQuoteLine matches a line of quote marks only ("> >").
+var emptyQuoteLine = regexp.MustCompile(`^ {0,3}(?:> ?)*>[ \t]*$`)
+
+// emptyQuotes writes a quote that quotes nothing as text, as the
+// reference does: in a block of lines (to a blank line), a quote starts at
+// its first line that starts with ">", unless that line and all after it
+// are quote marks only. Then their last marks are escaped: ">" alone is
+// the text ">", and ">>>" two quotes around the text ">". Code fences are
+// left alone.
+func emptyQuotes(src string) string {
+	lines := strings.Split(src, "\n")
+	changed := false
+	fence := ""
+	first := -1 // the block's first line that starts with ">"
+	end := func(stop int) {
+		if first < 0 {
+			return
+		}
+		for i := first; i < stop; i++ {
+			if !emptyQuoteLine.MatchString(lines[i]) {
+				first = -1
+				return
+			}
+		}
+		for i := first; i < stop; i++ {
+			last := strings.LastIndexByte(lines[i], '>')
+			lines[i] = lines[i][:last] + `\` + lines[i][last:]
+		}
+		changed, first = true, -1
+	}
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			end(i)
+			fence = t[:3]
+		case strings.TrimSpace(l) == "":
+			end(i)
+		case first < 0 && len(l)-len(t) <= 3 && strings.HasPrefix(t, ">"):
+			first = i
+		}
+	}
+	end(len(lines))
+	if !changed {
+		return src
+	}
+	return strings.Join(lines, "\n")
+}

@@ -17,7 +17,7 @@ func TestRenderUnicodeEmoji(t *testing.T) {
 			return `<span aria-label="` + label + `" class="emoji emoji-` + code + `" role="img" title="` + label + `">:` + name + `:</span>`
 		}
 		poop := span("poop", "1f4a9", "poop")
-		for _, c := range []struct{ in, want string }{
+		wantRenders(t, f, []renderCase{
 			{"💩💩 word 💩", "<p>" + poop + poop + " word " + poop + "</p>"},
 			{"💩\n**💩**", "<p>" + poop + "<br>\n<strong>" + poop + "</strong></p>"},
 			{"Merry Christmas!!🎄", "<p>Merry Christmas!!" + span("holiday tree", "1f384", "holiday_tree") + "</p>"},
@@ -32,12 +32,21 @@ func TestRenderUnicodeEmoji(t *testing.T) {
 			// others (accepted for reactions) stay text, as there.
 			{":cooking: :fried_egg: :skin-tone-2: :man-girl-girl: 🐦\u200D🔥 🍋", "<p>" + span("cooking", "1f373", "cooking") +
 				" :fried_egg: :skin-tone-2: :man-girl-girl: 🐦\u200D🔥 " + span("lemon", "1f34b", "lemon") + "</p>"},
-		} {
-			got, err := f.svc.RenderMessage(t.Context(), chat.AsUser(f.member.ID), c.in)
-			wantNoErr(t, c.in, err)
-			diff(t, c.in, got, c.want)
-		}
+		})
 	})
+}
+
+// renderCase is content and the HTML it renders to.
+type renderCase struct{ in, want string }
+
+// wantRenders renders each case's content as the fixture's member.
+func wantRenders(t *testing.T, f *fixture, cases []renderCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := f.svc.RenderMessage(t.Context(), chat.AsUser(f.member.ID), c.in)
+		wantNoErr(t, c.in, err)
+		diff(t, c.in, got, c.want)
+	}
 }
 
 // TestMentionOfDeactivatedUser: a deactivated user is mentioned silently,
@@ -63,17 +72,13 @@ func TestRenderLocalLinks(t *testing.T) {
 		settings, err := f.svc.ServerSettings(t.Context(), host1)
 		wantNoErr(t, "ServerSettings", err)
 		realm := settings.RealmURL
-		for _, c := range []struct{ in, want string }{
+		wantRenders(t, f, []renderCase{
 			{"[general](" + realm + "/#narrow/channel/1-general)", `<p><a href="#narrow/channel/1-general">general</a></p>`},
 			{realm + "/user_uploads/1/ab/f.png", `<p><a href="user_uploads/1/ab/f.png">` + realm + `/user_uploads/1/ab/f.png</a></p>`},
 			{realm + "/help/ " + realm + "x/#narrow", `<p><a href="` + realm + `/help/">` + realm + `/help/</a> <a href="` + realm + `x/#narrow">` +
 				realm + `x/#narrow</a></p>`},
 			{"[x](https://other.example.org/#narrow/channel/1-general)", `<p><a href="https://other.example.org/#narrow/channel/1-general">x</a></p>`},
-		} {
-			got, err := f.svc.RenderMessage(t.Context(), chat.AsUser(f.member.ID), c.in)
-			wantNoErr(t, c.in, err)
-			diff(t, c.in, got, c.want)
-		}
+		})
 	})
 }
 
@@ -84,14 +89,9 @@ func TestQuotedMentionsNotifyNobody(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
-		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
-			Subscriptions: []chat.ChannelSpec{{Name: "alpha"}},
-			Principals:    &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}},
-		})
-		wantNoErr(t, "Subscribe", err)
-		alpha := channelIDOf(t, f, "alpha")
+		alpha := subscribeTo(t, f, "alpha", f.admin.ID, f.member.ID)
 		name := fullName(t, f, f.member.ID)
-		_, err = f.svc.PostChannelMessage(ctx, chat.AsUser(f.admin.ID), alpha, "t", "> @**"+name+"** asked\n\n```quote\n@**"+name+"**\n```")
+		_, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.admin.ID), alpha, "t", "> @**"+name+"** asked\n\n```quote\n@**"+name+"**\n```")
 		wantNoErr(t, "quote", err)
 		mentioned, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.admin.ID), alpha, "t", "@**"+name+"** answered")
 		wantNoErr(t, "mention", err)

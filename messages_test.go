@@ -19,15 +19,11 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
 		ctx := t.Context()
+		alpha := subscribeTo(t, f, "alpha", f.admin.ID, f.member.ID)
 		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
-			Subscriptions: []chat.ChannelSpec{{Name: "alpha"}},
-			Principals:    &chat.Principals{IDs: []int64{f.admin.ID, f.member.ID}},
-		})
-		wantNoErr(t, "Subscribe", err)
-		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{
 			Subscriptions: []chat.ChannelSpec{{Name: "secret"}}, InviteOnly: true})
 		wantNoErr(t, "Subscribe secret", err)
-		alpha, secret := channelIDOf(t, f, "alpha"), channelIDOf(t, f, "secret")
+		secret := channelIDOf(t, f, "secret")
 		sendTo := func(as int64, channel int64, topic, content string) int64 {
 			t.Helper()
 			id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(as), channel, topic, content)
@@ -135,6 +131,16 @@ func TestNarrowsOnEveryBackend(t *testing.T) {
 		diff(t, "after edit", fetch(admin, `[["search","narwhals"]]`), []int64{m1})
 		diff(t, "old words", fetch(admin, `[["search","café"]]`), []int64{})
 	})
+}
+
+// subscribeTo creates the public channel name, as the administrator, with
+// the users as its subscribers, and returns its ID.
+func subscribeTo(t *testing.T, f *fixture, name string, users ...int64) int64 {
+	t.Helper()
+	_, err := f.svc.Subscribe(t.Context(), chat.AsUser(f.admin.ID), chat.SubscribeRequest{
+		Subscriptions: []chat.ChannelSpec{{Name: name}}, Principals: &chat.Principals{IDs: users}})
+	wantNoErr(t, "Subscribe "+name, err)
+	return channelIDOf(t, f, name)
 }
 
 // channelIDOf returns the ID of the channel with the name, as the

@@ -286,8 +286,8 @@ func hasPrefix(b []byte, prefix string) bool {
 
 // allowedSchemes are the URL schemes a link may have, as the reference
 // allows them: the web's, ftp, and the schemes HTML safelists for custom
-// handlers (file, which the reference also allows, is left out: goldmark
-// drops it as dangerous).
+// handlers (file, which the reference also allows, is left out: a chat
+// client should not open its reader's own files).
 var allowedSchemes = map[string]bool{
 	"http": true, "https": true, "ftp": true,
 	"bitcoin": true, "geo": true, "im": true, "irc": true, "ircs": true, "magnet": true, "mailto": true,

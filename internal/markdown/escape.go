@@ -180,17 +180,8 @@ func renderAutoLink(w util.BufWriter, src []byte, node ast.Node, entering bool) 
 // javascript.
 func href(dest []byte, resolveReferences bool) []byte {
 	u := util.URLEscape(dest, resolveReferences)
-	for i, c := range u {
-		switch {
-		case c == ':':
-			if i > 0 && allowedSchemes[strings.ToLower(string(u[:i]))] {
-				return util.EscapeHTML(u)
-			}
-			return nil
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'):
-		default:
-			return util.EscapeHTML(u) // no scheme: a path, a fragment or a relative link
-		}
+	if scheme, _, ok := splitScheme(string(u)); ok && !allowedSchemes[scheme] {
+		return nil
 	}
 	return util.EscapeHTML(u)
 }

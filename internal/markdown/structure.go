@@ -68,6 +68,9 @@ var listMarker = regexp.MustCompile(`^( *)([*+-]|[0-9]{1,9}[.)])( +)\S`)
 // paragraph; starts gives its number by the offset of its marker, for
 // listStarts to put back.
 func nestLists(src string) (out string, starts map[int]int) {
+	if !strings.Contains(src, "\n ") {
+		return src, nil // no indented line, nothing to nest
+	}
 	type item struct{ indent, moved, column int }
 	var (
 		stack     []item
@@ -214,6 +217,9 @@ var emptyQuoteLine = regexp.MustCompile(`^ {0,3}(?:> ?)*>[ \t]*$`)
 // the text ">", and ">>>" two quotes around the text ">". Code fences are
 // left alone.
 func emptyQuotes(src string) string {
+	if !strings.Contains(src, ">") {
+		return src
+	}
 	lines := strings.Split(src, "\n")
 	changed := false
 	fence := ""

@@ -428,10 +428,18 @@ func (p *preRendered) of(realmID int64, content string) (markdown.Result, bool) 
 
 // preRenderMinBytes is the length from which a message is rendered before
 // its write transaction: shorter ones render in microseconds, less than
-// the read transaction would cost.
+// the read transaction would cost, unless they have code to highlight
+// (markdown.MayHighlight), which takes milliseconds.
 const preRenderMinBytes = 1000
 
-// preRender renders the content of a long message to be sent or edited,
+// renderedAhead reports whether content is rendered before its write
+// transaction, in a heavy slot and within Config.RenderTimeBudget.
+func renderedAhead(content string) bool {
+	return len(content) >= preRenderMinBytes || markdown.MayHighlight(content)
+}
+
+// preRender renders the content of a long message to be sent or edited
+// (or one with code to highlight: renderedAhead),
 // in a read transaction of its own, so that the single writer is not held
 // while Markdown and the organization's linkifiers run over it; nil for short
 // content, content that would be refused (the write transaction then
@@ -442,7 +450,7 @@ const preRenderMinBytes = 1000
 // ends, it fails with ErrUnableToRender or the context's error, and the
 // message is not written.
 func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preRendered, error) {
-	if len(raw) < preRenderMinBytes {
+	if !renderedAhead(raw) {
 		return nil, nil
 	}
 	content, err := normaliseContent(raw)

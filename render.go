@@ -249,7 +249,7 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 	if err != nil {
 		return "", err
 	}
-	if len(content) < preRenderMinBytes {
+	if !renderedAhead(content) {
 		return s.renderContent(rc, content).HTML, nil
 	}
 	res, err := s.renderWithin(ctx, rc, content)

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,49 @@ func TestRenderTimeBudget(t *testing.T) {
 	s.renderContent = func(rc *renderContext, content string) markdown.Result { return rc.render(content) }
 	if _, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: long}); err != nil {
 		t.Errorf("send within the budget: %v", err)
+	}
+}
+
+// TestCodeRendersInHeavySlot: a short message with code to highlight is
+// rendered before its write, in a heavy slot, as long ones are, whether
+// sent, edited or previewed; one without is rendered in its write.
+func TestCodeRendersInHeavySlot(t *testing.T) {
+	ctx := context.Background()
+	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost})
+	defer s.Close()
+	s.rest = func(_ time.Duration, free func()) { free() }
+	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com", OwnerName: "Owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := AsUser(org.UserID)
+	to := &MessageTo{IDs: []int64{org.UserID}}
+	var inSlot []bool
+	s.renderContent = func(rc *renderContext, content string) markdown.Result {
+		inSlot = append(inSlot, len(s.heavy) == 1)
+		return rc.render(content)
+	}
+	code := "```python\nx = 1\n```"
+	id, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := "x = 1"
+	if _, err := s.UpdateMessage(ctx, owner, id, MessageEdit{Content: &plain}); err != nil {
+		t.Fatal(err)
+	}
+	shebang := "```\n#!/usr/bin/env python\nx = 1\n```"
+	if _, err := s.UpdateMessage(ctx, owner, id, MessageEdit{Content: &shebang}); err != nil {
+		t.Fatal(err)
+	}
+	html, err := s.RenderMessage(ctx, owner, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<span class="n">x</span>`; !strings.Contains(html, want) {
+		t.Errorf("rendered %q, want it highlighted (%s)", html, want)
+	}
+	if want := []bool{true, true, true}; !slices.Equal(inSlot, want) {
+		t.Errorf("renderings in a heavy slot %v, want %v (the send, the second edit, the preview)", inSlot, want)
 	}
 }

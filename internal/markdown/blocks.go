@@ -44,26 +44,24 @@ func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (as
 	return ast.WalkSkipChildren, nil
 }
 
-// renderCode writes a code block as the reference does (without its
-// syntax highlighting): <div class="codehilite" data-code-language="Python">
-// <pre><span></span><code>…</code></pre></div>, lines without trailing
-// whitespace; clients style and find code blocks by that class.
+// renderCode writes a code block as the reference does: <div
+// class="codehilite" data-code-language="Python"><pre><span></span><code>…
+// </code></pre></div>, its lines as highlightTransformer highlighted them,
+// or escaped, without trailing whitespace and without blank lines before
+// or after; clients style and find code blocks by that class.
 func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		return ast.WalkContinue, nil
 	}
 	_, _ = w.WriteString(`<div class="codehilite"`)
-	if fc, ok := n.(*ast.FencedCodeBlock); ok {
-		if lang := fc.Language(src); len(lang) > 0 {
-			_, _ = w.WriteString(` data-code-language="` + escapeAttr(codeLanguageName(string(lang))) + `"`)
-		}
+	if lang := fenceLanguage(n, src); lang != "" {
+		_, _ = w.WriteString(` data-code-language="` + escapeAttr(codeLanguageName(lang)) + `"`)
 	}
 	_, _ = w.WriteString(`><pre><span></span><code>`)
-	lines := n.Lines()
-	for i := range lines.Len() {
-		line := lines.At(i)
-		s := strings.TrimRight(string(line.Value(src)), " \t\r\n")
-		_, _ = w.WriteString(codeEscaper.Replace(s) + "\n")
+	if html, ok := n.AttributeString(string(highlightedKey)); ok {
+		_, _ = w.Write(html.([]byte))
+	} else {
+		_, _ = w.WriteString(codeEscaper.Replace(codeText(n, src)) + "\n")
 	}
 	_, _ = w.WriteString("</code></pre></div>\n")
 	return ast.WalkSkipChildren, nil
@@ -73,8 +71,8 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 var codeEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
 
 // codeLanguageNames are the names the reference (Pygments) gives the
-// languages of code blocks, by the aliases people write; others are shown
-// as written.
+// languages of code blocks, by the aliases people write, where chroma's
+// lexers are named otherwise or not at all.
 var codeLanguageNames = map[string]string{
 	"bash": "Bash", "sh": "Bash", "shell": "Bash", "zsh": "Bash", "console": "Bash Session",
 	"c": "C", "cpp": "C++", "c++": "C++", "csharp": "C#", "c#": "C#", "cs": "C#",
@@ -91,11 +89,15 @@ var codeLanguageNames = map[string]string{
 	"ts": "TypeScript", "typescript": "TypeScript", "xml": "XML", "yaml": "YAML", "yml": "YAML",
 }
 
+// codeLanguageName is the name the reference gives a fence's language:
+// Pygments' name for its lexer, or the language as written when it has
+// none.
 func codeLanguageName(lang string) string {
-	// The reference also takes ~~~ .python and ~~~ {.python}.
-	lang = strings.TrimPrefix(strings.Trim(lang, "{}"), ".")
 	if name, ok := codeLanguageNames[strings.ToLower(lang)]; ok {
 		return name
+	}
+	if l := lexersByAlias()[strings.ToLower(lang)]; l != nil {
+		return l.Config().Name
 	}
 	return lang
 }

@@ -35,9 +35,11 @@ func TestRenderMessageBlocks(t *testing.T) {
 			spoiler("<p>Check <strong>this</strong> out</p>\n", "<p>This is a spoiler</p>\n")},
 		{"```spoiler\n> hidden\n```", spoiler("", quote("<p>hidden</p>\n")+"\n")},
 		{"Hamlet said:\n~~~~.python \ndef speak(self):\n    x = 1\n~~~~",
-			"<p>Hamlet said:</p>\n" + code("Python", "def speak(self):\n    x = 1\n")},
+			"<p>Hamlet said:</p>\n" + code("Python", `<span class="k">def</span> <span class="nf">speak</span><span class="p">(</span><span class="bp">self</span><span class="p">):</span>`+
+				"\n    "+`<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>`+"\n")},
 		{"``` inventedlanguage\nx\n```", code("inventedlanguage", "x\n")},
-		{"```js\nlet s = \"<a>\" + 'b' & c;\n```", code("JavaScript", "let s = &quot;&lt;a&gt;&quot; + &#39;b&#39; &amp; c;\n")},
+		{"```js\nlet s = \"<a>\" + 'b' & c;\n```", code("JavaScript", `<span class="kd">let</span> <span class="nx">s</span> <span class="o">=</span> <span class="s2">&quot;&lt;a&gt;&quot;</span> `+
+			`<span class="o">+</span> <span class="s1">&#39;b&#39;</span> <span class="o">&amp;</span> <span class="nx">c</span><span class="p">;</span>`+"\n")},
 		{"~~~~\ndef func():\n    y = 2\t\t\n\n    z = 3       \n~~~~", code("", "def func():\n    y = 2\n\n    z = 3\n")},
 		{"    def foo(): pass", code("", "def foo(): pass\n")},
 		{"at <time:2024-01-01T10:00:00+02:00>", `<p>at <time datetime="2024-01-01T08:00:00Z">2024-01-01T10:00:00+02:00</time></p>`},

@@ -21,7 +21,8 @@ var unsafeHTML = regexp.MustCompile(`(?i)<(script|iframe|img[^>]* on|style|objec
 func FuzzRenderMessage(f *testing.F) {
 	for _, s := range []string{"```quote\nhi **x**\n```", "```spoiler T\n> q\n```", "~~~ .python\nx\n~~~",
 		"<time:2024-01-01T00:00:00Z> <time:<b>>", "💩🤷\u200D♀\uFE0F #\uFE0F\u20E3 🇺🇸", "@*team* @_*old* @**Ann**",
-		"[](javascript:alert(1)) <script>x</script>", "[a](javascript&#58;alert(1)) [b](&#106;avascript:x)", "```a\"onmouseover=alert(1)\nx\n```", "```quote\n```spoiler\n```\n```", "_a_ __b__ *c*"} {
+		"[](javascript:alert(1)) <script>x</script>", "[a](javascript&#58;alert(1)) [b](&#106;avascript:x)", "```a\"onmouseover=alert(1)\nx\n```", "```quote\n```spoiler\n```\n```", "_a_ __b__ *c*",
+		"```python\nx = '<b>' + \"\"\"a\n\nb\"\"\"\n```", "```html\n<script>alert(1)</script><a href=\"javascript:x\">\n```", "```\n#!js\n'<' // x\n```"} {
 		f.Add(s)
 	}
 	env := &Env{

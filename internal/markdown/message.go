@@ -105,7 +105,7 @@ var messages = goldmark.New(
 		parser.WithInlineParsers(append(without(inlineParsers(), parser.NewAutoLinkParser()),
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
 		parser.WithASTTransformers(util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60), util.Prioritized(listStarts{}, 60),
-			util.Prioritized(linkifierTransformer{}, 100),
+			util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(highlightTransformer{}, 150),
 			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),
 	// Web links are found by linkifierTransformer, as the reference finds

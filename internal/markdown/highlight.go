@@ -1,0 +1,271 @@
+package markdown
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Code blocks in messages are highlighted as the reference highlights
+// them with Pygments: a span per token, its class Pygments' short name of
+// the token's type ("k", "nf", "s2"), which clients style (the web's
+// stylesheet, zulip-terminal's themes). chroma's lexers are ports of
+// Pygments' and name their token types alike; the HTML is written here, in
+// Pygments' form, because chroma's own formatter writes another.
+
+// highlightBudget bounds the time one message's code blocks may spend in
+// the lexers. chroma's lexers are backtracking regular expressions (each
+// match bounded by chroma at 250 ms) and take about 4 µs a byte of Python
+// here, 45 ms for a block of the longest message: from the moment the
+// budget has passed, blocks are written unhighlighted, so that a lexer
+// finding some input pathological cannot hold the renderer.
+const highlightBudget = 250 * time.Millisecond
+
+// highlightedKey is the attribute of a code block node holding its
+// highlighted lines, set by highlightTransformer and written by renderCode.
+var highlightedKey = []byte("highlighted")
+
+// highlightTransformer highlights the code blocks of a message whose
+// language (written after the fence, or in a shebang line as the
+// reference reads it) has a lexer.
+type highlightTransformer struct{}
+
+func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	r := stateOf(pc)
+	if r == nil {
+		return
+	}
+	src := reader.Source()
+	var spent time.Duration
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.Kind() {
+		case ast.KindFencedCodeBlock, ast.KindCodeBlock:
+		default:
+			return ast.WalkContinue, nil
+		}
+		if r.env.Stop != nil && r.env.Stop() {
+			r.res.Stopped = true
+			return ast.WalkStop, nil
+		}
+		if spent >= highlightBudget {
+			return ast.WalkStop, nil
+		}
+		code := codeText(n, src)
+		lang := fenceLanguage(n, src)
+		if lang == "" {
+			lang = shebangLanguage(code)
+		}
+		lexer := lexerFor(lang)
+		if lexer == nil {
+			return ast.WalkSkipChildren, nil
+		}
+		start := time.Now()
+		html, ok := highlight(lexer, code, start.Add(highlightBudget-spent), r.env.Stop)
+		spent += time.Since(start)
+		switch {
+		case ok:
+			n.SetAttribute(highlightedKey, []byte(html))
+		case r.env.Stop != nil && r.env.Stop():
+			r.res.Stopped = true
+			return ast.WalkStop, nil
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// codeText is a code block's text as the reference highlights it: lines
+// without trailing whitespace, and no blank lines before or after.
+func codeText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := range lines.Len() {
+		line := lines.At(i)
+		b.WriteString(strings.TrimRight(string(line.Value(src)), " \t\r\n"))
+		b.WriteByte('\n')
+	}
+	return strings.Trim(b.String(), "\n")
+}
+
+// fenceLanguage is the language written after a code block's fence, as
+// the reference reads it ("python", ".python", "{.python}"); "" for none.
+func fenceLanguage(n ast.Node, src []byte) string {
+	fc, ok := n.(*ast.FencedCodeBlock)
+	if !ok {
+		return ""
+	}
+	return strings.TrimPrefix(strings.Trim(string(fc.Language(src)), "{}"), ".")
+}
+
+// shebang is the first line from which the reference takes the language of
+// a block that names none ("#!python", "#!/usr/bin/python", ":::python");
+// the line stays in the code.
+var shebang = regexp.MustCompile(`^(?:::+|#!)(?:(?:/\w+)*[/ ])?([\w#.+-]*)`)
+
+func shebangLanguage(code string) string {
+	first, _, _ := strings.Cut(code, "\n")
+	if m := shebang.FindStringSubmatch(first); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// lexersByAlias holds chroma's lexers by lower-case alias: Pygments finds a
+// fence's language among its lexers' aliases only, not their names or
+// file extensions.
+var lexersByAlias = sync.OnceValue(func() map[string]chroma.Lexer {
+	m := map[string]chroma.Lexer{}
+	for _, l := range lexers.GlobalLexerRegistry.Lexers {
+		for _, alias := range l.Config().Aliases {
+			m[strings.ToLower(alias)] = l
+		}
+	}
+	return m
+})
+
+// highlighted are the lexers that highlight, by alias: those of the
+// languages of codeLanguageNames, under any of their aliases. A lexer's
+// regular expressions are compiled when first used and kept; all of
+// chroma's lexers together took 33 MB of heap (and 0.6 s to compile),
+// which one message naming them all would have made any chatd keep, while
+// these take a few megabytes. Other languages are written unhighlighted,
+// with their name.
+var highlighted = sync.OnceValue(func() map[string]chroma.Lexer {
+	chosen := map[chroma.Lexer]bool{}
+	for alias := range codeLanguageNames {
+		if l := lexersByAlias()[alias]; l != nil {
+			chosen[l] = true
+		}
+	}
+	m := map[string]chroma.Lexer{}
+	for alias, l := range lexersByAlias() {
+		if chosen[l] {
+			m[alias] = l
+		}
+	}
+	return m
+})
+
+// lexerFor returns the lexer that highlights a language as written, nil
+// for none.
+func lexerFor(lang string) chroma.Lexer {
+	if lang == "" {
+		return nil
+	}
+	return highlighted()[strings.ToLower(lang)]
+}
+
+// MayHighlight reports whether a message's content may have a code block
+// to highlight: a fence naming a language that has a lexer, or a line the
+// reference reads a block's language from ("#!python", ":::python"). The
+// service renders such content in a heavy slot, as it does long content.
+func MayHighlight(content string) bool {
+	for line := range strings.Lines(content) {
+		line = strings.TrimLeft(line, " \t>*+-0123456789.")
+		switch {
+		case strings.HasPrefix(line, "#!"), strings.HasPrefix(line, "::"):
+			return true
+		case strings.HasPrefix(line, "```"), strings.HasPrefix(line, "~~~"):
+			lang := strings.TrimLeft(line, "`~ \t")
+			if end := strings.IndexAny(lang, " \t\r\n"); end >= 0 {
+				lang = lang[:end]
+			}
+			if lexerFor(strings.TrimPrefix(strings.Trim(lang, "{}"), ".")) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// highlight returns code highlighted as Pygments' HTML formatter writes
+// it, a line at a time, each ending in "\n"; false when it could not
+// finish by deadline or stop said so.
+func highlight(lexer chroma.Lexer, code string, deadline time.Time, stop func() bool) (string, bool) {
+	next, err := lexer.Tokenise(nil, code+"\n")
+	if err != nil {
+		return "", false
+	}
+	var f pygmentsLines
+	for n := 0; ; n++ {
+		if n%64 == 63 && (time.Now().After(deadline) || (stop != nil && stop())) {
+			return "", false
+		}
+		t := next()
+		if t == chroma.EOF {
+			break
+		}
+		f.token(tokenClass(t.Type), t.Value)
+	}
+	return f.finish(), true
+}
+
+// tokenClass is the CSS class Pygments gives a token type: its short name,
+// or its nearest ancestor's ("" for plain text).
+func tokenClass(t chroma.TokenType) string {
+	for _, c := range []chroma.TokenType{t, t.SubCategory(), t.Category()} {
+		if class, ok := chroma.StandardTypes[c]; ok {
+			return class
+		}
+	}
+	return ""
+}
+
+// pygmentsLines writes tokens as Pygments' HTML formatter does: a token
+// is escaped and split at its line ends, each piece in a span of the
+// token's class (none for plain text); a piece continuing the span of the
+// same class before it on its line joins that span, and no span is left
+// open across a line end or made empty.
+type pygmentsLines struct {
+	out  strings.Builder
+	open string // the class of the span open on the current line
+	line bool   // the current line has text
+}
+
+func (f *pygmentsLines) token(class, value string) {
+	parts := strings.Split(codeEscaper.Replace(value), "\n")
+	for i, part := range parts {
+		last := i == len(parts)-1
+		if part != "" {
+			if !f.line || f.open != class {
+				f.closeSpan()
+				if class != "" {
+					f.out.WriteString(`<span class="` + class + `">`)
+				}
+				f.open, f.line = class, true
+			}
+			f.out.WriteString(part)
+		}
+		if !last {
+			f.closeSpan()
+			f.out.WriteByte('\n')
+			f.line = false
+		}
+	}
+}
+
+// closeSpan closes the span open on the current line, if any.
+func (f *pygmentsLines) closeSpan() {
+	if f.line && f.open != "" {
+		f.out.WriteString("</span>")
+	}
+	f.open = ""
+}
+
+func (f *pygmentsLines) finish() string {
+	if f.line {
+		f.closeSpan()
+		f.out.WriteByte('\n')
+		f.line = false
+	}
+	return f.out.String()
+}

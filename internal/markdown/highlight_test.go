@@ -1,0 +1,91 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHighlight: code blocks are highlighted as the reference's Pygments
+// writes them (the first cases are the reference's own fixtures), their
+// language taken from the fence or a shebang line; languages outside the
+// highlighted set keep their name and stay plain; descriptions are not
+// highlighted.
+func TestHighlight(t *testing.T) {
+	code := func(lang, body string) string {
+		attr := ""
+		if lang != "" {
+			attr = ` data-code-language="` + lang + `"`
+		}
+		return `<div class="codehilite"` + attr + `><pre><span></span><code>` + body + `</code></pre></div>`
+	}
+	speak := `<span class="k">def</span> <span class="nf">speak</span><span class="p">(</span><span class="bp">self</span><span class="p">):</span>` +
+		"\n    " + `<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>` + "\n"
+	hello := `<span class="nb">print</span><span class="p">(</span><span class="s2">&quot;Hello World&quot;</span><span class="p">)</span>` + "\n"
+	for _, c := range []struct{ in, want string }{
+		{"``` py2\ndef speak(self):\n    x = 1\n```", code("Python 2.x", speak)},
+		{"```tex\n\n\\pi \\textbf{ is not } 3.14\n```", code("TeX", `<span class="k">\pi</span> <span class="k">\textbf</span><span class="nb">{</span> is not <span class="nb">}</span> 3.14`+"\n")},
+		{"```\n#!python\nprint(\"Hello World\")\n```", code("", `<span class="ch">#!python</span>`+"\n"+hello)},
+		{"```\n#!/usr/bin/python\nprint(\"Hello World\")\n```", code("", `<span class="ch">#!/usr/bin/python</span>`+"\n"+hello)},
+		{"```\n:::python\nprint(\"Hello World\")\n```", code("", `<span class="p">:::</span><span class="n">python</span>`+"\n"+hello)},
+		// A token over several lines is a span on each; no span is empty.
+		{"```python\nx = \"\"\"a\n\nb\"\"\"\n```", code("Python", `<span class="n">x</span> <span class="o">=</span> <span class="s2">&quot;&quot;&quot;a</span>`+
+			"\n\n"+`<span class="s2">b&quot;&quot;&quot;</span>`+"\n")},
+		// Blank lines around the code go, trailing spaces too.
+		{"```python\n\n\nx   \n\n```", code("Python", `<span class="n">x</span>`+"\n")},
+		{"```\n```", code("", "\n")},
+		// Pygments' whitespace class, where the lexer has it.
+		{"```go\nx := 1 // c\n```", code("Go", `<span class="nx">x</span><span class="w"> </span><span class="o">:=</span><span class="w"> </span>`+
+			`<span class="mi">1</span><span class="w"> </span><span class="c1">// c</span>`+"\n")},
+		{"```{.JS}\nf('<b>')\n```", code("JavaScript", `<span class="nx">f</span><span class="p">(</span><span class="s1">&#39;&lt;b&gt;&#39;</span><span class="p">)</span>`+"\n")},
+		// Known, not highlighted: the name only.
+		{"```cobol\nx\n```", code("COBOL", "x\n")},
+		{"```\nx = 1\n```", code("", "x = 1\n")},
+		{"> ```python\n> x\n> ```", "<blockquote>\n" + code("Python", `<span class="n">x</span>`+"\n") + "\n</blockquote>"},
+	} {
+		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
+			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	if got, want := Render("```python\nx = 1\n```"), code("Python", "x = 1\n"); got != want {
+		t.Errorf("Render: got %q, want %q", got, want)
+	}
+}
+
+// TestHighlightGivesUp: past its deadline the highlighter gives up and
+// the block is written plain; told to stop, the rendering stops.
+func TestHighlightGivesUp(t *testing.T) {
+	long := strings.Repeat("x = 1\n", 100)
+	lexer := lexerFor("python")
+	if _, ok := highlight(lexer, long, time.Now().Add(time.Hour), nil); !ok {
+		t.Fatal("highlight within its deadline failed")
+	}
+	if _, ok := highlight(lexer, long, time.Now().Add(-time.Second), nil); ok {
+		t.Error("highlight past its deadline went on")
+	}
+	if _, ok := highlight(lexer, long, time.Now().Add(time.Hour), func() bool { return true }); ok {
+		t.Error("highlight told to stop went on")
+	}
+	calls := 0
+	stop := func() bool { calls++; return calls > 1 }
+	in := "```python\n" + long + "```"
+	res := RenderMessage(in, &Env{Stop: stop})
+	if !res.Stopped || strings.Contains(res.HTML, `<span class=`) {
+		t.Errorf("a rendering told to stop: Stopped %v, HTML %.200q; want it stopped, unhighlighted", res.Stopped, res.HTML)
+	}
+}
+
+// TestMayHighlight: content with a fence naming a highlighted language, or
+// a line a block's language may come from, is known before rendering.
+func TestMayHighlight(t *testing.T) {
+	for in, want := range map[string]bool{
+		"```python\nx\n```": true, "text\n~~~ .py\nx": true, "  ```{.js}": true, "> ```go": true,
+		"* ```rust": true, "```\n#!/bin/sh\n```": true, ":::python": true, "``` py2 extra": true,
+		"```\nx\n```": false, "```quote\nx\n```": false, "```inventedlang": false, "```cobol": false,
+		"plain text": false, "a :smile::heart: b": false, "say #!": false,
+	} {
+		if got := MayHighlight(in); got != want {
+			t.Errorf("MayHighlight(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

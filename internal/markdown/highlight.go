@@ -22,10 +22,11 @@ import (
 
 // highlightBudget bounds the time one message's code blocks may spend in
 // the lexers. chroma's lexers are backtracking regular expressions (each
-// match bounded by chroma at 250 ms) and take about 4 µs a byte of Python
-// here, 45 ms for a block of the longest message: from the moment the
-// budget has passed, blocks are written unhighlighted, so that a lexer
-// finding some input pathological cannot hold the renderer.
+// match bounded by chroma at 250 ms) and take about 6 µs a byte of Python
+// here, 60–70 ms for a block of the longest message; on some input they
+// take far longer (YAML on 9 900 quotes, Makefile on "1e" repeated: more
+// than 10 s). From the moment the budget has passed, blocks are written
+// unhighlighted, so that no input holds the renderer.
 const highlightBudget = 250 * time.Millisecond
 
 // highlightedKey is the attribute of a code block node holding its
@@ -196,8 +197,10 @@ func highlight(lexer chroma.Lexer, code string, deadline time.Time, stop func() 
 		return "", false
 	}
 	var f pygmentsLines
-	for n := 0; ; n++ {
-		if n%64 == 63 && (time.Now().After(deadline) || (stop != nil && stop())) {
+	for {
+		// Asked before every token: some lexers take a millisecond a
+		// token on pathological input (C++ on thousands of blank lines).
+		if time.Now().After(deadline) || (stop != nil && stop()) {
 			return "", false
 		}
 		t := next()

@@ -50,8 +50,10 @@ func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (as
 // or escaped, without trailing whitespace and without blank lines before
 // or after; clients style and find code blocks by that class.
 func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
-	if !entering {
-		return ast.WalkContinue, nil
+	if !entering || n.Lines().Len() == 0 {
+		// The reference writes nothing for a block of no lines at all
+		// ("```" and its closing fence).
+		return ast.WalkSkipChildren, nil
 	}
 	_, _ = w.WriteString(`<div class="codehilite"`)
 	if lang := fenceLanguage(n, src); lang != "" {
@@ -90,13 +92,14 @@ var codeLanguageNames = map[string]string{
 }
 
 // codeLanguageName is the name the reference gives a fence's language:
-// Pygments' name for its lexer, or the language as written when it has
+// Pygments' name for its lexer, or the language in lower case when it has
 // none.
 func codeLanguageName(lang string) string {
-	if name, ok := codeLanguageNames[strings.ToLower(lang)]; ok {
+	lang = strings.ToLower(lang)
+	if name, ok := codeLanguageNames[lang]; ok {
 		return name
 	}
-	if l := lexersByAlias()[strings.ToLower(lang)]; l != nil {
+	if l := lexersByAlias()[lang]; l != nil {
 		return l.Config().Name
 	}
 	return lang

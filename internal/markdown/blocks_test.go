@@ -38,6 +38,13 @@ func TestRenderMessageBlocks(t *testing.T) {
 			"<p>Hamlet said:</p>\n" + code("Python", `<span class="k">def</span> <span class="nf">speak</span><span class="p">(</span><span class="bp">self</span><span class="p">):</span>`+
 				"\n    "+`<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>`+"\n")},
 		{"``` inventedlanguage\nx\n```", code("inventedlanguage", "x\n")},
+		{"```InventedLanguage extra words\nx\n```", code("inventedlanguage", "x\n")},
+		// A fence opens only as the reference's would: a language and a
+		// header without backticks or tildes may follow it, nothing else.
+		{"~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~", "<p>~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~</p>"},
+		{"~~~~ section ~~~~\ntext\n\nmore", "<p>~~~~ section ~~~~<br>\ntext</p>\n<p>more</p>"},
+		{"~~~spoiler a ~ b\nx", "<p>~~~spoiler a ~ b<br>\nx</p>"},
+		{"```spoiler a ` b\nx", "<p>```spoiler a ` b<br>\nx</p>"},
 		{"```js\nlet s = \"<a>\" + 'b' & c;\n```", code("JavaScript", `<span class="kd">let</span> <span class="nx">s</span> <span class="o">=</span> <span class="s2">&quot;&lt;a&gt;&quot;</span> `+
 			`<span class="o">+</span> <span class="s1">&#39;b&#39;</span> <span class="o">&amp;</span> <span class="nx">c</span><span class="p">;</span>`+"\n")},
 		{"~~~~\ndef func():\n    y = 2\t\t\n\n    z = 3       \n~~~~", code("", "def func():\n    y = 2\n\n    z = 3\n")},

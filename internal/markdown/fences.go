@@ -1,6 +1,8 @@
 package markdown
 
 import (
+	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -76,11 +78,41 @@ func openingFence(line []byte) (fence, string, bool) {
 	if n < 3 {
 		return fence{}, "", false
 	}
-	info := strings.TrimSpace(s[n:])
-	if s[0] == '`' && strings.Contains(info, "`") {
+	if !referenceInfo.MatchString(s[n:]) {
 		return fence{}, "", false
 	}
-	return fence{s[0], n}, info, true
+	return fence{s[0], n}, strings.TrimSpace(s[n:]), true
+}
+
+// referenceInfo is what may follow a fence for the reference to open a
+// block: spaces, then perhaps a language ("python", ".py", "{.js}") and a
+// header (a spoiler's) without backticks or tildes. Other lines are text,
+// so that "~~~~ section ~~~~" does not open a code block that takes the
+// rest of the message.
+var referenceInfo = regexp.MustCompile("^ *(?:\\{?\\.?[a-zA-Z0-9_+,\\-./#]+ *(?:[^ ~`][^~`]*)?\\}?)?$")
+
+// referenceFences is goldmark's fenced code parser, opening only the
+// fences that the reference opens (openingFence).
+type referenceFences struct{ parser.BlockParser }
+
+func (p referenceFences) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	line, _ := reader.PeekLine()
+	if _, _, ok := openingFence(line); !ok {
+		return nil, parser.NoChildren
+	}
+	return p.BlockParser.Open(parent, reader, pc)
+}
+
+// blockParsers are goldmark's block parsers without raw HTML, and with
+// fenced code opened as the reference opens it.
+func blockParsers() []util.PrioritizedValue {
+	list := without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())
+	for i, p := range list {
+		if fenced, ok := p.Value.(parser.BlockParser); ok && reflect.TypeOf(fenced) == reflect.TypeOf(parser.NewFencedCodeBlockParser()) {
+			list[i].Value = referenceFences{fenced}
+		}
+	}
+	return list
 }
 
 // closes reports whether line closes f.

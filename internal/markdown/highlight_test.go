@@ -33,7 +33,9 @@ func TestHighlight(t *testing.T) {
 			"\n\n"+`<span class="s2">b&quot;&quot;&quot;</span>`+"\n")},
 		// Blank lines around the code go, trailing spaces too.
 		{"```python\n\n\nx   \n\n```", code("Python", `<span class="n">x</span>`+"\n")},
-		{"```\n```", code("", "\n")},
+		// A block of no lines is nothing; of blank lines, one empty line.
+		{"```\n```", ""},
+		{"```python\n\n\n```", code("Python", "\n")},
 		// Pygments' whitespace class, where the lexer has it.
 		{"```go\nx := 1 // c\n```", code("Go", `<span class="nx">x</span><span class="w"> </span><span class="o">:=</span><span class="w"> </span>`+
 			`<span class="mi">1</span><span class="w"> </span><span class="c1">// c</span>`+"\n")},

@@ -28,7 +28,7 @@ import (
 // and tables are written as in messages.
 var plain = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
-		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
+		parser.WithBlockParsers(blockParsers()...),
 		parser.WithInlineParsers(inlineParsers()...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 	)),

@@ -98,7 +98,7 @@ type Result struct {
 // the reference writes them.
 var messages = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
-		parser.WithBlockParsers(append(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser()),
+		parser.WithBlockParsers(append(blockParsers(),
 			util.Prioritized(fenceContainerParser{}, 690))...),
 		// No <url> autolinks and no link reference definitions: the
 		// reference has neither ("[x]: url" is text and a web link).

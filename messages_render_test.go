@@ -98,3 +98,46 @@ func TestQuotedMentionsNotifyNobody(t *testing.T) {
 		diff(t, "is:mentioned", narrowIDs(t, f, f.member.ID, `[["is","mentioned"]]`), []int64{mentioned})
 	})
 }
+
+// TestDefaultCodeBlockLanguage: once the organization has a default
+// language, a fence that names none is highlighted in it and named by it,
+// as in the reference, when previewed, sent and edited; a fence naming
+// one, a spoiler's fences and indented code keep their own.
+func TestDefaultCodeBlockLanguage(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		code := func(lang, body string) string {
+			if lang != "" {
+				lang = ` data-code-language="` + lang + `"`
+			}
+			return `<div class="codehilite"` + lang + `><pre><span></span><code>` + body + `</code></pre></div>`
+		}
+		python := `<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>` + "\n"
+		bare := "```\nx = 1\n```"
+		wantRenders(t, f, []renderCase{{bare, code("", "x = 1\n")}})
+		alpha := subscribeTo(t, f, "alpha", f.member.ID)
+		before, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), alpha, "t", bare)
+		wantNoErr(t, "send before", err)
+
+		lang := "python"
+		_, err = f.svc.UpdateRealm(ctx, chat.AsUser(f.admin.ID), chat.RealmUpdate{DefaultCodeBlockLanguage: &lang})
+		wantNoErr(t, "UpdateRealm", err)
+		wantRenders(t, f, []renderCase{
+			{bare, code("Python", python)},
+			{"```text\nx = 1\n```", code("Text only", "x = 1\n")},
+			{"````spoiler s\n```\nx = 1\n```\n````", `<div class="spoiler-block"><div class="spoiler-header">` + "\n<p>s</p>\n" +
+				`</div><div class="spoiler-content" aria-hidden="true">` + "\n" + code("", "x = 1\n") + "\n</div></div>"},
+			{"text\n\n    x = 1", "<p>text</p>\n" + code("", "x = 1\n")},
+		})
+		after, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), alpha, "t", bare)
+		wantNoErr(t, "send after", err)
+		_, err = f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), before, chat.MessageEdit{Content: &bare})
+		wantNoErr(t, "edit", err)
+		for _, id := range []int64{before, after} {
+			m, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{ApplyMarkdown: true})
+			wantNoErr(t, "GetMessage", err)
+			diff(t, "stored rendering", m.Content, code("Python", python))
+		}
+	})
+}

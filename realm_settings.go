@@ -116,11 +116,14 @@ type RealmUpdate struct {
 	MessageContentDeleteLimitSeconds *TimeLimitValue
 	TopicsPolicy                     *TopicsPolicy
 	DefaultLanguage                  *string
-	VideoChatProvider                *int64
-	EnableSpectatorAccess            *bool
-	WaitingPeriodThreshold           *int64
-	InviteRequired                   *bool
-	SendChannelEventsMessages        *bool
+	// DefaultCodeBlockLanguage is the language of code blocks whose fence
+	// names none; "" for none.
+	DefaultCodeBlockLanguage  *string
+	VideoChatProvider         *int64
+	EnableSpectatorAccess     *bool
+	WaitingPeriodThreshold    *int64
+	InviteRequired            *bool
+	SendChannelEventsMessages *bool
 	// MoveMessagesWithinStreamLimitSeconds and
 	// MoveMessagesBetweenStreamsLimitSeconds are the time limits of moves.
 	MoveMessagesWithinStreamLimitSeconds   *TimeLimitValue
@@ -230,6 +233,8 @@ var realmSettings = []realmSetting{
 		func(r *Realm) *TopicsPolicy { return &r.TopicsPolicy }, checkTopicsPolicy),
 	setting("default_language", false, func(u *RealmUpdate) **string { return &u.DefaultLanguage },
 		func(r *Realm) *string { return &r.DefaultLanguage }, checkLanguage),
+	setting("default_code_block_language", false, func(u *RealmUpdate) **string { return &u.DefaultCodeBlockLanguage },
+		func(r *Realm) *string { return &r.DefaultCodeBlockLanguage }, checkCodeBlockLanguage),
 	setting("video_chat_provider", false, func(u *RealmUpdate) **int64 { return &u.VideoChatProvider },
 		func(r *Realm) *int64 { return &r.VideoChatProvider }, (*Service).checkVideoChatProvider),
 	setting("enable_spectator_access", false, func(u *RealmUpdate) **bool { return &u.EnableSpectatorAccess },
@@ -282,6 +287,18 @@ func checkTopicsPolicy(_ *Service, name string, v TopicsPolicy) (TopicsPolicy, e
 func checkLanguage(_ *Service, _ string, v string) (string, error) {
 	if !slices.Contains(Languages, v) {
 		return "", errorf("Invalid language '%s'", v)
+	}
+	return v, nil
+}
+
+// maxCodeBlockLanguageLength bounds default_code_block_language, which
+// the reference takes as any text; the longest alias of a language is far
+// shorter.
+const maxCodeBlockLanguageLength = 100
+
+func checkCodeBlockLanguage(_ *Service, name, v string) (string, error) {
+	if utf8.RuneCountInString(v) > maxCodeBlockLanguageLength {
+		return "", errorf("%s is too long (limit: %d characters)", name, maxCodeBlockLanguageLength)
 	}
 	return v, nil
 }

@@ -65,13 +65,16 @@ func (rc *renderContext) render(src string) markdown.Result {
 func newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
 	rc := &renderContext{}
 	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName}
-	if strings.Contains(content, "/#") || strings.Contains(content, "/user_uploads/") {
-		// It may link the organization's own views or uploads.
+	if strings.Contains(content, "/#") || strings.Contains(content, "/user_uploads/") ||
+		strings.Contains(content, "```") || strings.Contains(content, "~~~") {
+		// It may link the organization's own views or uploads, or have
+		// code blocks in its default language.
 		realm, err := tx.Realm(realmID)
 		if err != nil {
 			return nil, err
 		}
 		rc.env.RealmURL = strings.TrimSuffix(realm.URL, "/")
+		rc.env.DefaultCodeLanguage = realm.DefaultCodeBlockLanguage
 	}
 	if strings.Contains(content, "@**") || strings.Contains(content, "@_**") {
 		if err := rc.loadUsers(tx, realmID); err != nil {

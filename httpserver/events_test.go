@@ -437,6 +437,7 @@ func TestRegisterStateBlocks(t *testing.T) {
 		"realm_allow_message_editing":              true,
 		"realm_message_content_edit_limit_seconds": float64(600),
 		"realm_default_language":                   "en",
+		"realm_default_code_block_language":        "",
 	}
 	for k, want := range checks {
 		if diff := cmp.Diff(want, b[k]); diff != "" {

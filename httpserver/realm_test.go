@@ -221,6 +221,7 @@ func TestUpdateRealm(t *testing.T) {
 		{"topics_policy", `"sometimes"`, chat.CodeBadRequest, "Invalid topics_policy"},
 		{"topics_policy", `allow_empty_topic`, chat.CodeBadRequest, "topics_policy is not valid JSON"},
 		{"default_language", "xx", chat.CodeBadRequest, "Invalid language 'xx'"},
+		{"default_code_block_language", stringsRepeat("p", 101), chat.CodeBadRequest, "default_code_block_language is too long (limit: 100 characters)"},
 		{"video_chat_provider", "7", chat.CodeBadRequest, "Invalid video_chat_provider 7"},
 		{"video_chat_provider", "1", chat.CodeBadRequest, "Invalid video_chat_provider 1"}, // no provider configured
 		{"video_chat_provider", `"1"`, chat.CodeBadRequest, "video_chat_provider is not an integer"},
@@ -238,11 +239,13 @@ func TestUpdateRealm(t *testing.T) {
 		"message_content_edit_limit_seconds", `"unlimited"`, "message_content_delete_limit_seconds", "3600",
 		"move_messages_within_stream_limit_seconds", `"unlimited"`, "move_messages_between_streams_limit_seconds", "86400",
 		"message_edit_history_visibility_policy", `"moves"`, "topics_policy", `"disable_empty_topic"`, "default_language", "de", "video_chat_provider", "0",
+		"default_code_block_language", "python",
 		"enable_spectator_access", "true", "send_channel_events_messages", "false", "bogus", "1")),
 		http.StatusOK, success("name", "Renamed", "description", "New **description**",
 			"message_content_edit_limit_seconds", nil, "message_content_delete_limit_seconds", float64(3600),
 			"move_messages_within_stream_limit_seconds", nil, "move_messages_between_streams_limit_seconds", float64(86400),
 			"message_edit_history_visibility_policy", "moves", "topics_policy", "disable_empty_topic", "default_language", "de", "video_chat_provider", float64(0),
+			"default_code_block_language", "python",
 			"enable_spectator_access", true, "send_channel_events_messages", false,
 			"ignored_parameters_unsupported", []any{"bogus"}))
 	e.expect(e.call(http.MethodPatch, "/realm", &e.owner, form("name", "Renamed", "waiting_period_threshold", "0", "invite_required", "false")),

@@ -25,6 +25,9 @@ type RealmSettings struct {
 	TopicsPolicy                     TopicsPolicy
 	// DefaultLanguage is a language code of the Languages list.
 	DefaultLanguage string
+	// DefaultCodeBlockLanguage is the language of the code blocks whose
+	// fence names none ("" for none), as highlighting reads it.
+	DefaultCodeBlockLanguage string
 	// VideoChatProvider is the ID of the video-call provider that clients
 	// offer: VideoChatDisabled or the ID of Config.VideoCalls.
 	VideoChatProvider int64

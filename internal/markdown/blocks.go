@@ -56,7 +56,11 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 		return ast.WalkSkipChildren, nil
 	}
 	_, _ = w.WriteString(`<div class="codehilite"`)
-	if lang := fenceLanguage(n, src); lang != "" {
+	lang := fenceLanguage(n, src)
+	if v, ok := n.AttributeString(string(languageKey)); ok {
+		lang = v.(string)
+	}
+	if lang != "" {
 		_, _ = w.WriteString(` data-code-language="` + escapeAttr(codeLanguageName(lang)) + `"`)
 	}
 	_, _ = w.WriteString(`><pre><span></span><code>`)

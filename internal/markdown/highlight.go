@@ -33,9 +33,16 @@ const highlightBudget = 250 * time.Millisecond
 // highlighted lines, set by highlightTransformer and written by renderCode.
 var highlightedKey = []byte("highlighted")
 
+// languageKey is the attribute of a fenced code block holding the
+// organization's default language (Env.DefaultCodeLanguage) when its
+// fence names none, set by highlightTransformer and written by
+// renderCode.
+var languageKey = []byte("language")
+
 // highlightTransformer highlights the code blocks of a message whose
-// language (written after the fence, or in a shebang line as the
-// reference reads it) has a lexer.
+// language (written after the fence, the organization's default for a
+// fence that names none, or in a shebang line as the reference reads it)
+// has a lexer.
 type highlightTransformer struct{}
 
 func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
@@ -54,15 +61,20 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		default:
 			return ast.WalkContinue, nil
 		}
+		lang := fenceLanguage(n, src)
+		if lang == "" && n.Kind() == ast.KindFencedCodeBlock && r.env.DefaultCodeLanguage != "" && !inSpoiler(n) {
+			lang = r.env.DefaultCodeLanguage
+			n.SetAttribute(languageKey, lang)
+		}
 		if r.env.Stop != nil && r.env.Stop() {
 			r.res.Stopped = true
 			return ast.WalkStop, nil
 		}
 		if spent >= highlightBudget {
-			return ast.WalkStop, nil
+			// Past the budget only the languages are set.
+			return ast.WalkSkipChildren, nil
 		}
 		code := codeText(n, src)
-		lang := fenceLanguage(n, src)
 		if lang == "" {
 			lang = shebangLanguage(code)
 		}
@@ -95,6 +107,17 @@ func codeText(n ast.Node, src []byte) string {
 		b.WriteByte('\n')
 	}
 	return strings.Trim(b.String(), "\n")
+}
+
+// inSpoiler reports whether n is inside a spoiler, whose code fences the
+// reference gives no default language.
+func inSpoiler(n ast.Node) bool {
+	for ; n != nil; n = n.Parent() {
+		if n.Kind() == kindSpoiler {
+			return true
+		}
+	}
+	return false
 }
 
 // fenceLanguage is the language written after a code block's fence, as
@@ -166,9 +189,11 @@ func lexerFor(lang string) chroma.Lexer {
 }
 
 // MayHighlight reports whether a message's content may have a code block
-// to highlight: a fence naming a language that has a lexer, or a line the
-// reference reads a block's language from ("#!python", ":::python"). The
-// service renders such content in a heavy slot, as it does long content.
+// to highlight: a fence naming a language that has a lexer, a fence naming
+// none (the organization may have a default language; a closing fence is
+// such a line too, so any closed block counts), or a line the reference
+// reads a block's language from ("#!python", ":::python"). The service
+// renders such content in a heavy slot, as it does long content.
 func MayHighlight(content string) bool {
 	for line := range strings.Lines(content) {
 		line = strings.TrimLeft(line, " \t>*+-0123456789.")
@@ -180,7 +205,7 @@ func MayHighlight(content string) bool {
 			if end := strings.IndexAny(lang, " \t\r\n"); end >= 0 {
 				lang = lang[:end]
 			}
-			if lexerFor(strings.TrimPrefix(strings.Trim(lang, "{}"), ".")) != nil {
+			if lang = strings.TrimPrefix(strings.Trim(lang, "{}"), "."); lang == "" || lexerFor(lang) != nil {
 				return true
 			}
 		}

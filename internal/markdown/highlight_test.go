@@ -78,13 +78,15 @@ func TestHighlightGivesUp(t *testing.T) {
 	}
 }
 
-// TestMayHighlight: content with a fence naming a highlighted language, or
-// a line a block's language may come from, is known before rendering.
+// TestMayHighlight: content with a fence naming a highlighted language or
+// none (the organization's default may apply), or a line a block's
+// language may come from, is known before rendering.
 func TestMayHighlight(t *testing.T) {
 	for in, want := range map[string]bool{
 		"```python\nx\n```": true, "text\n~~~ .py\nx": true, "  ```{.js}": true, "> ```go": true,
 		"* ```rust": true, "```\n#!/bin/sh\n```": true, ":::python": true, "``` py2 extra": true,
-		"```\nx\n```": false, "```quote\nx\n```": false, "```inventedlang": false, "```cobol": false,
+		"```\nx\n```": true, "```quote\nx\n```": true, // a closing fence names nothing either
+		"```quote": false, "```inventedlang": false, "```cobol": false,
 		"plain text": false, "a :smile::heart: b": false, "say #!": false,
 	} {
 		if got := MayHighlight(in); got != want {

@@ -66,6 +66,10 @@ type Env struct {
 	// to its "#narrow" views and its uploads are made relative, so that
 	// clients open them in place. Empty leaves links as written.
 	RealmURL string
+	// DefaultCodeLanguage is the language of code blocks whose fence names
+	// none (the organization's default_code_block_language), as the
+	// reference gives them outside spoilers; "" for none.
+	DefaultCodeLanguage string
 	// Stop, when not nil, is asked before each text is linkified (the
 	// rendering's costly part); when it answers true the rendering stops
 	// there and its Result is Stopped.

@@ -31,7 +31,7 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		int64(r.WaitingPeriodThreshold), r.InviteRequired, r.SendChannelEventsMessages,
 		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds),
 		string(r.MessageEditHistoryVisibilityPolicy), sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenTopicsGroup),
-		sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenChannelsGroup)}, nil
+		sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenChannelsGroup), r.DefaultCodeBlockLanguage}, nil
 }
 
 // userArgs returns the column values of u from email on, in the order of
@@ -65,9 +65,10 @@ func (t *tx) CreateRealm(r *storage.Realm) error {
 		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
 		invite_required, send_channel_events_messages, move_messages_within_stream_limit_seconds,
 		move_messages_between_streams_limit_seconds, message_edit_history_visibility_policy,
-		can_move_messages_between_topics_group, can_move_messages_between_channels_group)
+		can_move_messages_between_topics_group, can_move_messages_between_channels_group,
+		default_code_block_language)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28)
+		$21, $22, $23, $24, $25, $26, $27, $28, $29)
 		ON CONFLICT DO NOTHING RETURNING id`, args...)
 	if err != nil {
 		return err
@@ -145,8 +146,8 @@ func (t *tx) UpdateRealm(r storage.Realm) error {
 			invite_required = $22, send_channel_events_messages = $23,
 			move_messages_within_stream_limit_seconds = $24, move_messages_between_streams_limit_seconds = $25,
 			message_edit_history_visibility_policy = $26, can_move_messages_between_topics_group = $27,
-			can_move_messages_between_channels_group = $28
-			WHERE id = $29`, append(args, r.ID)...)
+			can_move_messages_between_channels_group = $28, default_code_block_language = $29
+			WHERE id = $30`, append(args, r.ID)...)
 	})
 }
 

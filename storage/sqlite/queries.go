@@ -146,8 +146,8 @@ var queries = [numQueries]string{
 		waiting_period_threshold, invite_required, send_channel_events_messages,
 		move_messages_within_stream_limit_seconds, move_messages_between_streams_limit_seconds,
 		message_edit_history_visibility_policy, can_move_messages_between_topics_group,
-		can_move_messages_between_channels_group)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		can_move_messages_between_channels_group, default_code_block_language)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	qUpdateRealm: `UPDATE realms SET name = ?, description = ?, host = ?, url = ?, deactivated = ?,
 		date_created = ?, default_email_visibility = ?, new_stream_announcements_stream_id = ?,
 		signup_announcements_stream_id = ?, zulip_update_announcements_stream_id = ?,
@@ -158,7 +158,7 @@ var queries = [numQueries]string{
 		waiting_period_threshold = ?, invite_required = ?, send_channel_events_messages = ?,
 		move_messages_within_stream_limit_seconds = ?, move_messages_between_streams_limit_seconds = ?,
 		message_edit_history_visibility_policy = ?, can_move_messages_between_topics_group = ?,
-		can_move_messages_between_channels_group = ?
+		can_move_messages_between_channels_group = ?, default_code_block_language = ?
 		WHERE id = ?`,
 	qCreateUser: `INSERT INTO users (realm_id, email, email_key, full_name, role, is_active, bot_type,
 		bot_owner_id, date_joined, last_login, is_imported_stub, timezone, avatar_source, avatar_version,

@@ -568,7 +568,8 @@ func TestMigrationSenderDirectIndex(t *testing.T) {
 		realm, u1, u2 = r.ID, a.ID, b.ID
 		return nil
 	})
-	if _, err := s.writer.Exec(`DROP INDEX messages_sender; DROP INDEX messages_direct; DROP TABLE user_messages_pending; DROP TABLE message_recipients; PRAGMA user_version = 22`); err != nil {
+	if _, err := s.writer.Exec(`DROP INDEX messages_sender; DROP INDEX messages_direct; DROP TABLE user_messages_pending; DROP TABLE message_recipients;
+		ALTER TABLE realms DROP COLUMN default_code_block_language; PRAGMA user_version = 22`); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.writer.Exec(`INSERT INTO messages (realm_id, sender_id, recipient_type, channel_id, direct_user_ids,
@@ -643,7 +644,8 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 		}
 		return nil
 	})
-	// The table as migrations 0006 and 0021 made it, without 0026's.
+	// The table as migrations 0006 and 0021 made it, without 0026's, and
+	// the realms without 0027's column.
 	if _, err := s.writer.Exec(`DROP TABLE message_recipients; DROP TABLE user_messages;
 		CREATE TABLE user_messages (
 			user_id    INTEGER NOT NULL REFERENCES users (id),
@@ -654,6 +656,7 @@ func TestMigrationUserMessagesUnchecked(t *testing.T) {
 		CREATE INDEX user_messages_message ON user_messages (message_id);
 		CREATE INDEX user_messages_unread ON user_messages (user_id, message_id, flags) WHERE flags & 1 = 0;
 		CREATE INDEX user_messages_starred ON user_messages (user_id, message_id, flags) WHERE flags & 2 != 0;
+		ALTER TABLE realms DROP COLUMN default_code_block_language;
 		PRAGMA user_version = 24`); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func realmArgs(r *storage.Realm) ([]any, error) {
 		r.WaitingPeriodThreshold, b2i(r.InviteRequired), b2i(r.SendChannelEventsMessages),
 		int64(r.MoveMessagesWithinStreamLimitSeconds), int64(r.MoveMessagesBetweenStreamsLimitSeconds),
 		string(r.MessageEditHistoryVisibilityPolicy), sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenTopicsGroup),
-		sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenChannelsGroup)}, nil
+		sqlcommon.GroupSettingText(r.CanMoveMessagesBetweenChannelsGroup), r.DefaultCodeBlockLanguage}, nil
 }
 
 // userTimes returns the user's times as stored, in nanoseconds.

@@ -19,7 +19,7 @@ func (s *suite) testRealmSettings(t *testing.T) {
 	r.RealmSettings = storage.RealmSettings{
 		EmailsRestrictedToDomains: true, DisallowDisposableEmailAddresses: true, AllowMessageEditing: true,
 		MessageContentEditLimitSeconds: 123, MessageContentDeleteLimitSeconds: 0,
-		TopicsPolicy: storage.TopicsDisableEmpty, DefaultLanguage: "pt_BR", VideoChatProvider: 3,
+		TopicsPolicy: storage.TopicsDisableEmpty, DefaultLanguage: "pt_BR", DefaultCodeBlockLanguage: "python", VideoChatProvider: 3,
 		EnableSpectatorAccess: true, WaitingPeriodThreshold: 9, InviteRequired: true, SendChannelEventsMessages: true,
 		MoveMessagesWithinStreamLimitSeconds: 60, MoveMessagesBetweenStreamsLimitSeconds: 7200,
 		MessageEditHistoryVisibilityPolicy:  storage.EditHistoryMoves,
@@ -28,7 +28,8 @@ func (s *suite) testRealmSettings(t *testing.T) {
 	}
 	update(t, st, func(tx storage.Tx) { r = createRealm(t, tx, r) })
 	view(t, st, func(tx storage.Tx) { checkRealm(t, "created", mustRealm(t, tx, r.ID), r) })
-	r.RealmSettings = storage.RealmSettings{MessageContentDeleteLimitSeconds: 5, TopicsPolicy: storage.TopicsAllowEmpty, DefaultLanguage: "en"}
+	r.RealmSettings = storage.RealmSettings{MessageContentDeleteLimitSeconds: 5, TopicsPolicy: storage.TopicsAllowEmpty, DefaultLanguage: "en",
+		DefaultCodeBlockLanguage: "c++"}
 	update(t, st, func(tx storage.Tx) { mustUpdateRealm(t, tx, r) })
 	view(t, st, func(tx storage.Tx) { checkRealm(t, "updated", mustRealm(t, tx, r.ID), r) })
 }

@@ -16,7 +16,8 @@ const (
 		default_language, video_chat_provider, enable_spectator_access, waiting_period_threshold,
 		invite_required, send_channel_events_messages, move_messages_within_stream_limit_seconds,
 		move_messages_between_streams_limit_seconds, message_edit_history_visibility_policy,
-		can_move_messages_between_topics_group, can_move_messages_between_channels_group`
+		can_move_messages_between_topics_group, can_move_messages_between_channels_group,
+		default_code_block_language`
 	UserColumns = `id, realm_id, email, full_name, role, is_active, bot_type, bot_owner_id, date_joined,
 		last_login, is_imported_stub, timezone, avatar_source, avatar_version, api_key, password_hash,
 		email_visibility, can_change_user_emails, presence_enabled, status_text, status_emoji_name,

@@ -53,7 +53,7 @@ func ScanRealm(f Forms, sc Scanner) (storage.Realm, error) {
 		f.Bool(&r.DisallowDisposableEmailAddresses), f.Bool(&r.AllowMessageEditing), &editLimit, &deleteLimit,
 		&topicsPolicy, &r.DefaultLanguage, &r.VideoChatProvider, f.Bool(&r.EnableSpectatorAccess),
 		&r.WaitingPeriodThreshold, f.Bool(&r.InviteRequired), f.Bool(&r.SendChannelEventsMessages),
-		&withinLimit, &moveLimit, &history, &topicsGroup, &chGroup)
+		&withinLimit, &moveLimit, &history, &topicsGroup, &chGroup, &r.DefaultCodeBlockLanguage)
 	if err != nil {
 		return r, err
 	}

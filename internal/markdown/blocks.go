@@ -93,6 +93,7 @@ var codeLanguageNames = map[string]string{
 	"py2": "Python 2.x", "r": "R", "ruby": "Ruby", "rb": "Ruby", "rust": "Rust", "rs": "Rust",
 	"scala": "Scala", "sql": "SQL", "swift": "Swift", "text": "Text only", "toml": "TOML",
 	"ts": "TypeScript", "typescript": "TypeScript", "xml": "XML", "yaml": "YAML", "yml": "YAML",
+	"fsharp": "F#", "f#": "F#", "jsx": "JSX", "react": "JSX", "tsx": "TSX", "hcl": "Terraform",
 }
 
 // codeLanguageName is the name the reference gives a fence's language:

@@ -145,7 +145,8 @@ func shebangLanguage(code string) string {
 
 // lexersByAlias holds chroma's lexers by lower-case alias: Pygments finds a
 // fence's language among its lexers' aliases only, not their names or
-// file extensions.
+// file extensions. A lexer's lower-case name counts as an alias where no
+// lexer has it as one (chroma's Markdown lexer has only "md").
 var lexersByAlias = sync.OnceValue(func() map[string]chroma.Lexer {
 	m := map[string]chroma.Lexer{}
 	for _, l := range lexers.GlobalLexerRegistry.Lexers {
@@ -153,13 +154,26 @@ var lexersByAlias = sync.OnceValue(func() map[string]chroma.Lexer {
 			m[strings.ToLower(alias)] = l
 		}
 	}
+	for _, l := range lexers.GlobalLexerRegistry.Lexers {
+		if name := strings.ToLower(l.Config().Name); m[name] == nil {
+			m[name] = l
+		}
+	}
 	return m
 })
 
-// highlighted are the lexers that highlight, by alias: those of the
-// languages of codeLanguageNames, under any of their aliases. A lexer's
-// regular expressions are compiled when first used and kept; all of
-// chroma's lexers together took 33 MB of heap (and 0.6 s to compile),
+// highlightedLanguages are the languages that are highlighted, by one of
+// their aliases, besides those of codeLanguageNames. Left out, for the
+// memory their compiled lexers keep (0.5–1.3 MB each): Racket, Raku,
+// Solidity, Crystal, Batchfile.
+var highlightedLanguages = strings.Fields(`apacheconf awk cmake common-lisp d django elisp elm fortran
+	fsharp groovy handlebars hcl jsx matlab nasm nginx nim nix prolog protobuf rst sass scheme scss
+	terraform tsx vb.net verilog vhdl vim zig`)
+
+// highlighted are the lexers that highlight, by alias: those of
+// codeLanguageNames and highlightedLanguages, under any of their aliases.
+// A lexer's regular expressions are compiled when first used and kept; all
+// of chroma's lexers together took 33 MB of heap (and 0.6 s to compile),
 // which one message naming them all would have made any chatd keep, while
 // these take a few megabytes. Other languages are written unhighlighted,
 // with their name.
@@ -169,6 +183,9 @@ var highlighted = sync.OnceValue(func() map[string]chroma.Lexer {
 		if l := lexersByAlias()[alias]; l != nil {
 			chosen[l] = true
 		}
+	}
+	for _, alias := range highlightedLanguages {
+		chosen[lexersByAlias()[alias]] = true
 	}
 	m := map[string]chroma.Lexer{}
 	for alias, l := range lexersByAlias() {

@@ -40,6 +40,11 @@ func TestHighlight(t *testing.T) {
 		{"```go\nx := 1 // c\n```", code("Go", `<span class="nx">x</span><span class="w"> </span><span class="o">:=</span><span class="w"> </span>`+
 			`<span class="mi">1</span><span class="w"> </span><span class="c1">// c</span>`+"\n")},
 		{"```{.JS}\nf('<b>')\n```", code("JavaScript", `<span class="nx">f</span><span class="p">(</span><span class="s1">&#39;&lt;b&gt;&#39;</span><span class="p">)</span>`+"\n")},
+		// Beyond the names table: chroma's names, or Pygments' where they differ.
+		{"```scss\na { b: c; }\n```", code("SCSS", `<span class="nt">a</span> <span class="p">{</span> <span class="na">b</span><span class="o">:</span> `+
+			`<span class="n">c</span><span class="p">;</span> <span class="p">}</span>`+"\n")},
+		{"```markdown\n# x\n```", code("Markdown", `<span class="gh"># x</span>`+"\n")},
+		{"```fsharp\nlet x\n```", code("F#", `<span class="k">let</span> <span class="nv">x</span>`+"\n")},
 		// Known, not highlighted: the name only.
 		{"```cobol\nx\n```", code("COBOL", "x\n")},
 		{"```\nx = 1\n```", code("", "x = 1\n")},

@@ -15,19 +15,28 @@ import (
 	"github.com/teamchat/chat/storage/memory"
 )
 
+// renderingService is a service on the memory store with a render time
+// budget (0 for the default) whose heavy slots free without resting, and
+// its organization.
+func renderingService(t *testing.T, budget time.Duration) (*Service, NewOrgResult) {
+	t.Helper()
+	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost, RenderTimeBudget: budget})
+	t.Cleanup(func() { _ = s.Close() })
+	s.rest = func(_ time.Duration, free func()) { free() }
+	org, err := s.CreateOrg(context.Background(), NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com", OwnerName: "Owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, org
+}
+
 // TestRenderTimeBudget: a rendering that outlasts Config.RenderTimeBudget
 // fails the send, the edit and POST /messages/render with
 // ErrUnableToRender, writes nothing, is told to stop, and keeps its heavy
 // slot until it has stopped; a request that ends stops it the same way.
 func TestRenderTimeBudget(t *testing.T) {
 	ctx := context.Background()
-	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost, RenderTimeBudget: 10 * time.Millisecond})
-	defer s.Close()
-	s.rest = func(_ time.Duration, free func()) { free() }
-	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com", OwnerName: "Owner"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, org := renderingService(t, 10*time.Millisecond)
 	owner := AsUser(org.UserID)
 	to := &MessageTo{IDs: []int64{org.UserID}}
 	id, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: "short"})
@@ -112,13 +121,7 @@ func TestRenderTimeBudget(t *testing.T) {
 // sent, edited or previewed; one without is rendered in its write.
 func TestCodeRendersInHeavySlot(t *testing.T) {
 	ctx := context.Background()
-	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost})
-	defer s.Close()
-	s.rest = func(_ time.Duration, free func()) { free() }
-	org, err := s.CreateOrg(ctx, NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com", OwnerName: "Owner"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, org := renderingService(t, 0)
 	owner := AsUser(org.UserID)
 	to := &MessageTo{IDs: []int64{org.UserID}}
 	var inSlot []bool

@@ -182,6 +182,9 @@ type Service struct {
 	apiKeys *apiKeySealer
 	// rest frees a heavy slot after its rest (restSlot; tests replace it).
 	rest func(d time.Duration, free func())
+	// quickHighlight is the highlighting budget of a short message's
+	// rendering outside the heavy slots (renderAhead; tests change it).
+	quickHighlight time.Duration
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults
@@ -238,7 +241,8 @@ func New(store storage.Store, cfg Config) *Service {
 	}
 	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots()),
 		rest: restSlot, apiKeys: newAPIKeySealer(cfg.APIKeySecret),
-		renderContent: func(rc *renderContext, content string) markdown.Result { return rc.render(content) }}
+		renderContent:  func(rc *renderContext, content string) markdown.Result { return rc.render(content) },
+		quickHighlight: quickHighlightBudget}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

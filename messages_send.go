@@ -432,18 +432,42 @@ func (p *preRendered) of(realmID int64, content string) (markdown.Result, bool) 
 // (markdown.MayHighlight), which takes milliseconds.
 const preRenderMinBytes = 1000
 
+// quickHighlightBudget is the time a short message's code blocks may spend
+// in the lexers outside the heavy slots: its less than 1 000 bytes take at
+// most about 6 ms here; what takes longer is highlighted again in a heavy
+// slot, within markdown.HighlightBudget.
+const quickHighlightBudget = 20 * time.Millisecond
+
 // renderedAhead reports whether content is rendered before its write
-// transaction, in a heavy slot and within Config.RenderTimeBudget.
+// transaction (renderAhead).
 func renderedAhead(content string) bool {
 	return len(content) >= preRenderMinBytes || markdown.MayHighlight(content)
 }
 
-// preRender renders the content of a long message to be sent or edited
-// (or one with code to highlight: renderedAhead),
-// in a read transaction of its own, so that the single writer is not held
-// while Markdown and the organization's linkifiers run over it; nil for short
-// content, content that would be refused (the write transaction then
-// reports it, in its order), or reads that fail. The write uses the
+// renderAhead renders content that is rendered before its write. Long
+// content renders in a heavy slot (renderWithin). Short content with code
+// renders at once, its highlighting within s.quickHighlight, so that it
+// does not wait behind password hashes for a slot; when that was not
+// enough, it renders again in a heavy slot with the whole budget, so that
+// the rendering does not depend on which path made it.
+func (s *Service) renderAhead(ctx context.Context, rc *renderContext, content string) (markdown.Result, error) {
+	if len(content) < preRenderMinBytes {
+		rc.env.HighlightBudget = s.quickHighlight
+		res := s.renderContent(rc, content)
+		if !res.HighlightCut {
+			return res, nil
+		}
+		rc.env.HighlightBudget = 0
+	}
+	return s.renderWithin(ctx, rc, content)
+}
+
+// preRender renders the content of a long message to be sent or edited,
+// or of one with code to highlight (renderedAhead, renderAhead), in a read
+// transaction of its own, so that the single writer is not held while
+// Markdown, the lexers and the organization's linkifiers run over it; nil
+// for other content, content that would be refused (the write transaction
+// then reports it, in its order), or reads that fail. The write uses the
 // rendering when the content it stores is the same.
 //
 // The rendering has Config.RenderTimeBudget: past it, or when the request
@@ -483,7 +507,7 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 	if err != nil {
 		return nil, nil // the write transaction reports it
 	}
-	res, err := s.renderWithin(ctx, rc, content)
+	res, err := s.renderAhead(ctx, rc, content)
 	if err != nil {
 		return nil, err
 	}

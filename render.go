@@ -255,6 +255,6 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 	if !renderedAhead(content) {
 		return s.renderContent(rc, content).HTML, nil
 	}
-	res, err := s.renderWithin(ctx, rc, content)
+	res, err := s.renderAhead(ctx, rc, content)
 	return res.HTML, err
 }

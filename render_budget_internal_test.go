@@ -116,10 +116,11 @@ func TestRenderTimeBudget(t *testing.T) {
 	}
 }
 
-// TestCodeRendersInHeavySlot: a short message with code to highlight is
-// rendered before its write, in a heavy slot, as long ones are, whether
-// sent, edited or previewed; one without is rendered in its write.
-func TestCodeRendersInHeavySlot(t *testing.T) {
+// TestCodeRendersAhead: a short message with code to highlight is
+// rendered before its write, whether sent, edited or previewed, at once
+// while its highlighting fits the quick budget, and again in a heavy slot
+// when it does not; one without code is rendered in its write.
+func TestCodeRendersAhead(t *testing.T) {
 	ctx := context.Background()
 	s, org := renderingService(t, 0)
 	owner := AsUser(org.UserID)
@@ -128,6 +129,12 @@ func TestCodeRendersInHeavySlot(t *testing.T) {
 	s.renderContent = func(rc *renderContext, content string) markdown.Result {
 		inSlot = append(inSlot, len(s.heavy) == 1)
 		return rc.render(content)
+	}
+	highlighted := func(what, html string) {
+		t.Helper()
+		if want := `<span class="n">x</span>`; !strings.Contains(html, want) {
+			t.Errorf("%s: rendered %q, want it highlighted (%s)", what, html, want)
+		}
 	}
 	code := "```python\nx = 1\n```"
 	id, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: code})
@@ -146,10 +153,29 @@ func TestCodeRendersInHeavySlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `<span class="n">x</span>`; !strings.Contains(html, want) {
-		t.Errorf("rendered %q, want it highlighted (%s)", html, want)
-	}
-	if want := []bool{true, true, true}; !slices.Equal(inSlot, want) {
+	highlighted("preview", html)
+	if want := []bool{false, false, false}; !slices.Equal(inSlot, want) {
 		t.Errorf("renderings in a heavy slot %v, want %v (the send, the second edit, the preview)", inSlot, want)
 	}
+
+	// Past the quick budget the rendering is made again in a heavy slot,
+	// and that one is stored.
+	s.quickHighlight = time.Nanosecond
+	inSlot = nil
+	id, err = s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html, err = s.RenderMessage(ctx, owner, code); err != nil {
+		t.Fatal(err)
+	}
+	highlighted("preview past the quick budget", html)
+	if want := []bool{false, true, false, true}; !slices.Equal(inSlot, want) {
+		t.Errorf("renderings in a heavy slot %v, want %v (the send's two, the preview's two)", inSlot, want)
+	}
+	m, _, err := s.GetMessage(ctx, owner, id, MessageFormat{ApplyMarkdown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	highlighted("stored past the quick budget", m.Content)
 }

@@ -20,14 +20,14 @@ import (
 // Pygments' and name their token types alike; the HTML is written here, in
 // Pygments' form, because chroma's own formatter writes another.
 
-// highlightBudget bounds the time one message's code blocks may spend in
-// the lexers. chroma's lexers are backtracking regular expressions (each
+// HighlightBudget bounds the time one message's code blocks may spend in
+// the lexers, unless Env.HighlightBudget says otherwise. chroma's lexers are backtracking regular expressions (each
 // match bounded by chroma at 250 ms) and take about 6 µs a byte of Python
 // here, 60–70 ms for a block of the longest message; on some input they
 // take far longer (YAML on 9 900 quotes, Makefile on "1e" repeated: more
 // than 10 s). From the moment the budget has passed, blocks are written
 // unhighlighted, so that no input holds the renderer.
-const highlightBudget = 250 * time.Millisecond
+const HighlightBudget = 250 * time.Millisecond
 
 // highlightedKey is the attribute of a code block node holding its
 // highlighted lines, set by highlightTransformer and written by renderCode.
@@ -51,6 +51,10 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		return
 	}
 	src := reader.Source()
+	budget := r.env.HighlightBudget
+	if budget <= 0 {
+		budget = HighlightBudget
+	}
 	var spent time.Duration
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -70,8 +74,9 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 			r.res.Stopped = true
 			return ast.WalkStop, nil
 		}
-		if spent >= highlightBudget {
+		if spent >= budget {
 			// Past the budget only the languages are set.
+			r.res.HighlightCut = true
 			return ast.WalkSkipChildren, nil
 		}
 		code := codeText(n, src)
@@ -83,7 +88,7 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 			return ast.WalkSkipChildren, nil
 		}
 		start := time.Now()
-		html, ok := highlight(lexer, code, start.Add(highlightBudget-spent), r.env.Stop)
+		html, ok := highlight(lexer, code, start.Add(budget-spent), r.env.Stop)
 		spent += time.Since(start)
 		switch {
 		case ok:
@@ -91,6 +96,8 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		case r.env.Stop != nil && r.env.Stop():
 			r.res.Stopped = true
 			return ast.WalkStop, nil
+		default:
+			r.res.HighlightCut = true
 		}
 		return ast.WalkSkipChildren, nil
 	})

@@ -59,8 +59,9 @@ func TestHighlight(t *testing.T) {
 	}
 }
 
-// TestHighlightGivesUp: past its deadline the highlighter gives up and
-// the block is written plain; told to stop, the rendering stops.
+// TestHighlightGivesUp: past its deadline the highlighter gives up, the
+// block is written plain and the result says it was cut; told to stop,
+// the rendering stops.
 func TestHighlightGivesUp(t *testing.T) {
 	long := strings.Repeat("x = 1\n", 100)
 	lexer := lexerFor("python")
@@ -74,10 +75,17 @@ func TestHighlightGivesUp(t *testing.T) {
 	if _, ok := highlight(lexer, long, time.Now().Add(time.Hour), func() bool { return true }); ok {
 		t.Error("highlight told to stop went on")
 	}
+	// A budget the rendering passes leaves the rest plain, and says so.
+	in := "```python\nx = 1\n```\n\n```go\nx := 1\n```"
+	if res := RenderMessage(in, &Env{}); res.HighlightCut || strings.Count(res.HTML, `<span class="nx">`) != 1 {
+		t.Errorf("within the budget: cut %v, %q", res.HighlightCut, res.HTML)
+	}
+	if res := RenderMessage(in, &Env{HighlightBudget: time.Nanosecond}); !res.HighlightCut || strings.Contains(res.HTML, `<span class=`) {
+		t.Errorf("past the budget: cut %v, %q; want cut and plain", res.HighlightCut, res.HTML)
+	}
 	calls := 0
 	stop := func() bool { calls++; return calls > 1 }
-	in := "```python\n" + long + "```"
-	res := RenderMessage(in, &Env{Stop: stop})
+	res := RenderMessage("```python\n"+long+"```", &Env{Stop: stop})
 	if !res.Stopped || strings.Contains(res.HTML, `<span class=`) {
 		t.Errorf("a rendering told to stop: Stopped %v, HTML %.200q; want it stopped, unhighlighted", res.Stopped, res.HTML)
 	}

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -70,6 +71,9 @@ type Env struct {
 	// none (the organization's default_code_block_language), as the
 	// reference gives them outside spoilers; "" for none.
 	DefaultCodeLanguage string
+	// HighlightBudget is the time the code blocks may spend in the lexers;
+	// 0 means the package's HighlightBudget.
+	HighlightBudget time.Duration
 	// Stop, when not nil, is asked before each text is linkified (the
 	// rendering's costly part); when it answers true the rendering stops
 	// there and its Result is Stopped.
@@ -94,6 +98,9 @@ type Result struct {
 	// Stopped says Env.Stop ended the rendering early: the HTML lacks
 	// some of its links and must not be stored.
 	Stopped bool
+	// HighlightCut says the highlighting budget passed before every code
+	// block was highlighted: those after it are plain.
+	HighlightCut bool
 }
 
 // messages is the renderer of message content: Render's renderer plus

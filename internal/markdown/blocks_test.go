@@ -29,6 +29,9 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"```quoted\n# line 1\n#line 2\n```", quote("<h1>line 1</h1>\n<p>#line 2</p>\n")},
 		{"~~~ quote\nsee:\n```\nx = 1\n```\n~~~", quote("<p>see:</p>\n" + code("", "x = 1\n") + "\n")},
 		{"```quote\nunclosed", quote("<p>unclosed</p>\n")},
+		// A closing line closes the innermost fence, as in the reference.
+		{"~~~ quote\nouter\n~~~ quote\ninner\n~~~\nstill outer\n~~~\nafter",
+			quote("<p>outer</p>\n"+quote("<p>inner</p>\n")+"\n<p>still outer</p>\n") + "\n<p>after</p>"},
 		{strings.Repeat("```quote\n", 17) + "deep", strings.Repeat("<blockquote>\n", 16) + code("quote", "deep\n") + "\n" +
 			strings.Repeat("</blockquote>\n", 15) + "</blockquote>"},
 		{"```spoiler Check **this** out\nThis is a spoiler\n```",

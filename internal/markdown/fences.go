@@ -163,11 +163,29 @@ func (fenceContainerParser) Continue(node ast.Node, reader text.Reader, pc parse
 	if !ok {
 		return parser.Close
 	}
-	if f.closes(line) && !insideCodeFence(node, pc) {
+	if f.closes(line) && !insideCodeFence(node, pc) && !insideFenceContainer(node, pc) {
 		reader.AdvanceToEOL()
 		return parser.Close
 	}
 	return parser.Continue | parser.HasChildren
+}
+
+// insideFenceContainer reports whether a quote or spoiler fence is open
+// inside the container: a closing line closes the innermost, as in the
+// reference, so that "~~~ quote" inside "~~~ quote" ends at the first
+// "~~~" and the outer quote goes on.
+func insideFenceContainer(container ast.Node, pc parser.Context) bool {
+	open := fences(pc)
+	inside := false
+	for _, b := range pc.OpenedBlocks() {
+		if inside {
+			if _, ok := open[b.Node]; ok {
+				return true
+			}
+		}
+		inside = inside || b.Node == container
+	}
+	return false
 }
 
 // insideCodeFence reports whether a fenced code block is open inside the

@@ -116,6 +116,11 @@ type Config struct {
 	// refused with ErrUnableToRender, as the reference refuses what its
 	// renderer gives up on. Zero means DefaultRenderTimeBudget.
 	RenderTimeBudget time.Duration
+	// HighlightBudget bounds the time one message's code blocks spend in
+	// the syntax highlighter's lexers, which on some input take far longer
+	// than on code: past it, the message's other blocks are written
+	// unhighlighted. Zero means DefaultHighlightBudget (250 ms).
+	HighlightBudget time.Duration
 	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
 	// deleting batches before it answers complete: false. Zero means 50
 	// seconds, as the reference server.
@@ -221,6 +226,9 @@ func New(store storage.Store, cfg Config) *Service {
 	if cfg.RenderTimeBudget <= 0 {
 		cfg.RenderTimeBudget = DefaultRenderTimeBudget
 	}
+	if cfg.HighlightBudget <= 0 {
+		cfg.HighlightBudget = DefaultHighlightBudget
+	}
 	if cfg.DeleteTopicTimeBudget == 0 {
 		cfg.DeleteTopicTimeBudget = 50 * time.Second
 	}
@@ -242,7 +250,7 @@ func New(store storage.Store, cfg Config) *Service {
 	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots()),
 		rest: restSlot, apiKeys: newAPIKeySealer(cfg.APIKeySecret),
 		renderContent:  func(rc *renderContext, content string) markdown.Result { return rc.render(content) },
-		quickHighlight: quickHighlightBudget}
+		quickHighlight: min(quickHighlightBudget, cfg.HighlightBudget)}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})
 		s.ownHub = true

@@ -37,8 +37,8 @@ type fakeClock = testkit.Clock
 
 func newClock() *fakeClock { return testkit.NewClock(t0) }
 
-// newService returns a service over a fresh store with a fake clock and
-// fast password hashing. cfg may set other fields; PasswordCost is
+// newService returns a service over a fresh store with a fake clock, fast
+// password hashing and no practical limit on highlighting. cfg may set other fields; PasswordCost is
 // overwritten, and a Now of cfg is called on each reading of the fake
 // clock (a hook of the test), its result ignored.
 func newService(t *testing.T, newStore func(t *testing.T) storage.Store, cfg chat.Config) (*chat.Service, *fakeClock) {
@@ -53,6 +53,12 @@ func newService(t *testing.T, newStore func(t *testing.T) storage.Store, cfg cha
 		}
 	}
 	cfg.PasswordCost = bcrypt.MinCost
+	if cfg.HighlightBudget == 0 {
+		// Highlighting is cut at a time, and tests under the race
+		// detector on a busy machine compile lexers slowly: the tests
+		// that expect highlighting must get it.
+		cfg.HighlightBudget = time.Hour
+	}
 	if cfg.APIKeySecret == nil {
 		// Keys are sealed in the store, as chatd keeps them.
 		cfg.APIKeySecret = []byte("test secret of the API keys")

@@ -53,7 +53,7 @@ type deliverOptions struct {
 // channel's active subscribers, direct messages to their active
 // participants.
 func (s *Service) deliver(tx storage.Tx, emit func(Event), realmID int64, ms []*storage.MessageRecord, o deliverOptions) error {
-	info, rc, err := renderForDelivery(tx, realmID, ms, o)
+	info, rc, err := s.renderForDelivery(tx, realmID, ms, o)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ type deliveryRendering struct {
 // renderForDelivery renders the messages and checks who may use wildcard
 // mentions. It returns the render context it made, or nil when the
 // messages came rendered.
-func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) ([]deliveryRendering, *renderContext, error) {
+func (s *Service) renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord, o deliverOptions) ([]deliveryRendering, *renderContext, error) {
 	var rc *renderContext
 	if len(o.prerendered) != len(ms) {
 		var all strings.Builder
@@ -110,7 +110,7 @@ func renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.MessageRecord
 			all.WriteString(m.Content)
 		}
 		var err error
-		if rc, err = newRenderContext(tx, realmID, all.String(), o.canLink); err != nil {
+		if rc, err = s.newRenderContext(tx, realmID, all.String(), o.canLink); err != nil {
 			return nil, nil, err
 		}
 	}

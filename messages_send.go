@@ -457,7 +457,7 @@ func (s *Service) renderAhead(ctx context.Context, rc *renderContext, content st
 		if !res.HighlightCut {
 			return res, nil
 		}
-		rc.env.HighlightBudget = 0
+		rc.env.HighlightBudget = s.cfg.HighlightBudget
 	}
 	return s.renderWithin(ctx, rc, content)
 }
@@ -501,7 +501,7 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 			canLink = func(c *storage.Channel) bool { return cc.access(c).metadata(c) }
 		}
 		realmID = realm.ID
-		rc, err = newRenderContext(tx, realm.ID, content, canLink)
+		rc, err = s.newRenderContext(tx, realm.ID, content, canLink)
 		return err
 	})
 	if err != nil {

@@ -62,9 +62,10 @@ func (rc *renderContext) render(src string) markdown.Result {
 // newRenderContext loads what rendering content needs: the users and
 // channels only when the content may mention them. canLink decides which
 // channels may be linked (those the sender can see).
-func newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
+func (s *Service) newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
 	rc := &renderContext{}
-	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName}
+	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName,
+		HighlightBudget: s.cfg.HighlightBudget}
 	if strings.Contains(content, "/#") || strings.Contains(content, "/user_uploads/") ||
 		strings.Contains(content, "```") || strings.Contains(content, "~~~") {
 		// It may link the organization's own views or uploads, or have
@@ -230,6 +231,9 @@ func topicDisplay(t string) string {
 	return t
 }
 
+// DefaultHighlightBudget is Config.HighlightBudget's default.
+const DefaultHighlightBudget = markdown.HighlightBudget
+
 // DefaultRenderTimeBudget is Config.RenderTimeBudget's default: the
 // reference server's limit on a message's rendering, 5 seconds.
 const DefaultRenderTimeBudget = 5 * time.Second
@@ -246,7 +250,7 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 		if err != nil {
 			return err
 		}
-		rc, err = newRenderContext(tx, cc.realm.ID, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		rc, err = s.newRenderContext(tx, cc.realm.ID, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
 		return err
 	})
 	if err != nil {

@@ -16,11 +16,11 @@ import (
 )
 
 // renderingService is a service on the memory store with a render time
-// budget (0 for the default) whose heavy slots free without resting, and
-// its organization.
+// budget (0 for the default) and no practical highlighting budget, whose
+// heavy slots free without resting, and its organization.
 func renderingService(t *testing.T, budget time.Duration) (*Service, NewOrgResult) {
 	t.Helper()
-	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost, RenderTimeBudget: budget})
+	s := New(memory.New(), Config{PasswordCost: bcrypt.MinCost, RenderTimeBudget: budget, HighlightBudget: time.Hour})
 	t.Cleanup(func() { _ = s.Close() })
 	s.rest = func(_ time.Duration, free func()) { free() }
 	org, err := s.CreateOrg(context.Background(), NewOrg{Name: "Org", Host: "org.example.com", OwnerEmail: "owner@example.com", OwnerName: "Owner"})
@@ -125,6 +125,7 @@ func TestCodeRendersAhead(t *testing.T) {
 	s, org := renderingService(t, 0)
 	owner := AsUser(org.UserID)
 	to := &MessageTo{IDs: []int64{org.UserID}}
+	s.quickHighlight = time.Hour // whatever the machine's load
 	var inSlot []bool
 	s.renderContent = func(rc *renderContext, content string) markdown.Result {
 		inSlot = append(inSlot, len(s.heavy) == 1)

@@ -95,7 +95,7 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"para:\n\n    1. x\n      2. y", "<p>para:</p>\n" + code("", "1. x\n  2. y\n")},
 		{"1. a\n  1. b\n```\n  - in code\n```\n    - c", "<ol>\n<li>a<ol>\n<li>b</li>\n</ol>\n</li>\n</ol>\n" + code("", "  - in code\n") + "\n" + code("", "- c\n")},
 	} {
-		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
+		if got := RenderMessage(c.in, untimed).HTML; got != c.want {
 			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}

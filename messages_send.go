@@ -435,7 +435,7 @@ const preRenderMinBytes = 1000
 // quickHighlightBudget is the time a short message's code blocks may spend
 // in the lexers outside the heavy slots: its less than 1 000 bytes take at
 // most about 6 ms here; what takes longer is highlighted again in a heavy
-// slot, within markdown.HighlightBudget.
+// slot, within Config.HighlightBudget.
 const quickHighlightBudget = 20 * time.Millisecond
 
 // renderedAhead reports whether content is rendered before its write

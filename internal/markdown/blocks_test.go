@@ -91,6 +91,10 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"para\n>\n>", "<p>para<br>\n&gt;<br>\n&gt;</p>"},
 		{"> quote\n>\n\n>", "<blockquote>\n<p>quote</p>\n</blockquote>\n<p>&gt;</p>"},
 		{"~~~\n>\n~~~", code("", "&gt;\n")},
+		// A line after quote marks only is in the quote, as in the reference.
+		{">\n>\ntext", quote("<p>text</p>\n")},
+		{"> a\n>\ntext", quote("<p>a</p>\n<p>text</p>\n")},
+		{"> >\n- item", quote(quote("<ul>\n<li>item</li>\n</ul>\n") + "\n")},
 		// Code is left as written.
 		{"para:\n\n    1. x\n      2. y", "<p>para:</p>\n" + code("", "1. x\n  2. y\n")},
 		{"1. a\n  1. b\n```\n  - in code\n```\n    - c", "<ol>\n<li>a<ol>\n<li>b</li>\n</ol>\n</li>\n</ol>\n" + code("", "  - in code\n") + "\n" + code("", "- c\n")},

@@ -214,7 +214,10 @@ var emptyQuoteLine = regexp.MustCompile(`^ {0,3}(?:> ?)*>[ \t]*$`)
 // reference does: in a block of lines (to a blank line), a quote starts at
 // its first line that starts with ">", unless that line and all after it
 // are quote marks only. Then their last marks are escaped: ">" alone is
-// the text ">", and ">>>" two quotes around the text ">". Code fences are
+// the text ">", and ">>>" two quotes around the text ">". A line after
+// quote marks only is in the quote, as the reference takes any line of the
+// block after a quote's first line (">\n>\ntext" quotes "text"), where
+// CommonMark would start a paragraph after an empty quote. Code fences are
 // left alone.
 func emptyQuotes(src string) string {
 	if !strings.Contains(src, ">") {
@@ -254,6 +257,9 @@ func emptyQuotes(src string) string {
 			end(i)
 		case first < 0 && len(l)-len(t) <= 3 && strings.HasPrefix(t, ">"):
 			first = i
+		case first >= 0 && i > first && !strings.HasPrefix(t, ">") && emptyQuoteLine.MatchString(lines[i-1]):
+			lines[i] = strings.TrimRight(lines[i-1], " \t") + " " + l
+			changed = true
 		}
 	}
 	end(len(lines))

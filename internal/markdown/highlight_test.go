@@ -112,3 +112,20 @@ func TestMayHighlight(t *testing.T) {
 		}
 	}
 }
+
+// TestHighlightedLanguages: every language listed to highlight has a
+// lexer, and the lexers number what README says (74).
+func TestHighlightedLanguages(t *testing.T) {
+	for _, alias := range highlightedLanguages {
+		if lexerFor(alias) == nil {
+			t.Errorf("no lexer highlights %q", alias)
+		}
+	}
+	distinct := map[any]bool{}
+	for _, l := range highlighted() {
+		distinct[l] = true
+	}
+	if len(distinct) != 74 {
+		t.Errorf("%d lexers highlight, want 74", len(distinct))
+	}
+}

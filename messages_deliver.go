@@ -110,7 +110,7 @@ func (s *Service) renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.
 			all.WriteString(m.Content)
 		}
 		var err error
-		if rc, err = s.newRenderContext(tx, realmID, all.String(), o.canLink); err != nil {
+		if rc, err = s.newRenderContext(tx, realmID, nil, all.String(), o.canLink); err != nil {
 			return nil, nil, err
 		}
 	}

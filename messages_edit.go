@@ -172,7 +172,7 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	}
 	r, ok := pre.of(cc.realm.ID, text)
 	if !ok {
-		rc, err := s.newRenderContext(tx, cc.realm.ID, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		rc, err := s.newRenderContext(tx, cc.realm.ID, &cc.realm, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
 		if err != nil {
 			return m, err
 		}

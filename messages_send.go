@@ -501,7 +501,7 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 			canLink = func(c *storage.Channel) bool { return cc.access(c).metadata(c) }
 		}
 		realmID = realm.ID
-		rc, err = s.newRenderContext(tx, realm.ID, content, canLink)
+		rc, err = s.newRenderContext(tx, realm.ID, &realm, content, canLink)
 		return err
 	})
 	if err != nil {

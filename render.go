@@ -61,8 +61,10 @@ func (rc *renderContext) render(src string) markdown.Result {
 
 // newRenderContext loads what rendering content needs: the users and
 // channels only when the content may mention them. canLink decides which
-// channels may be linked (those the sender can see).
-func (s *Service) newRenderContext(tx storage.Tx, realmID int64, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
+// channels may be linked (those the sender can see). realm is the
+// organization's record when the caller has read it in tx, nil to read it
+// only if the content needs it.
+func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.Realm, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
 	rc := &renderContext{}
 	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName,
 		HighlightBudget: s.cfg.HighlightBudget}
@@ -70,9 +72,12 @@ func (s *Service) newRenderContext(tx storage.Tx, realmID int64, content string,
 		strings.Contains(content, "```") || strings.Contains(content, "~~~") {
 		// It may link the organization's own views or uploads, or have
 		// code blocks in its default language.
-		realm, err := tx.Realm(realmID)
-		if err != nil {
-			return nil, err
+		if realm == nil {
+			r, err := tx.Realm(realmID)
+			if err != nil {
+				return nil, err
+			}
+			realm = &r
 		}
 		rc.env.RealmURL = strings.TrimSuffix(realm.URL, "/")
 		rc.env.DefaultCodeLanguage = realm.DefaultCodeBlockLanguage
@@ -250,7 +255,7 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 		if err != nil {
 			return err
 		}
-		rc, err = s.newRenderContext(tx, cc.realm.ID, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		rc, err = s.newRenderContext(tx, cc.realm.ID, &cc.realm, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
 		return err
 	})
 	if err != nil {

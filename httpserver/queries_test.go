@@ -91,6 +91,13 @@ func TestQueriesPerRequest(t *testing.T) {
 			func(e *env) []string {
 				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "hello @**Olivia Owner**"}
 			}, 11},
+		{"send a message with code", http.MethodPost, "/messages", member,
+			// rendered before the write, in a read transaction of its own,
+			// with the organization the actor check read (for its default
+			// code language)
+			func(e *env) []string {
+				return []string{"type", "stream", "to", "general", "topic", "lunch", "content", "```python\nx = 1\n```"}
+			}, 11},
 		// A reaction reads who received the message, which says both
 		// whether the actor did and whom the event goes to ({last}: the
 		// message sent last).

@@ -81,13 +81,18 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 			r.res.HighlightCut = true
 			return ast.WalkSkipChildren, nil
 		}
-		code := codeText(n, src)
+		var code string
 		if lang == "" {
+			code = codeText(n, src)
 			lang = shebangLanguage(code)
 		}
 		lexer := lexerFor(lang)
 		if lexer == nil {
+			// renderCode writes it escaped.
 			return ast.WalkSkipChildren, nil
+		}
+		if code == "" {
+			code = codeText(n, src)
 		}
 		start := time.Now()
 		html, ok := highlight(lexer, code, start.Add(budget-spent), r.env.Stop)

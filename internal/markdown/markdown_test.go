@@ -11,7 +11,7 @@ func TestRenderMarkdown(t *testing.T) {
 		{"[a](javascript:alert(1))", `<p><a href="">a</a></p>`},
 		{"[a](JaVaScRiPt:alert(1))", `<p><a href="">a</a></p>`},
 		// The scheme is judged as a browser reads it, references resolved.
-		{"[a](javascript&#58;alert(1)) [b](&#106;avascript:x) [c](<java\tscript:x>)", `<p><a href="">a</a> <a href="">b</a> <a href="java%09script:x">c</a></p>`},
+		{"[a](javascript&#58;alert(1)) [b](&#106;avascript:x) [c](<java\tscript:x>)", `<p><a href="">a</a> <a href="">b</a> <a href="java%20%20%20script:x">c</a></p>`},
 		// An info string is an attribute value: its quotes are escaped.
 		{"```a\"onmouseover=alert(1)\nx\n```", `<div class="codehilite" data-code-language="a&quot;onmouseover=alert(1)"><pre><span></span><code>x` + "\n</code></pre></div>"},
 		{"[a](gopher://example.com/x) [b](ftp://example.com/x)", `<p><a href="">a</a> <a href="ftp://example.com/x">b</a></p>`},

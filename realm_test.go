@@ -80,7 +80,7 @@ func TestServerSettings(t *testing.T) {
 		want.RealmName = "Test Org"
 		want.RealmIcon = "https://secure.gravatar.com/avatar/82bf828208f549032b875ded9decfbea?d=identicon"
 		// Markdown, as the reference renders it.
-		want.RealmDescription = ptr("<p>Welcome to &lt;Test&gt; &amp; \"friends\".</p>\n<p>Second paragraph<br>\nwith a break.</p>")
+		want.RealmDescription = ptr("<p>Welcome to &lt;Test&gt; &amp; \"friends\".</p>\n<p>Second paragraph<br>\nwith a break.  </p>")
 		want.RealmWebPublicAccessEnabled = ptr(false)
 		// With one organization, every host reaches it.
 		for _, host := range []string{host1, "localhost", "unknown.example.org"} {

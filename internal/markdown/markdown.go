@@ -31,6 +31,7 @@ var plain = goldmark.New(
 		parser.WithBlockParsers(blockParsers()...),
 		parser.WithInlineParsers(inlineParsers()...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		parser.WithASTTransformers(util.Prioritized(lineSpaces{}, 40)),
 	)),
 	goldmark.WithExtensions(extension.Linkify, extension.Table),
 	goldmark.WithRendererOptions(html.WithHardWraps(), html.WithWriter(referenceWriter{}),

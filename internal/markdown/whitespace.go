@@ -3,6 +3,10 @@ package markdown
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 // tabWidth is the reference's tab stop: its Markdown expands tabs to every
@@ -62,4 +66,157 @@ func writeExpanded(b *strings.Builder, line string) {
 		}
 		line = line[size:]
 	}
+}
+
+// lineSpaces keeps the spaces around a paragraph's lines that CommonMark
+// trims and the reference keeps: its paragraphs are their lines as typed,
+// but for the first line's leading spaces.
+//   - Spaces at a line's end stay, before its line break ("a  \nb" is
+//     "a  <br>\nb": the reference has no two-space break, each line end is a
+//     break) and at the paragraph's end ("opened vs2013 " in a list item).
+//   - A continuation line keeps its indentation ("a\n  b" is
+//     "a<br>\n  b"), after a quote's ">" and the one space it takes, and in
+//     a list item's first paragraph ("* a\n  b": the reference keeps the
+//     item's lines as typed). Other paragraphs of list items, and items
+//     of nested lists, have their indentation taken by the lists in the
+//     reference too, and stay as CommonMark reads them.
+type lineSpaces struct{}
+
+func (lineSpaces) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.Kind() {
+		case ast.KindParagraph, ast.KindTextBlock:
+			keepTrailingSpaces(n, src)
+			if keepsIndentation(n) {
+				keepIndentation(n, src)
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// keepTrailingSpaces extends the text that ends each of block's lines over
+// the spaces after it.
+func keepTrailingSpaces(block ast.Node, src []byte) {
+	lines := block.Lines()
+	if lines.Len() == 0 {
+		return
+	}
+	end := lines.At(lines.Len() - 1).Stop
+	// spacesAfter returns where the spaces from i end, if a line end
+	// follows them.
+	spacesAfter := func(i int) (int, bool) {
+		stop := i
+		for stop < len(src) && src[stop] == ' ' {
+			stop++
+		}
+		return stop, stop > i && (stop == len(src) || src[stop] == '\n')
+	}
+	for c := block.FirstChild(); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok || !(t.SoftLineBreak() || t.HardLineBreak() || (c.NextSibling() == nil && t.Segment.Stop == end)) {
+			continue
+		}
+		if stop, ok := spacesAfter(t.Segment.Stop); ok {
+			t.Segment = t.Segment.WithStop(stop)
+		}
+	}
+	// A last line that ends with another inline than text ("`c`  ") has
+	// no text after it to extend.
+	if last := block.LastChild(); last != nil && last.Kind() != ast.KindText {
+		if stop, ok := spacesAfter(end); ok {
+			block.AppendChild(block, ast.NewTextSegment(text.NewSegment(end, stop)))
+		}
+	}
+}
+
+// keepsIndentation says whether the reference keeps the indentation of
+// block's continuation lines: outside lists, and in the first block of an
+// item of a list that no list item holds.
+func keepsIndentation(block ast.Node) bool {
+	var item ast.Node
+	for p := block.Parent(); p != nil; p = p.Parent() {
+		if p.Kind() != ast.KindListItem {
+			continue
+		}
+		if item != nil {
+			return false // a nested list
+		}
+		item = p
+	}
+	return item == nil || item.FirstChild() == block
+}
+
+// keepIndentation gives each of block's lines after the first the spaces
+// before it in the source, back to the line's start or to a quote's ">"
+// and its space.
+func keepIndentation(block ast.Node, src []byte) {
+	lines := block.Lines()
+	starts := make(map[int]int, lines.Len())
+	for i := 1; i < lines.Len(); i++ {
+		s := lines.At(i).Start
+		j := s
+		for j > 0 && src[j-1] == ' ' {
+			j--
+		}
+		keep := s - j
+		switch {
+		case j == 0 || src[j-1] == '\n':
+		case src[j-1] == '>':
+			keep--
+		default:
+			keep = 0
+		}
+		if keep > 0 {
+			starts[s] = keep
+		}
+	}
+	if len(starts) == 0 {
+		return
+	}
+	// A line starts after a line break: at the next node, a text or
+	// another inline.
+	for c := block.FirstChild(); c != nil; c = c.NextSibling() {
+		t, ok := c.(*ast.Text)
+		if !ok || !(t.SoftLineBreak() || t.HardLineBreak()) {
+			continue
+		}
+		next := c.NextSibling()
+		if next == nil {
+			break
+		}
+		s := lineStart(lines, next)
+		keep, ok := starts[s]
+		if !ok {
+			continue
+		}
+		if nt, isText := next.(*ast.Text); isText && nt.Segment.Start == s {
+			nt.Segment = text.NewSegment(s-keep, nt.Segment.Stop)
+		} else {
+			block.InsertBefore(block, next, ast.NewTextSegment(text.NewSegment(s-keep, s)))
+		}
+	}
+}
+
+// lineStart returns the start of the line among lines that holds n's
+// first text, or -1 when n holds no text.
+func lineStart(lines *text.Segments, n ast.Node) int {
+	for n != nil {
+		if t, ok := n.(*ast.Text); ok {
+			p := t.Segment.Start
+			for i := lines.Len() - 1; i >= 0; i-- {
+				if l := lines.At(i); l.Start <= p && p <= l.Stop {
+					return l.Start
+				}
+			}
+			return -1
+		}
+		n = n.FirstChild()
+	}
+	return -1
 }

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -208,13 +209,14 @@ func keepIndentation(block ast.Node, src []byte) {
 func lineStart(lines *text.Segments, n ast.Node) int {
 	for n != nil {
 		if t, ok := n.(*ast.Text); ok {
+			// The lines are in source order: the last that starts at
+			// or before the text's start holds it.
 			p := t.Segment.Start
-			for i := lines.Len() - 1; i >= 0; i-- {
-				if l := lines.At(i); l.Start <= p && p <= l.Stop {
-					return l.Start
-				}
+			i := sort.Search(lines.Len(), func(i int) bool { return lines.At(i).Start > p }) - 1
+			if i < 0 || p > lines.At(i).Stop {
+				return -1
 			}
-			return -1
+			return lines.At(i).Start
 		}
 		n = n.FirstChild()
 	}

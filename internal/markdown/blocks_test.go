@@ -163,3 +163,24 @@ func TestMentionsInQuotesAreSilent(t *testing.T) {
 		t.Errorf("a mention outside quotes mentions nobody")
 	}
 }
+
+// TestOnlyTheReferenceBlocks: the reference has headings by "#" only and
+// numbered items by "1." only, so an underlined title is text ("---" under
+// it a rule) and "1)" is text, in a list item as well.
+func TestOnlyTheReferenceBlocks(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Title\n=====\ntext", "<p>Title<br>\n=====<br>\ntext</p>"},
+		{"text\n---", "<p>text</p>\n<hr>"},
+		{"1) first\n2) second", "<p>1) first<br>\n2) second</p>"},
+		{"1. first\n2) second", "<ol>\n<li>first<br>\n2) second</li>\n</ol>"},
+		{"1. A\n  1) x", "<ol>\n<li>A<br>\n  1) x</li>\n</ol>"},
+		{"# Title\n1. first", "<h1>Title</h1>\n<ol>\n<li>first</li>\n</ol>"},
+	} {
+		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
+			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if got := Render(c.in); got != c.want {
+			t.Errorf("Render(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -103,13 +103,22 @@ func (p referenceFences) Open(parent ast.Node, reader text.Reader, pc parser.Con
 	return p.BlockParser.Open(parent, reader, pc)
 }
 
-// blockParsers are goldmark's block parsers without raw HTML, and with
-// fenced code opened as the reference opens it.
+// blockParsers are goldmark's block parsers without raw HTML and setext
+// headings, with fenced code and lists opened as the reference opens them.
 func blockParsers() []util.PrioritizedValue {
-	list := without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())
+	// No setext headings: the reference has headings by "#" only, so
+	// "Title\n=====" is two lines of text and "text\n---" text and a rule.
+	list := without(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser()), parser.NewSetextHeadingParser())
 	for i, p := range list {
-		if fenced, ok := p.Value.(parser.BlockParser); ok && reflect.TypeOf(fenced) == reflect.TypeOf(parser.NewFencedCodeBlockParser()) {
-			list[i].Value = referenceFences{fenced}
+		bp, ok := p.Value.(parser.BlockParser)
+		if !ok {
+			continue
+		}
+		switch reflect.TypeOf(bp) {
+		case reflect.TypeOf(parser.NewFencedCodeBlockParser()):
+			list[i].Value = referenceFences{bp}
+		case reflect.TypeOf(parser.NewListParser()):
+			list[i].Value = referenceLists{bp}
 		}
 	}
 	return list

@@ -55,7 +55,7 @@ func renderTextBlock(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast
 
 // listMarker matches a list item's line: its indentation, marker and the
 // spaces after the marker.
-var listMarker = regexp.MustCompile(`^( *)([*+-]|[0-9]{1,9}[.)])( +)\S`)
+var listMarker = regexp.MustCompile(`^( *)([*+-]|[0-9]{1,9}\.)( +)\S`)
 
 // nestLists indents list items as CommonMark needs them to nest where the
 // reference nests them: it nests an item indented two spaces more than
@@ -268,3 +268,19 @@ func emptyQuotes(src string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// referenceLists are lists as the reference opens them: its numbered items
+// are "1." only, so "1) first" is text.
+type referenceLists struct{ parser.BlockParser }
+
+func (p referenceLists) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	line, _ := reader.PeekLine()
+	if parenNumbered.Match(line) {
+		return nil, parser.NoChildren
+	}
+	return p.BlockParser.Open(parent, reader, pc)
+}
+
+// parenNumbered matches a line that CommonMark starts a numbered list item
+// with ")" at.
+var parenNumbered = regexp.MustCompile(`^ {0,3}[0-9]{1,9}\)(?:[ \t]|\r?\n|$)`)

@@ -69,7 +69,7 @@ func without(list []util.PrioritizedValue, drop any) []util.PrioritizedValue {
 // the reference allows (others keep their text but get an empty target).
 func Render(src string) string {
 	var b bytes.Buffer
-	if err := plain.Convert([]byte(normalizeWhitespace(src)), &b); err != nil {
+	if err := plain.Convert([]byte(normalizeWhitespace(hangingLists(src))), &b); err != nil {
 		// goldmark fails only on writer errors, and a bytes.Buffer has none.
 		panic(err)
 	}

@@ -142,7 +142,7 @@ func RenderMessage(src string, env *Env) Result {
 	r := &render{env: env, res: Result{Mentioned: map[int64]bool{}, MentionedGroups: map[int64]bool{}}}
 	pc := parser.NewContext()
 	pc.Set(renderKey, r)
-	nested, starts := nestLists(emptyQuotes(normalizeWhitespace(src)))
+	nested, starts := nestLists(emptyQuotes(normalizeWhitespace(hangingLists(src))))
 	pc.Set(listStartsKey, starts)
 	var b bytes.Buffer
 	if err := messages.Convert([]byte(nested), &b, parser.WithContext(pc)); err != nil {

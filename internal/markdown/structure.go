@@ -270,12 +270,19 @@ func emptyQuotes(src string) string {
 }
 
 // referenceLists are lists as the reference opens them: its numbered items
-// are "1." only, so "1) first" is text.
+// are "1." only, so "1) first" is text, and a list starts after a blank
+// line or in a list item.
 type referenceLists struct{ parser.BlockParser }
 
 func (p referenceLists) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	line, _ := reader.PeekLine()
 	if parenNumbered.Match(line) {
+		return nil, parser.NoChildren
+	}
+	// A list interrupts a paragraph only in a list item, where the
+	// reference nests it; elsewhere it starts after a blank line, which
+	// hangingLists gives it where the reference does.
+	if last := pc.LastOpenedBlock().Node; ast.IsParagraph(last) && last.Parent() == parent && parent.Kind() != ast.KindListItem {
 		return nil, parser.NoChildren
 	}
 	return p.BlockParser.Open(parent, reader, pc)
@@ -284,3 +291,69 @@ func (p referenceLists) Open(parent ast.Node, reader text.Reader, pc parser.Cont
 // parenNumbered matches a line that CommonMark starts a numbered list item
 // with ")" at.
 var parenNumbered = regexp.MustCompile(`^ {0,3}[0-9]{1,9}\)(?:[ \t]|\r?\n|$)`)
+
+// hangingLists puts a blank line where the reference's Markdown puts one
+// before parsing, so that a list may follow a line of text: before a line
+// that its list preprocessor takes for an item ("- x", "3. x": one digit),
+// after a line of text or an item of the other kind, outside code fences
+// (quote fences are not code). A list elsewhere, such as after text in a
+// ">" quote, stays text as there (referenceLists). Where the blank line
+// separates an item's text from a nested list of the other kind, the item
+// holds paragraphs, as the reference's does.
+func hangingLists(src string) string {
+	if !strings.Contains(src, "\n") {
+		return src
+	}
+	lines := strings.Split(src, "\n")
+	type open struct {
+		fence string
+		code  bool
+	}
+	var (
+		fences  []open
+		inCode  bool
+		b       strings.Builder
+		changed bool
+	)
+	b.Grow(len(src))
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+		if i == len(lines)-1 {
+			break
+		}
+		if m := fenceLine.FindStringSubmatch(l); m != nil {
+			if lang := m[2]; lang == "" && len(fences) > 0 && fences[len(fences)-1].fence == m[1] {
+				fences = fences[:len(fences)-1]
+			} else {
+				fences = append(fences, open{m[1], lang != "quote" && lang != "quoted"})
+			}
+			inCode = false
+			for _, f := range fences {
+				inCode = inCode || f.code
+			}
+		}
+		if inCode || l == "" {
+			continue
+		}
+		item, next := itemLine.FindStringSubmatch(l), itemLine.FindStringSubmatch(lines[i+1])
+		if next != nil && (item == nil || (len(item[1]) == 1) != (len(next[1]) == 1)) {
+			b.WriteByte('\n')
+			changed = true
+		}
+	}
+	if !changed {
+		return src
+	}
+	return b.String()
+}
+
+// itemLine matches a line that the reference's list preprocessor takes for
+// a list item: its marker is a bullet or one digit and a dot.
+var itemLine = regexp.MustCompile(`^ *([*+-]|\p{Nd}\.) +`)
+
+// fenceLine matches a code or quote fence line as the reference's list
+// preprocessor reads it: the fence and the language, if any.
+var fenceLine = regexp.MustCompile("^(~{3,}|`{3,}) *(?:\\{?\\.?([a-zA-Z0-9_+\\-./#]+) *(?:[^ ~`][^~`]*)?\\}?)?$")

@@ -87,3 +87,21 @@ func TestEmphasisEndsOnItsLine(t *testing.T) {
 		}
 	}
 }
+
+// TestEmphasisAsTheReference: **strong** is any text between two pairs of
+// stars on a line, spaces included, and *emphasis* holds no star or caret
+// of its own, as the reference's patterns read them.
+func TestEmphasisAsTheReference(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"** note ** and **a **", "<p><strong> note </strong> and <strong>a </strong></p>"},
+		{"2 ** 3 is 8", "<p>2 ** 3 is 8</p>"},
+		{"**x*", "<p>*<em>x</em></p>"},
+		{"*x**", "<p><em>x</em>*</p>"},
+		{"*x^2* *a ** b* *a **b** c*", "<p>*x^2* *a ** b* <em>a <strong>b</strong> c</em></p>"},
+		{"*see `x^2`* *[l^](https://example.com)*", `<p><em>see <code>x^2</code></em> <em><a href="https://example.com">l^</a></em></p>`},
+	} {
+		if got := RenderMessage(c.in, &Env{}).HTML; got != c.want {
+			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ package markdown
 import (
 	"bytes"
 	"reflect"
+	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -86,7 +87,21 @@ var emphasis = parser.NewEmphasisParser()
 func (starEmphasis) Trigger() []byte { return []byte{'*'} }
 
 func (starEmphasis) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
-	return emphasis.Parse(parent, block, pc)
+	before := block.PrecendingCharacter()
+	line, _ := block.PeekLine()
+	node := emphasis.Parse(parent, block, pc)
+	// The reference's **strong** is any text between two pairs of stars
+	// on a line, spaces around it included ("** note **"), where
+	// CommonMark's flanking rules see no strong. A pair may open when
+	// text follows it and close when text precedes it; it gets no more
+	// than it needs, so that CommonMark's rule for runs that could do
+	// both keeps "**x*" as "*<em>x</em>", as in the reference.
+	if d, ok := node.(*parser.Delimiter); ok && d.OriginalLength == 2 {
+		after := len(line) > 2 && line[2] != '\n' && line[2] != '\r'
+		d.CanOpen = d.CanOpen || after
+		d.CanClose = d.CanClose || before != '\n'
+	}
+	return node
 }
 
 // inlineParsers are goldmark's inline parsers without raw HTML or images,
@@ -98,8 +113,10 @@ func inlineParsers() []util.PrioritizedValue {
 
 // referenceEmphasis makes emphasis the reference's: its *emphasis*,
 // **strong** and ~~strikethrough~~ end on the line they start on, so
-// across lines their marks stay as typed; and ***both*** is strong
-// outside, emphasis inside.
+// across lines their marks stay as typed; *emphasis* holds no star or
+// caret of its own text ("*a ** b*" and "*x^2*" stay as typed: its
+// pattern excludes both); and ***both*** is strong outside, emphasis
+// inside.
 type referenceEmphasis struct{}
 
 func (referenceEmphasis) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
@@ -118,7 +135,7 @@ func (referenceEmphasis) Transform(doc *ast.Document, reader text.Reader, pc par
 				spanning = append(spanning, span{e, "~~"})
 			}
 		case *ast.Emphasis:
-			if spansLines(e) {
+			if spansLines(e) || e.Level == 1 && !isEmphasis(e.FirstChild()) && hasTextByte(e, reader.Source(), "*^") {
 				spanning = append(spanning, span{e, "**"[:e.Level]})
 			} else if inner, ok := e.FirstChild().(*ast.Emphasis); ok && e.Level == 1 && inner.Level == 2 && inner.NextSibling() == nil {
 				e.Level, inner.Level = 2, 1
@@ -168,6 +185,31 @@ func spansLines(n ast.Node) bool {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		if t, ok := c.(*ast.Text); ok && (t.SoftLineBreak() || t.HardLineBreak()) || spansLines(c) {
 			return true
+		}
+	}
+	return false
+}
+
+func isEmphasis(n ast.Node) bool {
+	_, ok := n.(*ast.Emphasis)
+	return ok
+}
+
+// hasTextByte reports whether the text right inside n holds any of the
+// bytes in chars. Links, code spans, mentions and the like inside n are
+// not its text: the reference matches them before emphasis, which sees
+// each as a placeholder.
+func hasTextByte(n ast.Node, src []byte, chars string) bool {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			if strings.ContainsAny(string(c.Segment.Value(src)), chars) {
+				return true
+			}
+		case *ast.String:
+			if strings.ContainsAny(string(c.Value), chars) {
+				return true
+			}
 		}
 	}
 	return false

@@ -77,24 +77,19 @@ func (referenceWriter) SecureWrite(w util.BufWriter, src []byte) {
 	html.DefaultWriter.SecureWrite(w, src)
 }
 
-// referenceEscapable are the characters a backslash escapes in the
-// reference's Markdown; before other punctuation it is shown, although
-// goldmark has already read "\~" or "\|" as escaped when parsing.
-const referenceEscapable = "\\`*_{}[]()>#+-.!"
-
 // writeText writes Markdown text src, or a link title (an attribute value,
 // whose syntax is goldmark's: every escape is resolved) when attr is set.
+// A backslash in text is text (backslashText): the reference has no
+// backslash escapes.
 func writeText(w util.BufWriter, src []byte, attr bool) {
 	start := 0
 	flush := func(i int) { writeRaw(w, src[start:i], attr) }
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; {
-		case c == '\\' && i+1 < len(src) && util.IsPunct(src[i+1]):
-			if attr || strings.IndexByte(referenceEscapable, src[i+1]) >= 0 {
-				flush(i)
-				start = i + 1 // the escaped character is written as text
-				i++
-			}
+		case attr && c == '\\' && i+1 < len(src) && util.IsPunct(src[i+1]):
+			flush(i)
+			start = i + 1 // the escaped character is written as text
+			i++
 		case c == '&':
 			if n := referenceLen(src[i:]); n > 0 {
 				flush(i)
@@ -105,6 +100,27 @@ func writeText(w util.BufWriter, src []byte, attr bool) {
 		}
 	}
 	flush(len(src))
+}
+
+// backslashText reads a backslash as text, as the reference does: its
+// Markdown leaves backslash escapes out, so "\\*a\\*" is a backslash, "a"
+// in emphasis and a backslash, and "\\# x" a paragraph. goldmark would take
+// the character after a backslash as escaped; as an inline parser of its
+// own, the backslash never reaches goldmark's escape handling. A backtick
+// after it is text too: the reference's code spans do not start after a
+// backslash.
+type backslashText struct{}
+
+func (backslashText) Trigger() []byte { return []byte{'\\'} }
+
+func (backslashText) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	line, seg := block.PeekLine()
+	n := 1
+	if len(line) > 1 && line[1] == '`' {
+		n = 2
+	}
+	block.Advance(n)
+	return ast.NewTextSegment(seg.WithStop(seg.Start + n))
 }
 
 // referenceLen returns the length of the character reference that s

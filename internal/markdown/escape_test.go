@@ -20,8 +20,10 @@ func TestRenderTextAsTheReference(t *testing.T) {
 		{"```\n'a' \"b\"\n```", `<div class="codehilite"><pre><span></span><code>&#39;a&#39; &quot;b&quot;` + "\n</code></pre></div>"},
 		// Character references stay as typed; what is not one is escaped.
 		{`& &amp; &amp;amp; &copy; &#65; &#x41; &#X41; &foo; &#; &x`, `<p>&amp; &amp; &amp;amp; &copy; &#65; &#x41; &amp;#X41; &foo; &amp;#; &amp;x</p>`},
-		// A backslash escapes the reference's characters; before others it is shown.
-		{`\"x\" \* \\ \<b\> \&amp; \~ \|`, `<p>\"x\" * \ \&lt;b&gt; \&amp; \~ \|</p>`},
+		// A backslash is text: the reference has no backslash escapes.
+		{`\"x\" \* \\ \<b\> \&amp; \~ \|`, `<p>\"x\" \* \\ \&lt;b\&gt; \&amp; \~ \|</p>`},
+		{`\*hello\* \# x`, `<p>\<em>hello\</em> \# x</p>`},
+		{"\\# not a heading\n\\- not an item\n\\`not code`", "<p>\\# not a heading<br>\n\\- not an item<br>\n\\`not code`</p>"},
 		{`[a "b"](https://ex.org/x "it's \"t\" &amp; <u>")`, `<p><a href="https://ex.org/x" title="it's &quot;t&quot; &amp; &lt;u&gt;">a "b"</a></p>`},
 		{`https://ex.org/?a=1&amp;b=2 "x"`, `<p><a href="https://ex.org/?a=1&amp;b=2">https://ex.org/?a=1&amp;b=2</a> "x"</p>`},
 		{`@**O'Brien "Ob"** @*a&b's*`, `<p><span class="user-mention" data-user-id="1">@O'Brien "Ob"</span> <span class="user-group-mention" data-user-group-id="2">@a&amp;b's</span></p>`},

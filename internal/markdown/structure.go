@@ -213,7 +213,7 @@ var emptyQuoteLine = regexp.MustCompile(`^ {0,3}(?:> ?)*>[ \t]*$`)
 // emptyQuotes writes a quote that quotes nothing as text, as the
 // reference does: in a block of lines (to a blank line), a quote starts at
 // its first line that starts with ">", unless that line and all after it
-// are quote marks only. Then their last marks are escaped: ">" alone is
+// are quote marks only. Then their last marks are written as "&gt;": ">" alone is
 // the text ">", and ">>>" two quotes around the text ">". A line after
 // quote marks only is in the quote, as the reference takes any line of the
 // block after a quote's first line (">\n>\ntext" quotes "text"), where
@@ -239,7 +239,7 @@ func emptyQuotes(src string) string {
 		}
 		for i := first; i < stop; i++ {
 			last := strings.LastIndexByte(lines[i], '>')
-			lines[i] = lines[i][:last] + `\` + lines[i][last:]
+			lines[i] = lines[i][:last] + "&gt;" + lines[i][last+1:]
 		}
 		changed, first = true, -1
 	}

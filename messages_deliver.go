@@ -35,6 +35,10 @@ type deliverOptions struct {
 	// the write transaction (see preRender), so that the writer is not
 	// held while Markdown and linkifiers run.
 	prerendered []markdown.Result
+	// emoticons, when set, is whether the sender translates emoticons in
+	// these messages, as the caller read it; unset, renderForDelivery
+	// reads it.
+	emoticons *bool
 	// realm and channels, when set, are the organization and channels of
 	// the messages as the caller read them in this transaction, so that
 	// the delivery does not read them again (on PostgreSQL each read is
@@ -112,6 +116,14 @@ func (s *Service) renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.
 		var err error
 		if rc, err = s.newRenderContext(tx, realmID, nil, all.String(), o.canLink); err != nil {
 			return nil, nil, err
+		}
+		switch {
+		case o.emoticons != nil:
+			rc.env.TranslateEmoticons = *o.emoticons
+		case o.sender != nil && !o.imported:
+			if rc.env.TranslateEmoticons, err = translatesEmoticons(tx, o.sender.ID, all.String()); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	info := make([]deliveryRendering, len(ms))

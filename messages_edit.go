@@ -170,12 +170,19 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	if err != nil {
 		return m, err
 	}
-	r, ok := pre.of(cc.realm.ID, text)
+	// Emoticons as the sender translates them (only the sender edits
+	// content; the setting is theirs in the reference too).
+	emoticons, err := translatesEmoticons(tx, m.SenderID, text)
+	if err != nil {
+		return m, err
+	}
+	r, ok := pre.of(cc.realm.ID, text, emoticons)
 	if !ok {
 		rc, err := s.newRenderContext(tx, cc.realm.ID, &cc.realm, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
 		if err != nil {
 			return m, err
 		}
+		rc.env.TranslateEmoticons = emoticons
 		r = rc.render(text)
 	}
 	gm := groupMentions{tx: tx, realmID: cc.realm.ID, g: cc.g}

@@ -270,7 +270,12 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 		if c != nil {
 			o.channels = map[int64]*storage.Channel{c.ID: c}
 		}
-		if r, ok := pre.of(cc.realm.ID, m.Content); ok {
+		emoticons, err := translatesEmoticons(tx, cc.actor.ID, m.Content)
+		if err != nil {
+			return err
+		}
+		o.emoticons = &emoticons
+		if r, ok := pre.of(cc.realm.ID, m.Content, emoticons); ok {
 			o.prerendered = []markdown.Result{r}
 		}
 		err = s.deliver(tx, emit, cc.realm.ID, []*storage.MessageRecord{m}, o)
@@ -415,12 +420,15 @@ func (s *Service) PostChannelMessage(ctx context.Context, actor Actor, channelID
 type preRendered struct {
 	realmID int64
 	content string
-	result  markdown.Result
+	// emoticons is whether the rendering translated emoticons.
+	emoticons bool
+	result    markdown.Result
 }
 
-// of returns the rendering when it was made of content in the realm.
-func (p *preRendered) of(realmID int64, content string) (markdown.Result, bool) {
-	if p == nil || p.realmID != realmID || p.content != content {
+// of returns the rendering when it was made of content in the realm, with
+// emoticons translated or not as emoticons says.
+func (p *preRendered) of(realmID int64, content string, emoticons bool) (markdown.Result, bool) {
+	if p == nil || p.realmID != realmID || p.content != content || p.emoticons != emoticons {
 		return markdown.Result{}, false
 	}
 	return p.result, true
@@ -486,7 +494,7 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 		realmID int64
 	)
 	err = s.view(ctx, actor, func(tx storage.Tx) error {
-		_, realm, err := s.actor(tx, actor)
+		u, realm, err := s.actor(tx, actor)
 		if err != nil {
 			return err
 		}
@@ -501,7 +509,12 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 			canLink = func(c *storage.Channel) bool { return cc.access(c).metadata(c) }
 		}
 		realmID = realm.ID
-		rc, err = s.newRenderContext(tx, realm.ID, &realm, content, canLink)
+		if rc, err = s.newRenderContext(tx, realm.ID, &realm, content, canLink); err != nil {
+			return err
+		}
+		// The actor's setting: the sender's, or the editor's, who is the
+		// sender (only senders edit content).
+		rc.env.TranslateEmoticons, err = translatesEmoticons(tx, u.ID, content)
 		return err
 	})
 	if err != nil {
@@ -511,7 +524,7 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 	if err != nil {
 		return nil, err
 	}
-	return &preRendered{realmID: realmID, content: content, result: res}, nil
+	return &preRendered{realmID: realmID, content: content, emoticons: rc.env.TranslateEmoticons, result: res}, nil
 }
 
 // renderWithin renders long content in a heavy slot, as password hashes

@@ -54,6 +54,20 @@ func linkify(ls []compiledWithID, s string) []LinkMatch {
 	return out
 }
 
+// translatesEmoticons reports whether content sent by the user renders its
+// emoticons as emoji: the user's translate_emoticons setting, read only
+// when the content may hold one (markdown.MayHaveEmoticon).
+func translatesEmoticons(tx storage.Tx, userID int64, content string) (bool, error) {
+	if userID == 0 || !markdown.MayHaveEmoticon(content) {
+		return false, nil
+	}
+	settings, err := tx.UserSettings(userID)
+	if err != nil {
+		return false, err
+	}
+	return settings["translate_emoticons"] == "true", nil
+}
+
 // render renders message content.
 func (rc *renderContext) render(src string) markdown.Result {
 	return markdown.RenderMessage(src, &rc.env)
@@ -256,6 +270,10 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 			return err
 		}
 		rc, err = s.newRenderContext(tx, cc.realm.ID, &cc.realm, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		if err != nil {
+			return err
+		}
+		rc.env.TranslateEmoticons, err = translatesEmoticons(tx, cc.actor.ID, content)
 		return err
 	})
 	if err != nil {

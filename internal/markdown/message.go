@@ -71,6 +71,10 @@ type Env struct {
 	// none (the organization's default_code_block_language), as the
 	// reference gives them outside spoilers; "" for none.
 	DefaultCodeLanguage string
+	// TranslateEmoticons renders emoticons as the emoji they stand for
+	// (":)" as :smile:), as the reference does for a sender with the
+	// translate_emoticons setting on.
+	TranslateEmoticons bool
 	// HighlightBudget is the time the code blocks may spend in the lexers;
 	// 0 means the package's HighlightBudget.
 	HighlightBudget time.Duration
@@ -117,7 +121,7 @@ var messages = goldmark.New(
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
 		parser.WithASTTransformers(util.Prioritized(lineSpaces{}, 40), util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60), util.Prioritized(listStarts{}, 60),
 			util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(highlightTransformer{}, 150),
-			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(unicodeEmojiTransformer{}, 300)),
+			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(emoticonTransformer{}, 250), util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),
 	// Web links are found by linkifierTransformer, as the reference finds
 	// them, rather than by goldmark's Linkify.

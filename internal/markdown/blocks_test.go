@@ -64,10 +64,13 @@ func TestRenderMessageBlocks(t *testing.T) {
 		// Code spans keep their spaces, as the reference's do.
 		{"` outer ` ```    space    ``` `a` `` `x` `` `  `", `<p><code> outer </code> <code>    space    </code> <code>a</code> <code> ` + "`x`" + ` </code> <code>  </code></p>`},
 		{"`one\ntwo`", `<p><code>one two</code></p>`},
-		// Bullets of any kind make one list, as in the reference; a blank
-		// line between lists keeps them apart.
+		// Bullets of any kind make one list, as in the reference, after a
+		// blank line too. Only the items beside a blank line hold
+		// paragraphs.
 		{"Combine:\n\n* One\n- Two\n+ Three\n- Four", "<p>Combine:</p>\n<ul>\n<li>One</li>\n<li>Two</li>\n<li>Three</li>\n<li>Four</li>\n</ul>"},
-		{"* One\n\n- Two", "<ul>\n<li>One</li>\n</ul>\n<ul>\n<li>Two</li>\n</ul>"},
+		{"* One\n\n- Two", "<ul>\n<li>\n<p>One</p>\n</li>\n<li>\n<p>Two</p>\n</li>\n</ul>"},
+		{"- a\n- b\n\n- c\n- d", "<ul>\n<li>a</li>\n<li>\n<p>b</p>\n</li>\n<li>\n<p>c</p>\n</li>\n<li>d</li>\n</ul>"},
+		{"1. a\n\n   more\n2. b\n3. c", "<ol>\n<li>\n<p>a</p>\n<p>more</p>\n</li>\n<li>\n<p>b</p>\n</li>\n<li>c</li>\n</ol>"},
 		{"1. A\n- B", "<ol>\n<li>A</li>\n</ol>\n<ul>\n<li>B</li>\n</ul>"},
 		// A nested list follows its item's text, as the reference writes it.
 		{"* outer\n  * inner\n  * more", "<ul>\n<li>outer<ul>\n<li>inner</li>\n<li>more</li>\n</ul>\n</li>\n</ul>"},

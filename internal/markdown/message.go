@@ -119,7 +119,7 @@ var messages = goldmark.New(
 		// reference has neither ("[x]: url" is text and a web link).
 		parser.WithInlineParsers(append(without(inlineParsers(), parser.NewAutoLinkParser()),
 			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
-		parser.WithASTTransformers(util.Prioritized(lineSpaces{}, 40), util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60), util.Prioritized(listStarts{}, 60),
+		parser.WithASTTransformers(util.Prioritized(lineSpaces{}, 40), util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60), util.Prioritized(listStarts{}, 60), util.Prioritized(looseItems{}, 65),
 			util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(highlightTransformer{}, 150),
 			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(emoticonTransformer{}, 250), util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),

@@ -13,9 +13,10 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// bulletLists makes one list of bullet lists that follow each other
-// without a blank line: the reference reads "* a\n- b\n+ c" as one list,
-// where CommonMark starts a new list at each change of bullet.
+// bulletLists makes one list of bullet lists that follow each other: the
+// reference reads "* a\n- b\n+ c" as one list, where CommonMark starts a
+// new list at each change of bullet, and joins one to the list before it
+// after a blank line too.
 type bulletLists struct{}
 
 func (bulletLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
@@ -30,8 +31,14 @@ func (bulletLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context)
 	for i := len(lists) - 1; i >= 0; i-- {
 		l := lists[i]
 		next, ok := l.NextSibling().(*ast.List)
-		if !ok || next.IsOrdered() || next.HasBlankPreviousLines() {
+		if !ok || next.IsOrdered() {
 			continue
+		}
+		if next.HasBlankPreviousLines() {
+			// After a blank line the reference joins the lists too, its
+			// items around the blank line holding paragraphs.
+			l.IsTight = false
+			next.FirstChild().SetBlankPreviousLines(true)
 		}
 		for c := next.FirstChild(); c != nil; c = next.FirstChild() {
 			l.AppendChild(l, c)
@@ -39,6 +46,54 @@ func (bulletLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context)
 		l.IsTight = l.IsTight && next.IsTight
 		next.Parent().RemoveChild(next.Parent(), next)
 	}
+}
+
+// looseItems gives paragraphs to the items of a loose list as the
+// reference does: only to the items that a blank line separates from the
+// item before or after them, or whose blocks a blank line separates
+// ("- a\n- b\n\n- c" has "a" as text and "b" and "c" in paragraphs),
+// where CommonMark gives them to every item of a list that has a blank
+// line anywhere.
+type looseItems struct{}
+
+func (looseItems) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	var lists []*ast.List
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n.(*ast.List); ok && entering && !l.IsTight {
+			lists = append(lists, l)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, l := range lists {
+		for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+			loose := item.PreviousSibling() != nil && item.HasBlankPreviousLines() ||
+				item.NextSibling() != nil && item.NextSibling().HasBlankPreviousLines()
+			for c := item.FirstChild(); c != nil && !loose; c = c.NextSibling() {
+				loose = c.PreviousSibling() != nil && c.HasBlankPreviousLines()
+			}
+			for c := item.FirstChild(); c != nil; {
+				next := c.NextSibling()
+				switch {
+				case loose && c.Kind() == ast.KindTextBlock:
+					replaceBlock(item, c, ast.NewParagraph())
+				case !loose && c.Kind() == ast.KindParagraph:
+					replaceBlock(item, c, ast.NewTextBlock())
+				}
+				c = next
+			}
+		}
+	}
+}
+
+// replaceBlock puts block in old's place in parent, with old's lines and
+// inlines.
+func replaceBlock(parent, old, block ast.Node) {
+	block.SetLines(old.Lines())
+	block.SetBlankPreviousLines(old.HasBlankPreviousLines())
+	for c := old.FirstChild(); c != nil; c = old.FirstChild() {
+		block.AppendChild(block, c)
+	}
+	parent.ReplaceChild(parent, old, block)
 }
 
 // renderTextBlock writes a list item's text right before a list nested in

@@ -80,7 +80,11 @@ func TestRenderMessageBlocks(t *testing.T) {
 		// (hangingLists): the items around it hold paragraphs.
 		{"1. Step\n  - detail\n  - more\n2. Next", "<ol>\n<li>\n<p>Step</p>\n<ul>\n<li>detail</li>\n<li>more</li>\n</ul>\n</li>\n<li>\n<p>Next</p>\n</li>\n</ol>"},
 		{"1. A\n  1. sub\n    - deep\n2. B", "<ol>\n<li>\n<p>A</p>\n<ol>\n<li>\n<p>sub</p>\n<ul>\n<li>deep</li>\n</ul>\n</li>\n</ol>\n</li>\n<li>\n<p>B</p>\n</li>\n</ol>"},
-		{"text\n  - after text", "<p>text</p>\n<ul>\n<li>after text</li>\n</ul>"},
+		// Outside a list, an item indented two spaces or more is text, and
+		// two spaces nest an item under one indented one space.
+		{"text\n  - after text", "<p>text</p>\n<p>- after text</p>"},
+		{"  - one\n  - two", "<p>- one<br>\n  - two</p>"},
+		{" - one space\n  - two spaces", "<ul>\n<li>one space<ul>\n<li>two spaces</li>\n</ul>\n</li>\n</ul>"},
 		// A nested numbered list keeps its first number.
 		{"1. A\n2. B\n  3. C", "<ol>\n<li>A</li>\n<li>B<ol start=\"3\">\n<li>C</li>\n</ol>\n</li>\n</ol>"},
 		{"1. A\n  10. ten\n  11. eleven\n2. B", "<ol>\n<li>\n<p>A</p>\n<ol start=\"10\">\n<li>ten</li>\n<li>eleven</li>\n</ol>\n</li>\n<li>\n<p>B</p>\n</li>\n</ol>"},

@@ -175,7 +175,7 @@ func nestLists(src string) (out string, starts map[int]int) {
 				// it must be to nest in it.
 				parent := stack[len(stack)-1]
 				moved = parent.moved + indent - parent.indent
-				if indent >= parent.indent+2 && moved < parent.column {
+				if (indent >= parent.indent+2 || indent/2 > parent.indent/2) && moved < parent.column {
 					moved = parent.column
 				}
 				digits := strings.TrimRight(m[2], ".)")
@@ -325,8 +325,8 @@ func emptyQuotes(src string) string {
 }
 
 // referenceLists are lists as the reference opens them: its numbered items
-// are "1." only, so "1) first" is text, and a list starts after a blank
-// line or in a list item.
+// are "1." only, so "1) first" is text; a list starts after a blank line
+// or in a list item, and outside one indented a space at most.
 type referenceLists struct{ parser.BlockParser }
 
 func (p referenceLists) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
@@ -334,11 +334,19 @@ func (p referenceLists) Open(parent ast.Node, reader text.Reader, pc parser.Cont
 	if parenNumbered.Match(line) {
 		return nil, parser.NoChildren
 	}
-	// A list interrupts a paragraph only in a list item, where the
-	// reference nests it; elsewhere it starts after a blank line, which
-	// hangingLists gives it where the reference does.
-	if last := pc.LastOpenedBlock().Node; ast.IsParagraph(last) && last.Parent() == parent && parent.Kind() != ast.KindListItem {
-		return nil, parser.NoChildren
+	if parent.Kind() != ast.KindListItem {
+		// A list interrupts a paragraph only in a list item, where the
+		// reference nests it; elsewhere it starts after a blank line,
+		// which hangingLists gives it where the reference does.
+		if last := pc.LastOpenedBlock().Node; ast.IsParagraph(last) && last.Parent() == parent {
+			return nil, parser.NoChildren
+		}
+		// Outside a list item, an item indented two spaces or more is
+		// text: the reference's lists take one space at most there (its
+		// nested items are two spaces in from their parent's).
+		if pc.BlockIndent() >= 2 {
+			return nil, parser.NoChildren
+		}
 	}
 	return p.BlockParser.Open(parent, reader, pc)
 }

@@ -209,3 +209,22 @@ func TestOnlyTheReferenceBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestHangingLists: a blank line goes before an item that follows text,
+// in quote fences too, and never in code fences, nested ones included;
+// "<>" marks where.
+func TestHangingLists(t *testing.T) {
+	for _, marked := range []string{
+		"Groceries:<>\n* milk\n* eggs",
+		"```quote\nQuoted list:<>\n- a\n- b\n\n~~~\nCode, left alone:\n- a\n````quote\nA quote inside code:\n- a\n````\n~~~\n\nQuoted again:<>\n- c\n```\n\nOutside:<>\n- d",
+		"```quote\nx:<>\n* one\n```python\nin code:\n* one\n```quote\nstill code:\n* one\n```\n```\nback:<>\n* two\n```",
+		"- bullet<>\n1. number<>\n- bullet",
+		"Not one digit:\n10. ten",
+	} {
+		in := strings.ReplaceAll(marked, "<>", "")
+		want := strings.ReplaceAll(marked, "<>", "\n")
+		if got := hangingLists(in); got != want {
+			t.Errorf("hangingLists(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
@@ -56,7 +58,10 @@ func (bulletLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context)
 // line anywhere.
 type looseItems struct{}
 
-func (looseItems) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+func (looseItems) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	if !bytes.Contains(reader.Source(), []byte("\n\n")) {
+		return // a list is loose only with a blank line
+	}
 	var lists []*ast.List
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if l, ok := n.(*ast.List); ok && entering && !l.IsTight {
@@ -153,7 +158,10 @@ func nestLists(src string) (out string, starts map[int]int) {
 		case trimmed == "":
 			blank = true
 		default:
-			m := listMarker.FindStringSubmatch(line)
+			var m []string
+			if c := trimmed[0]; c == '*' || c == '+' || c == '-' || c >= '0' && c <= '9' {
+				m = listMarker.FindStringSubmatch(line)
+			}
 			if m == nil {
 				if len(line)-len(trimmed) < 2 {
 					stack = stack[:0] // the lists end
@@ -331,7 +339,7 @@ type referenceLists struct{ parser.BlockParser }
 
 func (p referenceLists) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	line, _ := reader.PeekLine()
-	if parenNumbered.Match(line) {
+	if parenNumbered(line) {
 		return nil, parser.NoChildren
 	}
 	if parent.Kind() != ast.KindListItem {
@@ -351,9 +359,23 @@ func (p referenceLists) Open(parent ast.Node, reader text.Reader, pc parser.Cont
 	return p.BlockParser.Open(parent, reader, pc)
 }
 
-// parenNumbered matches a line that CommonMark starts a numbered list item
-// with ")" at.
-var parenNumbered = regexp.MustCompile(`^ {0,3}[0-9]{1,9}\)(?:[ \t]|\r?\n|$)`)
+// parenNumbered reports whether CommonMark would start a numbered list
+// item with ")" at line.
+func parenNumbered(line []byte) bool {
+	i := 0
+	for i < len(line) && i < 3 && line[i] == ' ' {
+		i++
+	}
+	digits := i
+	for i < len(line) && i-digits < 10 && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	if i == digits || i-digits > 9 || i == len(line) || line[i] != ')' {
+		return false
+	}
+	i++
+	return i == len(line) || line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r'
+}
 
 // hangingLists puts a blank line where the reference's Markdown puts one
 // before parsing, so that a list may follow a line of text: before a line
@@ -364,7 +386,7 @@ var parenNumbered = regexp.MustCompile(`^ {0,3}[0-9]{1,9}\)(?:[ \t]|\r?\n|$)`)
 // separates an item's text from a nested list of the other kind, the item
 // holds paragraphs, as the reference's does.
 func hangingLists(src string) string {
-	if !strings.Contains(src, "\n") {
+	if !mayHangList(src) {
 		return src
 	}
 	lines := strings.Split(src, "\n")
@@ -387,7 +409,7 @@ func hangingLists(src string) string {
 		if i == len(lines)-1 {
 			break
 		}
-		if m := fenceLine.FindStringSubmatch(l); m != nil {
+		if m := fenceLineMatch(l); m != nil {
 			if lang := m[2]; lang == "" && len(fences) > 0 && fences[len(fences)-1].fence == m[1] {
 				fences = fences[:len(fences)-1]
 			} else {
@@ -401,8 +423,8 @@ func hangingLists(src string) string {
 		if inCode || l == "" {
 			continue
 		}
-		item, next := itemLine.FindStringSubmatch(l), itemLine.FindStringSubmatch(lines[i+1])
-		if next != nil && (item == nil || (len(item[1]) == 1) != (len(next[1]) == 1)) {
+		item, next := itemKind(l), itemKind(lines[i+1])
+		if next != notItem && item != next {
 			b.WriteByte('\n')
 			changed = true
 		}
@@ -413,9 +435,57 @@ func hangingLists(src string) string {
 	return b.String()
 }
 
-// itemLine matches a line that the reference's list preprocessor takes for
-// a list item: its marker is a bullet or one digit and a dot.
-var itemLine = regexp.MustCompile(`^ *([*+-]|\p{Nd}\.) +`)
+// mayHangList reports whether a line after the first may be an item
+// (itemLine), cheaply: after its spaces, a bullet or a digit.
+func mayHangList(src string) bool {
+	for i := strings.IndexByte(src, '\n'); i >= 0; {
+		j := i + 1
+		for j < len(src) && src[j] == ' ' {
+			j++
+		}
+		if j < len(src) {
+			if c := src[j]; c == '*' || c == '+' || c == '-' || c >= '0' && c <= '9' || c >= 0x80 {
+				return true
+			}
+		}
+		next := strings.IndexByte(src[j:], '\n')
+		if next < 0 {
+			break
+		}
+		i = j + next
+	}
+	return false
+}
+
+// itemKind tells whether the reference's list preprocessor takes a line
+// for a list item, and which: after spaces, a bullet or one digit and a
+// dot, then a space.
+func itemKind(line string) int {
+	rest := strings.TrimLeft(line, " ")
+	if len(rest) >= 2 && strings.IndexByte("*+-", rest[0]) >= 0 && rest[1] == ' ' {
+		return bulletItem
+	}
+	if r, size := utf8.DecodeRuneInString(rest); unicode.IsDigit(r) && len(rest) > size+1 && rest[size] == '.' && rest[size+1] == ' ' {
+		return numberedItem
+	}
+	return notItem
+}
+
+// The kinds of itemKind.
+const (
+	notItem = iota
+	bulletItem
+	numberedItem
+)
+
+// fenceLineMatch is fenceLine's submatches for a line that starts with
+// three backticks or tildes, nil for others.
+func fenceLineMatch(line string) []string {
+	if !strings.HasPrefix(line, "```") && !strings.HasPrefix(line, "~~~") {
+		return nil
+	}
+	return fenceLine.FindStringSubmatch(line)
+}
 
 // fenceLine matches a code or quote fence line as the reference's list
 // preprocessor reads it: the fence and the language, if any.

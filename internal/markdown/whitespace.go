@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -21,7 +22,7 @@ const tabWidth = 4
 // with tabs reads as the reference shows it, four columns a level, and a
 // blank line holding spaces in a code block is a blank line.
 func normalizeWhitespace(src string) string {
-	if !strings.ContainsAny(src, "\t\r") && !strings.Contains(src, "\n ") {
+	if !strings.ContainsAny(src, "\t\r") && !hasSpacesLine(src) {
 		return src
 	}
 	src = strings.ReplaceAll(src, "\r\n", "\n")
@@ -46,6 +47,25 @@ func normalizeWhitespace(src string) string {
 		i = end + 1
 	}
 	return b.String()
+}
+
+// hasSpacesLine reports whether a line after the first holds spaces only.
+func hasSpacesLine(src string) bool {
+	for i := strings.Index(src, "\n "); i >= 0; {
+		j := i + 1
+		for j < len(src) && src[j] == ' ' {
+			j++
+		}
+		if j == len(src) || src[j] == '\n' {
+			return true
+		}
+		next := strings.Index(src[j:], "\n ")
+		if next < 0 {
+			break
+		}
+		i = j + next
+	}
+	return false
 }
 
 // writeExpanded writes line with its tabs expanded to tabWidth stops.
@@ -85,6 +105,10 @@ type lineSpaces struct{}
 
 func (lineSpaces) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	src := reader.Source()
+	if !bytes.Contains(src, []byte(" \n")) && !bytes.Contains(src, []byte("\n ")) && !bytes.Contains(src, []byte(">  ")) &&
+		!bytes.HasSuffix(src, []byte(" ")) {
+		return // no spaces at a line's end, at its start or after ">": nothing to keep
+	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil

@@ -270,3 +270,44 @@ func TestChannelsCache(t *testing.T) {
 	})
 	checkNames(t, "unknown realm", channelNames(t, s, 99))
 }
+
+// TestUsersCacheFilledByManyIDs: a read of many users of one realm (the
+// checks of a round of long-polls) reads the realm's whole list into the
+// cache and answers from it after; a read of a few reads those alone.
+// What it answers is what an uncached read would, after another store's
+// write too.
+func TestUsersCacheFilledByManyIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.db")
+	s := open(t, path)
+	var ids []int64
+	var want []string
+	update(t, s, func(tx storage.Tx) error {
+		r := testRealm(1)
+		if err := tx.CreateRealm(&r); err != nil {
+			return err
+		}
+		for i := 1; i <= usersLoadMin+8; i++ {
+			u := testUser(1, i)
+			if err := tx.CreateUser(&u); err != nil {
+				return err
+			}
+			ids = append(ids, u.ID)
+			want = append(want, u.FullName)
+		}
+		return nil
+	})
+	checkNames(t, "a few", names(t, s, 1, ids[:3]), want[:3]...)
+	if s.cache.holds(1) {
+		t.Fatalf("a read of %d users filled the cache", 3)
+	}
+	many := ids[:usersLoadMin]
+	checkNames(t, "many", names(t, s, 1, many), want[:usersLoadMin]...)
+	if !s.cache.holds(1) {
+		t.Fatalf("a read of %d users left the cache empty", usersLoadMin)
+	}
+	other := open(t, path)
+	rename(t, other, ids[0], "Renamed elsewhere", false)
+	want[0] = "Renamed elsewhere"
+	checkNames(t, "many, after another store's write", names(t, s, 1, many), want[:usersLoadMin]...)
+	checkNames(t, "a few, from the cache", names(t, s, 1, []int64{ids[1], ids[0]}), want[:2]...)
+}

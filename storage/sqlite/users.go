@@ -284,7 +284,11 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 	if cached, ok := t.cache.get(realmID, version); ok {
 		return pick(cached, ids), nil
 	}
-	if ids == nil {
+	// Many users of one realm at once (the long-polls that a message to a
+	// big channel answers come back together, and their credentials are
+	// checked in one round) are picked from the whole list, read once
+	// into the cache: each later round then costs the version's read.
+	if ids == nil || len(ids) >= usersLoadMin && t.ReadOnly {
 		read := func() ([]storage.UserRecord, error) { return t.users("Users", qUsersAll, realmID) }
 		if !t.ReadOnly {
 			// Only a read-only transaction sees nothing but committed
@@ -295,10 +299,15 @@ func (t *tx) Users(realmID int64, ids []int64) ([]storage.UserRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		return pick(all, nil), nil
+		return pick(all, ids), nil
 	}
 	return t.users("Users", qUsersIDs, realmID, jsonIDs(ids))
 }
+
+// usersLoadMin is the number of users that one read asks for from which
+// Users reads the realm's whole list into the cache rather than those
+// users alone.
+const usersLoadMin = 32
 
 // jsonIDs writes ids as a JSON array, for json_each.
 func jsonIDs(ids []int64) string {

@@ -69,6 +69,15 @@ func (unicodeEmojiTransformer) Transform(doc *ast.Document, reader text.Reader, 
 		return
 	}
 	source := reader.Source()
+	for _, t := range textsOutsideCode(doc) {
+		r.emojifyText(t, source)
+	}
+}
+
+// textsOutsideCode returns the texts of doc that are not code, nor inside
+// code or a rendered reference, in document order: those that emoji and
+// emoticons may stand in.
+func textsOutsideCode(doc *ast.Document) []*ast.Text {
 	var texts []*ast.Text
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		switch n := n.(type) {
@@ -81,9 +90,7 @@ func (unicodeEmojiTransformer) Transform(doc *ast.Document, reader text.Reader, 
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, t := range texts {
-		r.emojifyText(t, source)
-	}
+	return texts
 }
 
 // emojifyText replaces the named emoji in t with their spans.

@@ -58,19 +58,7 @@ func (emoticonTransformer) Transform(doc *ast.Document, reader text.Reader, pc p
 		return
 	}
 	source := reader.Source()
-	var texts []*ast.Text
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		switch n := n.(type) {
-		case *ast.CodeSpan, *ast.CodeBlock, *ast.FencedCodeBlock, *referenceNode:
-			return ast.WalkSkipChildren, nil
-		case *ast.Text:
-			if entering && !n.IsRaw() {
-				texts = append(texts, n)
-			}
-		}
-		return ast.WalkContinue, nil
-	})
-	for _, t := range texts {
+	for _, t := range textsOutsideCode(doc) {
 		r.translateEmoticons(t, source)
 	}
 }

@@ -119,8 +119,9 @@ var listMarker = regexp.MustCompile(`^( *)([*+-]|[0-9]{1,9}\.)( +)\S`)
 
 // nestLists indents list items as CommonMark needs them to nest where the
 // reference nests them: it nests an item indented two spaces more than
-// the item before it, which CommonMark does only when the indentation
-// reaches that item's text ("1. A\n  - a" keeps "- a" out of "1. A").
+// the item before it, or into the next pair of spaces (" - a\n  - b"),
+// which CommonMark does only when the indentation reaches that item's
+// text ("1. A\n  - a" keeps "- a" out of "1. A").
 // Such items are moved to their parent's text column; code fences and
 // indented code are left alone. A nested numbered list right under its
 // parent's text that starts at another number than 1 is written to start
@@ -186,7 +187,7 @@ func nestLists(src string) (out string, starts map[int]int) {
 				if (indent >= parent.indent+2 || indent/2 > parent.indent/2) && moved < parent.column {
 					moved = parent.column
 				}
-				digits := strings.TrimRight(m[2], ".)")
+				digits := strings.TrimSuffix(m[2], ".")
 				if n, err := strconv.Atoi(digits); err == nil && n != 1 && !sibling && !prevBlank {
 					if starts == nil {
 						starts = map[int]int{}
@@ -276,12 +277,12 @@ var emptyQuoteLine = regexp.MustCompile(`^ {0,3}(?:> ?)*>[ \t]*$`)
 // emptyQuotes writes a quote that quotes nothing as text, as the
 // reference does: in a block of lines (to a blank line), a quote starts at
 // its first line that starts with ">", unless that line and all after it
-// are quote marks only. Then their last marks are written as "&gt;": ">" alone is
-// the text ">", and ">>>" two quotes around the text ">". A line after
-// quote marks only is in the quote, as the reference takes any line of the
-// block after a quote's first line (">\n>\ntext" quotes "text"), where
-// CommonMark would start a paragraph after an empty quote. Code fences are
-// left alone.
+// are quote marks only. Then their last marks are written as "&gt;":
+// ">" alone is the text ">", and ">>>" two quotes around the text ">". A
+// line after quote marks only is in the quote, as the reference takes any
+// line of the block after a quote's first line (">\n>\ntext" quotes
+// "text"), where CommonMark would start a paragraph after an empty quote.
+// Code fences are left alone.
 func emptyQuotes(src string) string {
 	if !strings.Contains(src, ">") {
 		return src

@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,13 +28,9 @@ func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (as
 	}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		if t, ok := c.(*ast.Text); ok {
-			// A line ending inside a span is a space.
-			value := t.Segment.Value(src)
-			trimmed := bytes.TrimSuffix(value, []byte{'\n'})
-			writeRaw(w, trimmed, false)
-			if len(trimmed) < len(value) {
-				_ = w.WriteByte(' ')
-			}
+			// A line ending inside a span stays one: the reference's
+			// code spans match across lines and keep what they hold.
+			writeRaw(w, t.Segment.Value(src), false)
 		}
 	}
 	if last != nil && last.Segment.Stop < len(src) && src[last.Segment.Stop] == ' ' {

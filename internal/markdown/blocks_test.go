@@ -63,7 +63,9 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"`<time:1>` <https://example.com>", `<p><code>&lt;time:1&gt;</code> &lt;<a href="https://example.com">https://example.com</a>&gt;</p>`},
 		// Code spans keep their spaces, as the reference's do.
 		{"` outer ` ```    space    ``` `a` `` `x` `` `  `", `<p><code> outer </code> <code>    space    </code> <code>a</code> <code> ` + "`x`" + ` </code> <code>  </code></p>`},
-		{"`one\ntwo`", `<p><code>one two</code></p>`},
+		// And their lines: the reference's code spans match across lines
+		// and keep what they hold, indentation included.
+		{"`one\n  two`", "<p><code>one\n  two</code></p>"},
 		// Bullets of any kind make one list, as in the reference, after a
 		// blank line too. Only the items beside a blank line hold
 		// paragraphs.

@@ -204,8 +204,22 @@ func keepIndentation(block ast.Node, src []byte) {
 	if len(starts) == 0 {
 		return
 	}
-	// A line starts after a line break: at the next node, a text or
-	// another inline.
+	// A text that starts a line, code spans' included (a span may go on
+	// across lines), takes the spaces before it.
+	_ = ast.Walk(block, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := n.(*ast.Text); ok && entering {
+			if keep, ok := starts[t.Segment.Start]; ok {
+				t.Segment = text.NewSegment(t.Segment.Start-keep, t.Segment.Stop)
+				delete(starts, t.Segment.Start+keep)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	if len(starts) == 0 {
+		return
+	}
+	// Another inline that starts a line comes after a line break: the
+	// spaces go before it.
 	for c := block.FirstChild(); c != nil; c = c.NextSibling() {
 		t, ok := c.(*ast.Text)
 		if !ok || !(t.SoftLineBreak() || t.HardLineBreak()) {
@@ -220,11 +234,8 @@ func keepIndentation(block ast.Node, src []byte) {
 		if !ok {
 			continue
 		}
-		if nt, isText := next.(*ast.Text); isText && nt.Segment.Start == s {
-			nt.Segment = text.NewSegment(s-keep, nt.Segment.Stop)
-		} else {
-			block.InsertBefore(block, next, ast.NewTextSegment(text.NewSegment(s-keep, s)))
-		}
+		block.InsertBefore(block, next, ast.NewTextSegment(text.NewSegment(s-keep, s)))
+		delete(starts, s)
 	}
 }
 

@@ -16,13 +16,14 @@ import (
 const tabWidth = 4
 
 // normalizeWhitespace does to a text what the reference's Markdown does
-// before parsing it: line ends become "\n", tabs become spaces to the next
-// tab stop (columns counted in characters, from each line's start), and a
-// line of spaces only after another line becomes empty. So Go code pasted
-// with tabs reads as the reference shows it, four columns a level, and a
-// blank line holding spaces in a code block is a blank line.
+// before parsing it: line ends become "\n", and tabs become spaces to the
+// next tab stop (columns counted in characters, from each line's start),
+// so Go code pasted with tabs reads as the reference shows it, four
+// columns a level. (The reference also empties lines of spaces only;
+// every block here reads such a line as blank, and code blocks drop
+// their lines' trailing spaces.)
 func normalizeWhitespace(src string) string {
-	if !strings.ContainsAny(src, "\t\r") && !hasSpacesLine(src) {
+	if !strings.ContainsAny(src, "\t\r") {
 		return src
 	}
 	src = strings.ReplaceAll(src, "\r\n", "\n")
@@ -36,36 +37,13 @@ func normalizeWhitespace(src string) string {
 		} else {
 			end += i
 		}
-		line := src[i:end]
-		if i > 0 && line != "" && strings.Trim(line, " \t") == "" {
-			line = "" // spaces only, tabs expanded or not
-		}
-		writeExpanded(&b, line)
+		writeExpanded(&b, src[i:end])
 		if end < len(src) {
 			b.WriteByte('\n')
 		}
 		i = end + 1
 	}
 	return b.String()
-}
-
-// hasSpacesLine reports whether a line after the first holds spaces only.
-func hasSpacesLine(src string) bool {
-	for i := strings.Index(src, "\n "); i >= 0; {
-		j := i + 1
-		for j < len(src) && src[j] == ' ' {
-			j++
-		}
-		if j == len(src) || src[j] == '\n' {
-			return true
-		}
-		next := strings.Index(src[j:], "\n ")
-		if next < 0 {
-			break
-		}
-		i = j + next
-	}
-	return false
 }
 
 // writeExpanded writes line with its tabs expanded to tabWidth stops.

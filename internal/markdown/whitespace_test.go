@@ -2,9 +2,9 @@ package markdown
 
 import "testing"
 
-// TestWhitespaceAsTheReference: tabs, line ends and lines of spaces are
-// normalized before parsing, as the reference's Markdown does, so code
-// pasted with tabs comes out with spaces to every fourth column.
+// TestWhitespaceAsTheReference: tabs and line ends are normalized before
+// parsing, as the reference's Markdown does, so code pasted with tabs comes
+// out with spaces to every fourth column; a line of spaces is blank.
 func TestWhitespaceAsTheReference(t *testing.T) {
 	code := func(body string) string {
 		return `<div class="codehilite"><pre><span></span><code>` + body + `</code></pre></div>`

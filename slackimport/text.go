@@ -114,21 +114,30 @@ var slackBullet = regexp.MustCompile(`^(\s*)[•◦▪▫‣⁃]\s+`)
 // joinMarkdown applies Slack's line-level markup to the converted lines:
 // "> " quotes one line (a blank line then ends the quote, which Markdown
 // would otherwise continue), ">>> " quotes the rest of the message, and
-// bullets become list items.
+// bullets become list items. A rest that holds a code block is quoted by a
+// quote fence rather than by "> " on each line: a code fence after ">"
+// is text in the reference's Markdown (its fences open at a line's first
+// column), and inside a quote fence it opens a block.
 func joinMarkdown(lines []mdLine) string {
 	var out []string
-	quoteRest := false
+	quoteRest, fenced := false, ""
 	for i, l := range lines {
 		text := l.text
 		if !l.code && !quoteRest {
 			if rest, ok := strings.CutPrefix(text, ">>>"); ok {
 				quoteRest, text = true, strings.TrimLeft(rest, " ")
+				if fenced = quoteFence(lines[i:]); fenced != "" {
+					out = append(out, fenced+"quote")
+				}
 			} else if m := slackBullet.FindStringSubmatch(text); m != nil {
 				text = m[1] + "- " + text[len(m[0]):]
 			}
 		}
 		if quoteRest {
-			out = append(out, strings.TrimRight("> "+text, " "))
+			if fenced == "" {
+				text = strings.TrimRight("> "+text, " ")
+			}
+			out = append(out, text)
 			continue
 		}
 		out = append(out, text)
@@ -139,7 +148,28 @@ func joinMarkdown(lines []mdLine) string {
 			}
 		}
 	}
+	if fenced != "" {
+		out = append(out, fenced)
+	}
 	return strings.Join(out, "\n")
+}
+
+// quoteFence returns the fence that quotes lines, the rest of a message,
+// when they hold a code block: tildes, more than on any line of tildes
+// alone among them, so that only the fence's own closing line closes it;
+// "" when they hold none.
+func quoteFence(lines []mdLine) string {
+	code, longest := false, 2
+	for _, l := range lines {
+		code = code || l.code
+		if t := strings.TrimRight(l.text, " \t"); t != "" && strings.Trim(t, "~") == "" {
+			longest = max(longest, len(t))
+		}
+	}
+	if !code {
+		return ""
+	}
+	return strings.Repeat("~", longest+1)
 }
 
 // plain converts Slack text to one line of plain text, for topic names:

@@ -40,7 +40,9 @@ func TestSlackMarkdown(t *testing.T) {
 		{"a\n```x```\n\n```y```", "a\n```\nx\n```\n\n```\ny\n```", "a ```x``` ```y```"},
 		{"see ```x = 1``` done", "see\n```\nx = 1\n```\ndone", "see ```x = 1``` done"},
 		{"&gt; quoted\nnot quoted\n&gt; again", "> quoted\n\nnot quoted\n> again", "> quoted not quoted > again"},
-		{"&gt;&gt;&gt; all\n\nquoted ```code```", "> all\n>\n> quoted\n> ```\n> code\n> ```", ">>> all quoted ```code```"},
+		{"&gt;&gt;&gt; all\n\nquoted", "> all\n>\n> quoted", ">>> all quoted"},
+		{"&gt;&gt;&gt; all\n\nquoted ```code```", "~~~quote\nall\n\nquoted\n```\ncode\n```\n~~~", ">>> all quoted ```code```"},
+		{"before\n&gt;&gt;&gt; ~~~\n~~~~~\n```x```", "before\n~~~~~~quote\n~~~\n~~~~~\n```\nx\n```\n~~~~~~", "before >>> ~~~ ~~~~~ ```x```"},
 		{"intro\n• one\n    ◦ nested\n• two", "intro\n- one\n    - nested\n- two", "intro • one ◦ nested • two"},
 	} {
 		if got := c.markdown(tc.in); got != tc.md {

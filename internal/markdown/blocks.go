@@ -12,29 +12,18 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// renderCodeSpan writes a code span with the space goldmark's parser took
-// off each end (CommonMark's rule, which the reference does not have): the
-// reference's code spans keep the spaces inside their backticks.
+// renderCodeSpan writes a code span's text as typed (referenceCodeSpans):
+// its line ends and the spaces inside its backticks stay.
 func renderCodeSpan(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		_, _ = w.WriteString("</code>")
 		return ast.WalkContinue, nil
 	}
 	_, _ = w.WriteString("<code>")
-	first, _ := n.FirstChild().(*ast.Text)
-	last, _ := n.LastChild().(*ast.Text)
-	if first != nil && first.Segment.Start > 0 && src[first.Segment.Start-1] == ' ' {
-		_ = w.WriteByte(' ')
-	}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		if t, ok := c.(*ast.Text); ok {
-			// A line ending inside a span stays one: the reference's
-			// code spans match across lines and keep what they hold.
 			writeRaw(w, t.Segment.Value(src), false)
 		}
-	}
-	if last != nil && last.Segment.Stop < len(src) && src[last.Segment.Stop] == ' ' {
-		_ = w.WriteByte(' ')
 	}
 	return ast.WalkSkipChildren, nil
 }

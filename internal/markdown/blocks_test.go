@@ -47,7 +47,23 @@ func TestRenderMessageBlocks(t *testing.T) {
 		{"~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~", "<p>~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~</p>"},
 		{"~~~~ section ~~~~\ntext\n\nmore", "<p>~~~~ section ~~~~<br>\ntext</p>\n<p>more</p>"},
 		{"~~~spoiler a ~ b\nx", "<p>~~~spoiler a ~ b<br>\nx</p>"},
-		{"```spoiler a ` b\nx", "<p>```spoiler a ` b<br>\nx</p>"},
+		// (Its backticks then open a code span: none later as many, the
+		// reference's pattern takes one, and the rest is code.)
+		{"```spoiler a ` b\nx", "<p><code>``spoiler a </code> b<br>\nx</p>"},
+		// A fence opens at a line's first column only, and a block closes
+		// only on its own fence: the reference reads fences from the
+		// message's lines before any block. Elsewhere its backticks open
+		// a code span, which holds line ends and indentation.
+		{"- item\n  ```\n  code\n  ```", "<ul>\n<li>item<br>\n  <code>\n  code\n  </code></li>\n</ul>"},
+		{"> ```\n> code\n> ```", quote("<p><code>\ncode\n</code></p>\n")},
+		{"  ```\ncode\n  ```", "<p><code>\ncode\n  </code></p>"},
+		{"- a\n```\ncode\n```\n- b", "<ul>\n<li>a</li>\n</ul>\n" + code("", "code\n") + "\n<ul>\n<li>b</li>\n</ul>"},
+		{"```\ncode\n````\nmore\n```", code("", "code\n````\nmore\n")},
+		{"```\ncode\n  ```\nmore", code("", "code\n  ```\nmore\n")},
+		{"~~~\na\n~~~~\n~~~  ", code("", "a\n~~~~\n")},
+		{"```quote\nq\n````\n```", quote("<p>q</p>\n" + code("", "```\n") + "\n")},
+		{"```quote\nq\n  ```\nstill", quote("<p>q<br>\n  ```<br>\nstill</p>\n")},
+		{"``` {.Quote}\nq\n```", quote("<p>q</p>\n")},
 		{"```js\nlet s = \"<a>\" + 'b' & c;\n```", code("JavaScript", `<span class="kd">let</span> <span class="nx">s</span> <span class="o">=</span> <span class="s2">&quot;&lt;a&gt;&quot;</span> `+
 			`<span class="o">+</span> <span class="s1">&#39;b&#39;</span> <span class="o">&amp;</span> <span class="nx">c</span><span class="p">;</span>`+"\n")},
 		{"~~~~\ndef func():\n    y = 2\t\t\n\n    z = 3       \n~~~~", code("", "def func():\n    y = 2\n\n    z = 3\n")},
@@ -66,6 +82,14 @@ func TestRenderMessageBlocks(t *testing.T) {
 		// And their lines: the reference's code spans match across lines
 		// and keep what they hold, indentation included.
 		{"`one\n  two`", "<p><code>one\n  two</code></p>"},
+		// With no later run as long, the reference's pattern opens with
+		// fewer backticks, the others being code; a closing run is one of
+		// exactly as many.
+		{"``a`", "<p><code>`a</code></p>"},
+		{"`a``b`", "<p><code>a``b</code></p>"},
+		{"a `` b ` c `` d", "<p>a <code> b ` c </code> d</p>"},
+		{"x ``` y", "<p>x ``` y</p>"},
+		{"`a\n\nb`", "<p>`a</p>\n<p>b`</p>"},
 		// Bullets of any kind make one list, as in the reference, after a
 		// blank line too. Only the items beside a blank line hold
 		// paragraphs.

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"reflect"
 	"regexp"
 	"strings"
@@ -62,45 +63,147 @@ const maxFenceDepth = 16
 
 func (fenceContainerParser) Trigger() []byte { return []byte{'`', '~'} }
 
-// openingFence reads a fence opening line: its fence, and the info string
-// after it.
-func openingFence(line []byte) (fence, string, bool) {
+// openingFence reads a fence opening line as the reference's fenced-code
+// preprocessor does, which reads the message's lines before any block:
+// three or more backticks or tildes at the line's first column (an
+// indented fence, or one after a list marker or ">", is text there), then
+// what referenceInfo allows. It returns the fence, the language in lower
+// case ("quote" for "{.Quote}") and the info string after the fence.
+func openingFence(line []byte) (f fence, lang, info string, ok bool) {
 	s := strings.TrimRight(string(line), "\r\n")
-	indent := len(s) - len(strings.TrimLeft(s, " "))
-	if indent > 3 {
-		return fence{}, "", false
-	}
-	s = s[indent:]
 	if s == "" || (s[0] != '`' && s[0] != '~') {
-		return fence{}, "", false
+		return fence{}, "", "", false
 	}
 	n := len(s) - len(strings.TrimLeft(s, s[:1]))
 	if n < 3 {
-		return fence{}, "", false
+		return fence{}, "", "", false
 	}
-	if !referenceInfo.MatchString(s[n:]) {
-		return fence{}, "", false
+	m := referenceInfo.FindStringSubmatch(s[n:])
+	if m == nil {
+		return fence{}, "", "", false
 	}
-	return fence{s[0], n}, strings.TrimSpace(s[n:]), true
+	return fence{s[0], n}, strings.ToLower(m[1]), strings.TrimSpace(s[n:]), true
+}
+
+// markdownFence reports whether a fence's language makes its block hold
+// Markdown (a quote or a spoiler) rather than code.
+func markdownFence(lang string) bool {
+	return lang == "quote" || lang == "quoted" || lang == "spoiler"
+}
+
+// codeLines follows the reference's fenced-code preprocessor through a
+// message's lines, for the passes that read lines before goldmark parses
+// them: a fence opens at a line's first column (openingFence), a block
+// ends at the line that is its fence (fence.exactly), and quote and
+// spoiler blocks hold Markdown, fences included, where code blocks hold
+// none.
+type codeLines struct{ open []openFence }
+
+type openFence struct {
+	fence fence
+	code  bool
+}
+
+// next reports whether line, the next line, belongs to a code block: its
+// fences or a line inside it.
+func (c *codeLines) next(line string) bool {
+	if n := len(c.open); n > 0 {
+		top := c.open[n-1]
+		if top.fence.exactly([]byte(line)) {
+			c.open = c.open[:n-1]
+			return top.code
+		}
+		if top.code {
+			return true
+		}
+	}
+	if line == "" || (line[0] != '`' && line[0] != '~') {
+		return false
+	}
+	f, lang, _, ok := openingFence([]byte(line))
+	if !ok {
+		return false
+	}
+	code := !markdownFence(lang)
+	c.open = append(c.open, openFence{f, code})
+	return code
 }
 
 // referenceInfo is what may follow a fence for the reference to open a
 // block: spaces, then perhaps a language ("python", ".py", "{.js}") and a
 // header (a spoiler's) without backticks or tildes. Other lines are text,
 // so that "~~~~ section ~~~~" does not open a code block that takes the
-// rest of the message.
-var referenceInfo = regexp.MustCompile("^ *(?:\\{?\\.?[a-zA-Z0-9_+,\\-./#]+ *(?:[^ ~`][^~`]*)?\\}?)?$")
+// rest of the message. (The reference's class "+-." is a range, which
+// holds the comma.)
+var referenceInfo = regexp.MustCompile("^" + fenceInfo + "$")
+
+const fenceInfo = " *(?:\\{?\\.?([a-zA-Z0-9_+,\\-./#]+) *(?:[^ ~`][^~`]*)?\\}?)?"
+
+// atLineStart reports whether the reader's line starts at a line of the
+// source: not after a quote's ">" or inside a list item, whose content
+// goldmark reads from past its marker or indentation.
+func atLineStart(reader text.Reader) bool {
+	_, seg := reader.Position()
+	return seg.Padding == 0 && (seg.Start == 0 || reader.Source()[seg.Start-1] == '\n')
+}
+
+// exactly reports whether line is the fence itself, trailing whitespace
+// aside: the only line that closes a block in the reference ("```" does
+// not close "````", nor "  ```" "```").
+func (f fence) exactly(line []byte) bool {
+	s := bytes.TrimRight(line, " \t\r\n\f\v")
+	return len(s) == f.length && len(bytes.Trim(s, string(f.char))) == 0
+}
 
 // referenceFences is goldmark's fenced code parser, opening only the
-// fences that the reference opens (openingFence).
+// fences that the reference opens (openingFence, at a line's start) and
+// closing them only where the reference does (fence.exactly): a longer or
+// indented fence is a line of code.
 type referenceFences struct{ parser.BlockParser }
+
+// codeFenceKey holds, in a parser context, the fence of each open code
+// block.
+var codeFenceKey = parser.NewContextKey()
 
 func (p referenceFences) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	line, _ := reader.PeekLine()
-	if _, _, ok := openingFence(line); !ok {
+	f, _, _, ok := openingFence(line)
+	if !ok || !atLineStart(reader) {
 		return nil, parser.NoChildren
 	}
-	return p.BlockParser.Open(parent, reader, pc)
+	node, state := p.BlockParser.Open(parent, reader, pc)
+	if node != nil {
+		open, _ := pc.Get(codeFenceKey).(map[ast.Node]fence)
+		if open == nil {
+			open = map[ast.Node]fence{}
+			pc.Set(codeFenceKey, open)
+		}
+		open[node] = f
+	}
+	return node, state
+}
+
+func (p referenceFences) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
+	line, seg := reader.PeekLine()
+	f, ok := pc.Get(codeFenceKey).(map[ast.Node]fence)[node]
+	if !ok || (f.exactly(line) && atLineStart(reader)) || !f.closes(line) {
+		return p.BlockParser.Continue(node, reader, pc)
+	}
+	// A line goldmark would close the block on and the reference does
+	// not: a line of code, as goldmark keeps one (the block opened at the
+	// first column, so nothing is cut from its lines).
+	code := text.NewSegment(seg.Start, seg.Stop)
+	code.ForceNewline = true
+	node.Lines().Append(code)
+	reader.AdvanceAndSetPadding(seg.Stop-seg.Start-1, 0)
+	return parser.Continue | parser.NoChildren
+}
+
+func (p referenceFences) Close(node ast.Node, reader text.Reader, pc parser.Context) {
+	if open, _ := pc.Get(codeFenceKey).(map[ast.Node]fence); open != nil {
+		delete(open, node)
+	}
+	p.BlockParser.Close(node, reader, pc)
 }
 
 // blockParsers are goldmark's block parsers without raw HTML and setext
@@ -124,7 +227,9 @@ func blockParsers() []util.PrioritizedValue {
 	return list
 }
 
-// closes reports whether line closes f.
+// closes reports whether goldmark's fenced code parser closes a block of
+// f on line, as CommonMark does: a fence as long or longer, indented up to
+// three spaces.
 func (f fence) closes(line []byte) bool {
 	s := strings.TrimRight(string(line), "\r\n \t")
 	indent := len(s) - len(strings.TrimLeft(s, " "))
@@ -137,13 +242,13 @@ func (f fence) closes(line []byte) bool {
 
 func (fenceContainerParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	line, _ := reader.PeekLine()
-	f, info, ok := openingFence(line)
-	if !ok || len(fences(pc)) >= maxFenceDepth {
+	f, lang, info, ok := openingFence(line)
+	if !ok || !atLineStart(reader) || len(fences(pc)) >= maxFenceDepth {
 		return nil, parser.NoChildren
 	}
-	word, rest, _ := strings.Cut(info, " ")
+	_, rest, _ := strings.Cut(info, " ")
 	var node ast.Node
-	switch strings.ToLower(word) {
+	switch lang {
 	case "quote", "quoted":
 		node = ast.NewBlockquote()
 	case "spoiler":
@@ -172,7 +277,7 @@ func (fenceContainerParser) Continue(node ast.Node, reader text.Reader, pc parse
 	if !ok {
 		return parser.Close
 	}
-	if f.closes(line) && !insideCodeFence(node, pc) && !insideFenceContainer(node, pc) {
+	if f.exactly(line) && atLineStart(reader) && !insideCodeFence(node, pc) && !insideFenceContainer(node, pc) {
 		reader.AdvanceToEOL()
 		return parser.Close
 	}

@@ -53,7 +53,7 @@ func TestHighlight(t *testing.T) {
 		// Known, not highlighted: the name only.
 		{"```cobol\nx\n```", code("COBOL", "x\n")},
 		{"```\nx = 1\n```", code("", "x = 1\n")},
-		{"> ```python\n> x\n> ```", "<blockquote>\n" + code("Python", `<span class="n">x</span>`+"\n") + "\n</blockquote>"},
+		{"```quote\n```python\nx\n```\n```", "<blockquote>\n" + code("Python", `<span class="n">x</span>`+"\n") + "\n</blockquote>"},
 	} {
 		if got := RenderMessage(c.in, untimed).HTML; got != c.want {
 			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)

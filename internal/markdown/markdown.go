@@ -105,11 +105,11 @@ func (starEmphasis) Parse(parent ast.Node, block text.Reader, pc parser.Context)
 }
 
 // inlineParsers are goldmark's inline parsers without raw HTML or images,
-// backslashes read as text,
-// with emphasis by stars only.
+// backslashes read as text, code spans as the reference reads them, and
+// emphasis by stars only.
 func inlineParsers() []util.PrioritizedValue {
-	list := without(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()), emphasis)
-	return append(list, util.Prioritized(starEmphasis{}, 500), util.Prioritized(noImages{}, 100), util.Prioritized(referenceStrike{}, 500), util.Prioritized(backslashText{}, 100))
+	list := without(without(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser()), emphasis), parser.NewCodeSpanParser())
+	return append(list, util.Prioritized(referenceCodeSpans{}, 100), util.Prioritized(starEmphasis{}, 500), util.Prioritized(noImages{}, 100), util.Prioritized(referenceStrike{}, 500), util.Prioritized(backslashText{}, 100))
 }
 
 // referenceEmphasis makes emphasis the reference's: its *emphasis*,

@@ -137,7 +137,7 @@ func nestLists(src string) (out string, starts map[int]int) {
 		stack     []item
 		b         strings.Builder
 		changed   bool
-		fence     string
+		code      codeLines
 		prevBlank bool
 	)
 	for rest := src; rest != ""; {
@@ -147,15 +147,8 @@ func nestLists(src string) (out string, starts map[int]int) {
 		trimmed := strings.TrimLeft(line, " ")
 		blank := false
 		switch {
-		case fence != "":
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			fence = trimmed[:3]
-			if len(line)-len(trimmed) < 2 {
-				stack = stack[:0] // the lists end
-			}
+		case code.next(line):
+			stack = stack[:0] // a code block ends the lists: it opens at the first column
 		case trimmed == "":
 			blank = true
 		default:
@@ -289,7 +282,7 @@ func emptyQuotes(src string) string {
 	}
 	lines := strings.Split(src, "\n")
 	changed := false
-	fence := ""
+	var code codeLines
 	first := -1 // the block's first line that starts with ">"
 	end := func(stop int) {
 		if first < 0 {
@@ -310,13 +303,8 @@ func emptyQuotes(src string) string {
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " ")
 		switch {
-		case fence != "":
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+		case code.next(l):
 			end(i)
-			fence = t[:3]
 		case strings.TrimSpace(l) == "":
 			end(i)
 		case first < 0 && len(l)-len(t) <= 3 && strings.HasPrefix(t, ">"):
@@ -490,4 +478,4 @@ func fenceLineMatch(line string) []string {
 
 // fenceLine matches a code or quote fence line as the reference's list
 // preprocessor reads it: the fence and the language, if any.
-var fenceLine = regexp.MustCompile("^(~{3,}|`{3,}) *(?:\\{?\\.?([a-zA-Z0-9_+\\-./#]+) *(?:[^ ~`][^~`]*)?\\}?)?$")
+var fenceLine = regexp.MustCompile("^(~{3,}|`{3,})" + fenceInfo + "$")

@@ -114,7 +114,11 @@ func (s *Service) renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.
 			all.WriteString(m.Content)
 		}
 		var err error
-		if rc, err = s.newRenderContext(tx, realmID, nil, all.String(), o.canLink); err != nil {
+		var actorID int64
+		if o.sender != nil {
+			actorID = o.sender.ID
+		}
+		if rc, err = s.newRenderContext(tx, realmID, nil, all.String(), o.canLink, actorID); err != nil {
 			return nil, nil, err
 		}
 		switch {

@@ -141,3 +141,63 @@ func TestDefaultCodeBlockLanguage(t *testing.T) {
 		}
 	})
 }
+
+// TestTopicLinksNameTheirFirstMessage: a topic link names the topic's
+// first message after "/with/", as the reference's links do, so that it
+// follows the topic when it moves: the topic's first when the channel's
+// history is open to its subscribers, else the first the sender received;
+// a topic without one is linked without it, and the empty topic reads as
+// its display name in emphasis.
+func TestTopicLinksNameTheirFirstMessage(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		pub := subscribeTo(t, f, "pub", f.admin.ID, f.member.ID)
+		_, err := f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "priv"}},
+			InviteOnly: true, HistoryPublicToSubscribers: ptr(false), Principals: &chat.Principals{IDs: []int64{f.admin.ID}}})
+		wantNoErr(t, "Subscribe priv", err)
+		priv := channelIDOf(t, f, "priv")
+		send := func(channel int64, topic string) int64 {
+			t.Helper()
+			id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.admin.ID), channel, topic, "text")
+			wantNoErr(t, "send", err)
+			return id
+		}
+		first := send(pub, "Plans")
+		send(pub, "plans")
+		hidden := send(priv, "secret")
+		_, err = f.svc.Subscribe(ctx, chat.AsUser(f.admin.ID), chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "priv"}},
+			Principals: &chat.Principals{IDs: []int64{f.member.ID}}})
+		wantNoErr(t, "Subscribe member to priv", err)
+		received := send(priv, "secret")
+		send(pub, "")
+
+		link := func(channel int64, name, topic, with, text string) string {
+			href := "/#narrow/channel/" + itoa(channel) + "-" + name + "/topic/" + topic
+			if with != "" {
+				href += "/with/" + with
+			}
+			return `<a class="stream-topic" data-stream-id="` + itoa(channel) + `" href="` + href + `">#` + name + " &gt; " + text + `</a>`
+		}
+		wantRenders(t, f, []renderCase{
+			{"#**pub>plans**", "<p>" + link(pub, "pub", "plans", itoa(first), "plans") + "</p>"},
+			{"#**pub>nothing yet**", "<p>" + link(pub, "pub", "nothing.20yet", "", "nothing yet") + "</p>"},
+			// The member joined the private channel after its first message.
+			{"#**priv>secret**", "<p>" + link(priv, "priv", "secret", itoa(received), "secret") + "</p>"},
+			{"#**pub>**", "<p>" + link(pub, "pub", "", itoa(received+1), "<em>general chat</em>") + "</p>"},
+			{"#**pub>plans@" + itoa(first) + "**", `<p><a class="message-link" href="/#narrow/channel/` + itoa(pub) + "-pub/topic/plans/near/" +
+				itoa(first) + `">#pub &gt; plans @ 💬</a></p>`},
+		})
+		// The administrator received the private channel's first message.
+		got, err := f.svc.RenderMessage(ctx, chat.AsUser(f.admin.ID), "#**priv>secret**")
+		wantNoErr(t, "RenderMessage", err)
+		diff(t, "administrator's link", got, "<p>"+link(priv, "priv", "secret", itoa(hidden), "secret")+"</p>")
+
+		// A sent message stores the link it rendered.
+		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), pub, "t", "see #**pub>plans**")
+		wantNoErr(t, "send link", err)
+		m, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{ApplyMarkdown: true})
+		wantNoErr(t, "GetMessage", err)
+		diff(t, "stored link", m.Content, "<p>see "+link(pub, "pub", "plans", itoa(first), "plans")+"</p>")
+	})
+}

@@ -509,7 +509,7 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 			canLink = func(c *storage.Channel) bool { return cc.access(c).metadata(c) }
 		}
 		realmID = realm.ID
-		if rc, err = s.newRenderContext(tx, realm.ID, &realm, content, canLink); err != nil {
+		if rc, err = s.newRenderContext(tx, realm.ID, &realm, content, canLink, u.ID); err != nil {
 			return err
 		}
 		// The actor's setting: the sender's, or the editor's, who is the

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,10 +76,13 @@ func (rc *renderContext) render(src string) markdown.Result {
 
 // newRenderContext loads what rendering content needs: the users and
 // channels only when the content may mention them. canLink decides which
-// channels may be linked (those the sender can see). realm is the
+// channels may be linked (those the sender can see), and actorID is the
+// sender or editor (0: none, as for the notification bot), whose access
+// decides which message of a linked topic comes first. realm is the
 // organization's record when the caller has read it in tx, nil to read it
 // only if the content needs it.
-func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.Realm, content string, canLink func(*storage.Channel) bool) (*renderContext, error) {
+func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.Realm, content string,
+	canLink func(*storage.Channel) bool, actorID int64) (*renderContext, error) {
 	rc := &renderContext{}
 	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName,
 		HighlightBudget: s.cfg.HighlightBudget}
@@ -125,6 +129,11 @@ func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.
 			}
 			return markdown.Channel{ID: c.ID, Name: c.Name}, true
 		}
+		if strings.Contains(content, ">") {
+			if err := rc.loadTopicFirsts(tx, realmID, actorID, content); err != nil {
+				return nil, err
+			}
+		}
 	}
 	ls, err := realmLinkifiers(tx, realmID)
 	if err != nil {
@@ -141,6 +150,78 @@ func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.
 		}
 	}
 	return rc, nil
+}
+
+// maxTopicLinks bounds the topics whose first message one rendering looks
+// up, a read each: a long message could otherwise link hundreds. Links to
+// further topics leave out "/with/".
+const maxTopicLinks = 100
+
+// loadTopicFirsts reads, for each topic that content may link
+// (#**channel>topic**) in a channel it may link, the topic's first message
+// the actor may read, as the reference's topic links name it: the first
+// of the topic when the channel's history is open to its subscribers, else
+// the first the actor received (none without an actor).
+func (rc *renderContext) loadTopicFirsts(tx storage.Tx, realmID, actorID int64, content string) error {
+	type topicRef struct {
+		channelID int64
+		key       string
+	}
+	firsts := map[topicRef]int64{}
+	looked := map[topicRef]bool{}
+	for rest := content; len(looked) < maxTopicLinks; {
+		i := strings.Index(rest, "#**")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+3:]
+		end := strings.Index(rest, "**")
+		if end < 0 {
+			break
+		}
+		ref := rest[:end]
+		name, topic, ok := strings.Cut(ref, ">")
+		if !ok || strings.ContainsAny(ref, "*\n") || isMessageLink(topic) {
+			continue
+		}
+		c := rc.channels[storage.ChannelNameKey(name)]
+		if c == nil {
+			continue
+		}
+		k := topicRef{c.ID, storage.TopicKey(topic)}
+		if looked[k] {
+			continue
+		}
+		looked[k] = true
+		history := !c.InviteOnly || c.HistoryPublicToSubscribers
+		if !history && actorID == 0 {
+			continue
+		}
+		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: actorID, ChannelHistory: history,
+			ChannelID: c.ID, TopicKey: &k.key, Limit: 1, WithoutContent: true})
+		if err != nil {
+			return err
+		}
+		if len(rows) > 0 {
+			firsts[k] = rows[0].Message.ID
+		}
+	}
+	rc.env.TopicWith = func(channelID int64, topic string) (int64, bool) {
+		id, ok := firsts[topicRef{channelID, storage.TopicKey(topic)}]
+		return id, ok
+	}
+	return nil
+}
+
+// isMessageLink reports whether a channel link's topic part ends in
+// "@id", which makes the link one to a message (#**channel>topic@id**).
+func isMessageLink(topic string) bool {
+	at := strings.LastIndexByte(topic, '@')
+	if at < 0 {
+		return false
+	}
+	id, err := strconv.ParseInt(topic[at+1:], 10, 64)
+	return err == nil && id > 0
 }
 
 // loadUsers reads the organization's users for mentions.
@@ -269,7 +350,7 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 		if err != nil {
 			return err
 		}
-		rc, err = s.newRenderContext(tx, cc.realm.ID, &cc.realm, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) })
+		rc, err = s.newRenderContext(tx, cc.realm.ID, &cc.realm, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) }, cc.actor.ID)
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,11 @@ type Env struct {
 	Group func(name string) (Group, bool)
 	// Channel finds a channel the sender may link, by name.
 	Channel func(name string) (Channel, bool)
+	// TopicWith gives the ID of a topic's first message that the sender
+	// may read, which a topic link names after "/with/" so that it
+	// follows the topic when it moves; false leaves it out (a topic with
+	// no such message). Nil leaves it out of every link.
+	TopicWith func(channelID int64, topic string) (int64, bool)
 	// Emoji gives the code of a Unicode emoji name or alias.
 	Emoji func(name string) (code string, ok bool)
 	// EmojiName gives the canonical name of a Unicode emoji's code.

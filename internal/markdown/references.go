@@ -191,20 +191,26 @@ func (r *render) channelReference(ref string) string {
 			t := topic[:at]
 			return `<a class="message-link" href="` + base + "/topic/" + HashComponent(t) + "/near/" +
 				strconv.FormatInt(msgID, 10) + `">#` + escapeText(c.Name) + " &gt; " +
-				escapeText(r.topicDisplay(t)) + " @ 💬</a>"
+				r.topicDisplay(t) + " @ 💬</a>"
 		}
 	}
-	return `<a class="stream-topic" data-stream-id="` + id + `" href="` + base + "/topic/" + HashComponent(topic) +
-		`">#` + escapeText(c.Name) + " &gt; " + escapeText(r.topicDisplay(topic)) + `</a>`
+	href := base + "/topic/" + HashComponent(topic)
+	if r.env.TopicWith != nil {
+		if first, ok := r.env.TopicWith(c.ID, topic); ok {
+			href += "/with/" + strconv.FormatInt(first, 10)
+		}
+	}
+	return `<a class="stream-topic" data-stream-id="` + id + `" href="` + href + `">#` + escapeText(c.Name) +
+		" &gt; " + r.topicDisplay(topic) + `</a>`
 }
 
-// topicDisplay is a topic as shown in text: the empty topic has its display
-// name.
+// topicDisplay is a topic as a link shows it, escaped: the empty topic is
+// its display name in emphasis, as the reference writes it.
 func (r *render) topicDisplay(t string) string {
 	if t == "" {
-		return r.env.EmptyTopicName
+		return "<em>" + escapeText(r.env.EmptyTopicName) + "</em>"
 	}
-	return t
+	return escapeText(t)
 }
 
 // ChannelSlug is a channel's part of a narrow URL: ID, dash, and the name

@@ -178,7 +178,7 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 	}
 	r, ok := pre.of(cc.realm.ID, text, emoticons)
 	if !ok {
-		rc, err := s.newRenderContext(tx, cc.realm.ID, &cc.realm, text, func(c *storage.Channel) bool { return cc.access(c).metadata(c) }, cc.actor.ID)
+		rc, err := s.newRenderContext(tx, cc.realm.ID, &cc.realm, text, func(c *storage.Channel) bool { return cc.access(c).content(c) }, cc.actor.ID)
 		if err != nil {
 			return m, err
 		}

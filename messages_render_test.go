@@ -147,7 +147,8 @@ func TestDefaultCodeBlockLanguage(t *testing.T) {
 // follows the topic when it moves: the topic's first when the channel's
 // history is open to its subscribers, else the first the sender received;
 // a topic without one is linked without it, and the empty topic reads as
-// its display name in emphasis.
+// its display name in emphasis. As in the reference, a channel is linked
+// only by those who may read it.
 func TestTopicLinksNameTheirFirstMessage(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		f := newFixture(t, newStore)
@@ -192,6 +193,13 @@ func TestTopicLinksNameTheirFirstMessage(t *testing.T) {
 		got, err := f.svc.RenderMessage(ctx, chat.AsUser(f.admin.ID), "#**priv>secret**")
 		wantNoErr(t, "RenderMessage", err)
 		diff(t, "administrator's link", got, "<p>"+link(priv, "priv", "secret", itoa(hidden), "secret")+"</p>")
+
+		// Links need the channel's content: the owner administers the
+		// private channel without reading it, and links only the public one.
+		got, err = f.svc.RenderMessage(ctx, chat.AsUser(f.owner.ID), "#**priv** #**pub**")
+		wantNoErr(t, "RenderMessage as owner", err)
+		diff(t, "owner's links", got, `<p>#<strong>priv</strong> <a class="stream" data-stream-id="`+itoa(pub)+`" href="/#narrow/channel/`+
+			itoa(pub)+`-pub">#pub</a></p>`)
 
 		// A sent message stores the link it rendered.
 		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), pub, "t", "see #**pub>plans**")

@@ -264,7 +264,7 @@ func (s *Service) SendMessage(ctx context.Context, actor Actor, req SendMessageR
 		}
 		var rendered []deliveryRendering
 		o := deliverOptions{
-			sender: &cc.actor, readBySender: read, canLink: func(c *storage.Channel) bool { return cc.access(c).metadata(c) },
+			sender: &cc.actor, readBySender: read, canLink: func(c *storage.Channel) bool { return cc.access(c).content(c) },
 			queueID: req.QueueID, localID: req.LocalID, rendered: &rendered, realm: &cc.realm,
 		}
 		if c != nil {
@@ -506,7 +506,7 @@ func (s *Service) preRender(ctx context.Context, actor Actor, raw string) (*preR
 			if err != nil {
 				return err
 			}
-			canLink = func(c *storage.Channel) bool { return cc.access(c).metadata(c) }
+			canLink = func(c *storage.Channel) bool { return cc.access(c).content(c) }
 		}
 		realmID = realm.ID
 		if rc, err = s.newRenderContext(tx, realm.ID, &realm, content, canLink, u.ID); err != nil {

@@ -76,7 +76,8 @@ func (rc *renderContext) render(src string) markdown.Result {
 
 // newRenderContext loads what rendering content needs: the users and
 // channels only when the content may mention them. canLink decides which
-// channels may be linked (those the sender can see), and actorID is the
+// channels may be linked (those the sender may read, as in the reference:
+// administering a channel is not enough), and actorID is the
 // sender or editor (0: none, as for the notification bot), whose access
 // decides which message of a linked topic comes first. realm is the
 // organization's record when the caller has read it in tx, nil to read it
@@ -350,7 +351,7 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 		if err != nil {
 			return err
 		}
-		rc, err = s.newRenderContext(tx, cc.realm.ID, &cc.realm, content, func(c *storage.Channel) bool { return cc.access(c).metadata(c) }, cc.actor.ID)
+		rc, err = s.newRenderContext(tx, cc.realm.ID, &cc.realm, content, func(c *storage.Channel) bool { return cc.access(c).content(c) }, cc.actor.ID)
 		if err != nil {
 			return err
 		}

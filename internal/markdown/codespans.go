@@ -26,6 +26,24 @@ func (referenceCodeSpans) Parse(_ ast.Node, block text.Reader, _ parser.Context)
 	for opener < len(line) && line[opener] == '`' {
 		opener++
 	}
+	// Most spans close on their line: a run as long as the opener's there
+	// is the one the pattern takes.
+	for i := opener; i < len(line); i++ {
+		if line[i] != '`' {
+			continue
+		}
+		j := i
+		for j < len(line) && line[j] == '`' {
+			j++
+		}
+		if j-i == opener {
+			node := ast.NewCodeSpan()
+			node.AppendChild(node, ast.NewRawTextSegment(text.NewSegment(start.Start+opener, start.Start+i)))
+			block.Advance(j)
+			return node
+		}
+		i = j - 1
+	}
 	startLine, startPos := block.Position()
 
 	// The paragraph's text after the opening run, a line at a time, and

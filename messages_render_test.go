@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -201,11 +202,19 @@ func TestTopicLinksNameTheirFirstMessage(t *testing.T) {
 		diff(t, "owner's links", got, `<p>#<strong>priv</strong> <a class="stream" data-stream-id="`+itoa(pub)+`" href="/#narrow/channel/`+
 			itoa(pub)+`-pub">#pub</a></p>`)
 
-		// A sent message stores the link it rendered.
-		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), pub, "t", "see #**pub>plans**")
-		wantNoErr(t, "send link", err)
-		m, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{ApplyMarkdown: true})
-		wantNoErr(t, "GetMessage", err)
-		diff(t, "stored link", m.Content, "<p>see "+link(pub, "pub", "plans", itoa(first), "plans")+"</p>")
+		// A sent message stores the links it rendered, whether rendered in
+		// its write transaction or, linking many topics, before it.
+		plans := link(pub, "pub", "plans", itoa(first), "plans")
+		for content, want := range map[string]string{
+			"see #**pub>plans**": "<p>see " + plans + "</p>",
+			strings.Repeat("#**pub>plans** ", 5) + "#**priv>secret**": "<p>" + strings.Repeat(plans+" ", 5) +
+				link(priv, "priv", "secret", itoa(received), "secret") + "</p>",
+		} {
+			id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), pub, "t", content)
+			wantNoErr(t, "send link", err)
+			m, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{ApplyMarkdown: true})
+			wantNoErr(t, "GetMessage", err)
+			diff(t, "stored link", m.Content, want)
+		}
 	})
 }

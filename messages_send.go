@@ -447,10 +447,17 @@ const preRenderMinBytes = 1000
 const quickHighlightBudget = 20 * time.Millisecond
 
 // renderedAhead reports whether content is rendered before its write
-// transaction (renderAhead).
+// transaction (renderAhead): long content, content with code to highlight,
+// and content that may link more topics than aheadTopicLinks, each a read
+// (loadTopicFirsts) that would otherwise hold the write.
 func renderedAhead(content string) bool {
-	return len(content) >= preRenderMinBytes || markdown.MayHighlight(content)
+	return len(content) >= preRenderMinBytes || markdown.MayHighlight(content) ||
+		strings.Count(content, "#**") > aheadTopicLinks
 }
+
+// aheadTopicLinks is the number of channel and topic links from which
+// content is rendered before its write transaction.
+const aheadTopicLinks = 4
 
 // renderAhead renders content that is rendered before its write. Long
 // content renders in a heavy slot (renderWithin). Short content with code

@@ -180,3 +180,21 @@ func TestCodeRendersAhead(t *testing.T) {
 	}
 	highlighted("stored past the quick budget", m.Content)
 }
+
+// TestRenderedAhead: long content, content with code to highlight and
+// content linking more than a few topics render before their write
+// transaction, the rest in it.
+func TestRenderedAhead(t *testing.T) {
+	for content, want := range map[string]bool{
+		"short":                           false,
+		strings.Repeat("a", 1000):         true,
+		"```python\nx\n```":               true,
+		strings.Repeat("#**c>t** ", 4):    false,
+		strings.Repeat("#**c>t** ", 5):    true,
+		"#**c** #**c>t** #**c>u@1** text": false,
+	} {
+		if got := renderedAhead(content); got != want {
+			t.Errorf("renderedAhead(%.40q) = %v, want %v", content, got, want)
+		}
+	}
+}

@@ -102,25 +102,36 @@ func writeText(w util.BufWriter, src []byte, attr bool) {
 	flush(len(src))
 }
 
-// backslashText reads a backslash as text, as the reference does: its
+// backslashText reads backslashes as text, as the reference does: its
 // Markdown leaves backslash escapes out, so "\\*a\\*" is a backslash, "a"
 // in emphasis and a backslash, and "\\# x" a paragraph. goldmark would take
 // the character after a backslash as escaped; as an inline parser of its
-// own, the backslash never reaches goldmark's escape handling. A backtick
-// after it is text too: the reference's code spans do not start after a
-// backslash.
+// own, a backslash never reaches goldmark's escape handling. Before a
+// backtick, the reference's code span pattern reads a run of backslashes:
+// an even run is half as many backslashes, and the backtick may open a
+// span ("\\\\`x`" is a backslash and the code "x"); after an odd run the
+// backtick is text, as its code spans do not start after a backslash.
 type backslashText struct{}
 
 func (backslashText) Trigger() []byte { return []byte{'\\'} }
 
 func (backslashText) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
 	line, seg := block.PeekLine()
-	n := 1
-	if len(line) > 1 && line[1] == '`' {
-		n = 2
+	n := 0
+	for n < len(line) && line[n] == '\\' {
+		n++
 	}
-	block.Advance(n)
-	return ast.NewTextSegment(seg.WithStop(seg.Start + n))
+	switch {
+	case n == len(line) || line[n] != '`':
+		block.Advance(n)
+		return ast.NewTextSegment(seg.WithStop(seg.Start + n))
+	case n%2 == 0:
+		block.Advance(n)
+		return ast.NewTextSegment(seg.WithStop(seg.Start + n/2))
+	default:
+		block.Advance(n + 1)
+		return ast.NewTextSegment(seg.WithStop(seg.Start + n + 1))
+	}
 }
 
 // referenceLen returns the length of the character reference that s

@@ -24,6 +24,9 @@ func TestRenderTextAsTheReference(t *testing.T) {
 		{`\"x\" \* \\ \<b\> \&amp; \~ \|`, `<p>\"x\" \* \\ \&lt;b\&gt; \&amp; \~ \|</p>`},
 		{`\*hello\* \# x`, `<p>\<em>hello\</em> \# x</p>`},
 		{"\\# not a heading\n\\- not an item\n\\`not code`", "<p>\\# not a heading<br>\n\\- not an item<br>\n\\`not code`</p>"},
+		// Before a backtick, a pair of backslashes is one, and the backtick
+		// opens a span; after an odd run it is text, as in the reference.
+		{"\\\\`code` \\\\\\`x` \\\\\\\\``y`` \\\\", "<p>\\<code>code</code> \\\\\\`x` \\\\<code>y</code> \\\\</p>"},
 		{`[a "b"](https://ex.org/x "it's \"t\" &amp; <u>")`, `<p><a href="https://ex.org/x" title="it's &quot;t&quot; &amp; &lt;u&gt;">a "b"</a></p>`},
 		{`https://ex.org/?a=1&amp;b=2 "x"`, `<p><a href="https://ex.org/?a=1&amp;b=2">https://ex.org/?a=1&amp;b=2</a> "x"</p>`},
 		{`@**O'Brien "Ob"** @*a&b's*`, `<p><span class="user-mention" data-user-id="1">@O'Brien "Ob"</span> <span class="user-group-mention" data-user-group-id="2">@a&amp;b's</span></p>`},

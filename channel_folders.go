@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -87,8 +86,12 @@ func (s *Service) CreateChannelFolder(ctx context.Context, actor Actor, name, de
 		if err := checkFolderDescription(description); err != nil {
 			return err
 		}
+		rendered, err := s.renderFolderDescription(tx, actor, &realm, description)
+		if err != nil {
+			return err
+		}
 		f := storage.ChannelFolder{RealmID: realm.ID, Name: name, Description: description,
-			RenderedDescription: markdown.Render(description), CreatorID: u.ID, DateCreated: s.now()}
+			RenderedDescription: rendered, CreatorID: u.ID, DateCreated: s.now()}
 		if err := tx.CreateChannelFolder(&f); err != nil {
 			return err
 		}
@@ -163,8 +166,11 @@ func (s *Service) UpdateChannelFolder(ctx context.Context, actor Actor, id int64
 			if err := checkFolderDescription(*req.Description); err != nil {
 				return err
 			}
-			f.Description = *req.Description
-			f.RenderedDescription = markdown.Render(f.Description)
+			rendered, err := s.renderFolderDescription(tx, actor, &realm, *req.Description)
+			if err != nil {
+				return err
+			}
+			f.Description, f.RenderedDescription = *req.Description, rendered
 			events = append(events, map[string]any{"description": f.Description, "rendered_description": f.RenderedDescription})
 		}
 		if req.IsArchived != nil && *req.IsArchived != f.IsArchived {
@@ -196,4 +202,18 @@ func (s *Service) UpdateChannelFolder(ctx context.Context, actor Actor, id int64
 		}
 		return nil
 	})
+}
+
+// renderFolderDescription renders a channel folder's description for the
+// actor who writes it (renderDescription), reading the actor's channels
+// only when it may link one.
+func (s *Service) renderFolderDescription(tx storage.Tx, actor Actor, realm *storage.Realm, text string) (string, error) {
+	var cc *channelContext
+	if strings.Contains(text, "#**") {
+		var err error
+		if cc, err = s.channelContext(tx, actor); err != nil {
+			return "", err
+		}
+	}
+	return s.renderDescription(tx, realm, text, cc)
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -144,7 +143,11 @@ func (s *Service) applyChannelUpdate(tx storage.Tx, cc *channelContext, c *stora
 			return nil, errorf("description is too long (limit: %d characters)", MaxChannelDescriptionLength)
 		}
 		if *req.Description != c.Description {
-			c.Description, c.RenderedDescription = *req.Description, markdown.Render(*req.Description)
+			rendered, err := s.renderDescription(tx, &cc.realm, *req.Description, cc)
+			if err != nil {
+				return nil, err
+			}
+			c.Description, c.RenderedDescription = *req.Description, rendered
 			changes = append(changes, channelChange{property: "description", value: c.Description,
 				extra: map[string]any{"rendered_description": c.RenderedDescription}})
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -13,6 +12,10 @@ import (
 func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		r := v.realm
+		description, err := s.renderDescription(tx, &r, r.Description, nil)
+		if err != nil {
+			return err
+		}
 		// The settings first: the block's own keys below replace them
 		// where the wire differs from the stored value (the description
 		// is sent as HTML).
@@ -21,7 +24,7 @@ func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterReque
 		}
 		for k, val := range map[string]any{
 			"realm_name":                                       r.Name,
-			"realm_description":                                markdown.Render(r.Description),
+			"realm_description":                                description,
 			"realm_url":                                        r.URL,
 			"realm_uri":                                        r.URL,
 			"realm_icon_url":                                   realmIconURL(r),

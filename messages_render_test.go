@@ -218,3 +218,61 @@ func TestTopicLinksNameTheirFirstMessage(t *testing.T) {
 		}
 	})
 }
+
+// TestDescriptionsRenderAsMessages: the descriptions of channels, channel
+// folders and the organization render as the reference renders them, with
+// the renderer of messages: mentions, channel links for the writer's
+// access, emoji and the organization's linkifiers.
+func TestDescriptionsRenderAsMessages(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		admin := chat.AsUser(f.admin.ID)
+		_, err := f.svc.AddLinkifier(ctx, admin, chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`,
+			URLTemplate: "https://tracker.example.com/{id}"})
+		wantNoErr(t, "AddLinkifier", err)
+		help := subscribeTo(t, f, "help", f.admin.ID)
+		name := fullName(t, f, f.member.ID)
+		text := "Ask in #**help** or @**" + name + "** :smile: about #12"
+		want := `<p>Ask in <a class="stream" data-stream-id="` + itoa(help) + `" href="/#narrow/channel/` + itoa(help) + `-help">#help</a> or ` +
+			`<span class="user-mention" data-user-id="` + itoa(f.member.ID) + `">@` + name + `</span> ` +
+			`<span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span> about ` +
+			`<a href="https://tracker.example.com/12">#12</a></p>`
+		described := func(name string) string {
+			t.Helper()
+			cs, err := f.svc.Channels(ctx, admin, chat.DefaultChannelQuery)
+			wantNoErr(t, "Channels", err)
+			for _, c := range cs {
+				if c.Name == name {
+					return c.RenderedDescription
+				}
+			}
+			t.Fatalf("no channel %s", name)
+			return ""
+		}
+
+		_, err = f.svc.Subscribe(ctx, admin, chat.SubscribeRequest{Subscriptions: []chat.ChannelSpec{{Name: "new", Description: text}}})
+		wantNoErr(t, "Subscribe", err)
+		diff(t, "created channel", described("new"), want)
+		other := "see #**help**"
+		wantNoErr(t, "UpdateChannel", f.svc.UpdateChannel(ctx, admin, help, chat.ChannelUpdate{Description: &other}))
+		diff(t, "updated channel", described("help"), `<p>see <a class="stream" data-stream-id="`+itoa(help)+`" href="/#narrow/channel/`+
+			itoa(help)+`-help">#help</a></p>`)
+
+		folder, err := f.svc.CreateChannelFolder(ctx, admin, "Support", text)
+		wantNoErr(t, "CreateChannelFolder", err)
+		folders, err := f.svc.ChannelFolders(ctx, admin, false)
+		wantNoErr(t, "ChannelFolders", err)
+		for _, fv := range folders {
+			if fv.ID == folder {
+				diff(t, "folder", fv.RenderedDescription, want)
+			}
+		}
+
+		_, err = f.svc.UpdateRealm(ctx, chat.AsUser(f.owner.ID), chat.RealmUpdate{Description: &text})
+		wantNoErr(t, "UpdateRealm", err)
+		settings, err := f.svc.ServerSettings(ctx, host1)
+		wantNoErr(t, "ServerSettings", err)
+		diff(t, "organization", *settings.RealmDescription, want)
+	})
+}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -295,7 +294,10 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		if err != nil {
 			return err
 		}
-		description := markdown.Render(realm.Description)
+		description, err := s.renderDescription(tx, &realm, realm.Description, nil)
+		if err != nil {
+			return err
+		}
 		webPublic := realm.EnableSpectatorAccess && webPublicChannelsExist(tx, realm.ID)
 		out.RealmURI = realm.URL
 		out.RealmURL = realm.URL

@@ -367,3 +367,23 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 	res, err := s.renderAhead(ctx, rc, content)
 	return res.HTML, err
 }
+
+// renderDescription renders the description of a channel, a channel
+// folder or the organization as the reference does, with the renderer of
+// messages: mentions, channel and topic links, emoji, the organization's
+// linkifiers and code blocks. cc is the user who writes it, whose access
+// decides which channels it links; nil (the organization's description)
+// links any channel, as the reference's does.
+func (s *Service) renderDescription(tx storage.Tx, realm *storage.Realm, text string, cc *channelContext) (string, error) {
+	var canLink func(*storage.Channel) bool
+	var actorID int64
+	if cc != nil {
+		canLink = func(c *storage.Channel) bool { return cc.access(c).content(c) }
+		actorID = cc.actor.ID
+	}
+	rc, err := s.newRenderContext(tx, realm.ID, realm, text, canLink, actorID)
+	if err != nil {
+		return "", err
+	}
+	return rc.render(text).HTML, nil
+}

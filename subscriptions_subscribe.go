@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -168,7 +167,11 @@ func (r *subscribeRun) planCreation() error {
 		}
 		c := template.Clone()
 		c.Name, c.Description = w.name, w.description
-		c.RenderedDescription = markdown.Render(w.description)
+		cc := &channelContext{actor: r.actor, realm: r.realm, g: r.g, subs: r.actorSubs}
+		var err error
+		if c.RenderedDescription, err = r.s.renderDescription(r.tx, &r.realm, w.description, cc); err != nil {
+			return err
+		}
 		r.toCreate = append(r.toCreate, &c)
 	}
 	return nil

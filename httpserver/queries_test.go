@@ -46,7 +46,7 @@ func TestQueriesPerRequest(t *testing.T) {
 	member := func(e *env) *account { return &e.member }
 	none := func(*env) []string { return nil }
 	cases := []queryCase{
-		{"server settings", http.MethodGet, "/server_settings", func(*env) *account { return nil }, none, 2},
+		{"server settings", http.MethodGet, "/server_settings", func(*env) *account { return nil }, none, 3}, // the description is rendered with the organization's linkifiers
 		{"users", http.MethodGet, "/users", member, none, 5},
 		{"users with profile data", http.MethodGet, "/users", member,
 			func(*env) []string { return []string{"include_custom_profile_fields", "true"} }, 3},
@@ -109,7 +109,7 @@ func TestQueriesPerRequest(t *testing.T) {
 			func(*env) []string { return []string{"name", "Renamed Org"} }, 1},
 		// Each of register's reads of users' rows also reads whether rows of
 		// big channels' messages are pending (storage/sqlite/fanout.go).
-		{"register", http.MethodPost, "/register", member, none, 58}, // every state block: unread, starred, user settings (with the stored ones), custom emoji, presence, alert words, muted users, bots and the realm's group settings included
+		{"register", http.MethodPost, "/register", member, none, 59}, // every state block: unread, starred, user settings (with the stored ones), custom emoji, presence, alert words, muted users, bots and the realm's group settings included
 	}
 
 	// count runs every case once on a fresh environment with extra more

@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/teamchat/chat/internal/markdown"
 	"github.com/teamchat/chat/storage"
 )
 
@@ -344,8 +343,8 @@ type profileChange struct {
 // checkProfileData validates entries for target's profile, as changed by
 // actor, in the reference server's order: the field exists, actor may
 // change it, the value suits the field type.
-func checkProfileData(tx storage.Tx, realmID int64, actor *storage.UserRecord, entries []ProfileDataEntry) ([]profileChange, error) {
-	fields, err := tx.ProfileFields(realmID)
+func (s *Service) checkProfileData(tx storage.Tx, realm *storage.Realm, actor *storage.UserRecord, entries []ProfileDataEntry) ([]profileChange, error) {
+	fields, err := tx.ProfileFields(realm.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +361,7 @@ func checkProfileData(tx storage.Tx, realmID int64, actor *storage.UserRecord, e
 		if !f.EditableByUser && !actor.Role.IsAdmin() {
 			return nil, ErrFieldNotEditableByUser
 		}
-		c, err := checkProfileValue(tx, realmID, f, e.Value)
+		c, err := s.checkProfileValue(tx, realm, f, e.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -372,8 +371,9 @@ func checkProfileData(tx storage.Tx, realmID int64, actor *storage.UserRecord, e
 }
 
 // checkProfileValue validates one value for the field. null, "" and []
-// remove the stored value.
-func checkProfileValue(tx storage.Tx, realmID int64, f *ProfileField, v ProfileDataValue) (profileChange, error) {
+// remove the stored value. A text value is rendered as the reference
+// renders it, with the renderer of messages (renderDescription).
+func (s *Service) checkProfileValue(tx storage.Tx, realm *storage.Realm, f *ProfileField, v ProfileDataValue) (profileChange, error) {
 	c := profileChange{field: f}
 	if v.Null || (v.IsList && len(v.UserIDs) == 0) || (!v.IsList && v.String == "") {
 		c.del = true
@@ -385,7 +385,7 @@ func checkProfileValue(tx storage.Tx, realmID int64, f *ProfileField, v ProfileD
 		}
 		for _, id := range v.UserIDs {
 			u, err := tx.User(id)
-			if errors.Is(err, storage.ErrNotFound) || (err == nil && u.RealmID != realmID) {
+			if errors.Is(err, storage.ErrNotFound) || (err == nil && u.RealmID != realm.ID) {
 				return c, errorf("Invalid user ID: %d", id)
 			}
 			if err != nil {
@@ -408,33 +408,36 @@ func checkProfileValue(tx storage.Tx, realmID int64, f *ProfileField, v ProfileD
 	if v.IsList {
 		return c, errorf("%s is not a string", f.Name)
 	}
-	s := v.String
+	value := v.String
 	switch f.Type {
 	case FieldShortText, FieldPronouns, FieldExternalAccount:
-		if utf8.RuneCountInString(s) > maxShortValueLength {
+		if utf8.RuneCountInString(value) > maxShortValueLength {
 			return c, errorf("%s is too long (limit: %d characters)", f.Name, maxShortValueLength)
 		}
 	case FieldLongText:
-		if utf8.RuneCountInString(s) > maxLongValueLength {
+		if utf8.RuneCountInString(value) > maxLongValueLength {
 			return c, errorf("%s is too long (limit: %d characters)", f.Name, maxLongValueLength)
 		}
 	case FieldChoice:
 		var choices map[string]json.RawMessage
-		if json.Unmarshal([]byte(f.FieldData), &choices) != nil || choices[s] == nil {
-			return c, errorf("'%s' is not a valid choice for '%s'.", s, f.Name)
+		if json.Unmarshal([]byte(f.FieldData), &choices) != nil || choices[value] == nil {
+			return c, errorf("'%s' is not a valid choice for '%s'.", value, f.Name)
 		}
 	case FieldDate:
-		if _, err := time.Parse(time.DateOnly, s); err != nil {
+		if _, err := time.Parse(time.DateOnly, value); err != nil {
 			return c, errorf("%s is not a date", f.Name)
 		}
 	case FieldLink:
-		if !validLink(s) {
+		if !validLink(value) {
 			return c, errorf("%s is not a URL", f.Name)
 		}
 	}
-	c.value = s
+	c.value = value
 	if f.Type.Renders() {
-		r := markdown.Render(s)
+		r, err := s.renderDescription(tx, realm, value, nil)
+		if err != nil {
+			return c, err
+		}
 		c.rendered = &r
 	}
 	return c, nil
@@ -519,7 +522,7 @@ func (s *Service) UpdateProfileData(ctx context.Context, actor Actor, data []Pro
 		if err != nil {
 			return err
 		}
-		changes, err := checkProfileData(tx, realm.ID, &u, data)
+		changes, err := s.checkProfileData(tx, &realm, &u, data)
 		if err != nil {
 			return err
 		}

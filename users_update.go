@@ -107,7 +107,7 @@ func (s *Service) UpdateUser(ctx context.Context, actor Actor, target int64, req
 		}
 		var changes []profileChange
 		if req.ProfileData != nil {
-			if changes, err = checkProfileData(tx, realm.ID, &admin, req.ProfileData); err != nil {
+			if changes, err = s.checkProfileData(tx, &realm, &admin, req.ProfileData); err != nil {
 				return err
 			}
 		}

@@ -59,9 +59,6 @@ func TestHighlight(t *testing.T) {
 			t.Errorf("RenderMessage(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
-	if got, want := Render("```python\nx = 1\n```"), code("Python", "x = 1\n"); got != want {
-		t.Errorf("Render: got %q, want %q", got, want)
-	}
 }
 
 // TestHighlightGivesUp: past its deadline the highlighter gives up, the

@@ -1,47 +1,28 @@
-// Package markdown renders the Markdown that users write: descriptions
-// (Render) and message content with mentions, channel links, :emoji: names,
-// linkifiers, and the reference's quote and spoiler fences, code blocks and
-// <time:…> moments (RenderMessage). It knows nothing of storage: a message
-// render resolves names through the Env its caller gives.
+// Package markdown renders the Markdown that users write, messages and
+// descriptions alike as the reference does (RenderMessage): mentions,
+// channel links, :emoji: names, linkifiers, and the reference's quote and
+// spoiler fences, code blocks and <time:…> moments. It knows nothing of
+// storage: a render resolves names through the Env its caller gives.
 package markdown
 
 import (
-	"bytes"
 	"reflect"
 	"strings"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
-	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-// plain is the renderer of descriptions. Raw HTML is not Markdown here: its
-// parsers are left out, so "<b>" is shown as the text "<b>" (escaped)
-// rather than dropped or passed through; html.WithUnsafe stays off as a
-// second line of defence. renderLink empties link targets whose scheme a
-// chat client should not follow; "![…](…)" is text, and code blocks, lists
-// and tables are written as in messages.
-var plain = goldmark.New(
-	goldmark.WithParser(parser.NewParser(
-		parser.WithBlockParsers(blockParsers()...),
-		parser.WithInlineParsers(inlineParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-		parser.WithASTTransformers(util.Prioritized(lineSpaces{}, 40)),
-	)),
-	goldmark.WithExtensions(extension.Linkify, extension.Table),
-	goldmark.WithRendererOptions(html.WithHardWraps(), html.WithWriter(referenceWriter{}),
-		renderer.WithNodeRenderers(util.Prioritized(referenceHTML{}, 100), util.Prioritized(extension.NewStrikethroughHTMLRenderer(), 500))),
-)
-
 // referenceHTML writes the nodes whose HTML the reference writes otherwise
 // than goldmark: code blocks and spans (blocks.go), links (escape.go), list
-// items' text and table cells (structure.go).
+// items' text and table cells (structure.go). Raw HTML is not Markdown in
+// the reference: its parsers are left out, so "<b>" is the text "<b>",
+// escaped, and html.WithUnsafe stays off as a second line of defence.
 type referenceHTML struct{}
 
 func (referenceHTML) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
@@ -63,18 +44,6 @@ func without(list []util.PrioritizedValue, drop any) []util.PrioritizedValue {
 		}
 	}
 	return out
-}
-
-// Render renders user-written Markdown to HTML that is safe to show as
-// user-generated content: no raw HTML, and links only to the URL schemes
-// the reference allows (others keep their text but get an empty target).
-func Render(src string) string {
-	var b bytes.Buffer
-	if err := plain.Convert([]byte(normalizeWhitespace(hangingLists(src))), &b); err != nil {
-		// goldmark fails only on writer errors, and a bytes.Buffer has none.
-		panic(err)
-	}
-	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
 }
 
 // starEmphasis is goldmark's emphasis with stars only: the reference

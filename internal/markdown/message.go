@@ -112,10 +112,10 @@ type Result struct {
 	HighlightCut bool
 }
 
-// messages is the renderer of message content: Render's renderer plus
-// mentions, channel and message links, :emoji: names and typed emoji,
-// linkifiers, <time:…>, the quote and spoiler fences, and code blocks as
-// the reference writes them.
+// messages is the renderer of messages and descriptions: goldmark's
+// CommonMark made the reference's, with mentions, channel and message
+// links, :emoji: names and typed emoji, linkifiers, <time:…>, the quote and
+// spoiler fences, and code blocks as the reference writes them.
 var messages = goldmark.New(
 	goldmark.WithParser(parser.NewParser(
 		parser.WithBlockParsers(append(blockParsers(),

@@ -190,6 +190,9 @@ type Service struct {
 	// quickHighlight is the highlighting budget of a short message's
 	// rendering outside the heavy slots (renderAhead; tests change it).
 	quickHighlight time.Duration
+	// realmDescriptions keeps organizations' descriptions as rendered
+	// (realmDescription).
+	realmDescriptions renderedDescriptions
 }
 
 // New returns a Service over store. Empty fields of cfg take the defaults

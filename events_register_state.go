@@ -12,7 +12,7 @@ import (
 func realmState(s *Service, ctx context.Context, actor Actor, req *RegisterRequest, state RegisterState) error {
 	return s.registerViewer(ctx, actor, req, func(tx storage.Tx, v *viewer) error {
 		r := v.realm
-		description, err := s.renderDescription(tx, &r, r.Description, nil)
+		description, err := s.realmDescription(tx, &r)
 		if err != nil {
 			return err
 		}

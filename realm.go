@@ -294,7 +294,7 @@ func (s *Service) ServerSettings(ctx context.Context, host string) (ServerSettin
 		if err != nil {
 			return err
 		}
-		description, err := s.renderDescription(tx, &realm, realm.Description, nil)
+		description, err := s.realmDescription(tx, &realm)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/teamchat/chat/internal/markdown"
@@ -386,4 +387,47 @@ func (s *Service) renderDescription(tx storage.Tx, realm *storage.Realm, text st
 		return "", err
 	}
 	return rc.render(text).HTML, nil
+}
+
+// renderedDescriptions keeps organization descriptions as rendered, by
+// organization and text, as the reference keeps its rendering until the
+// description changes: GET /server_settings, which anyone may ask, would
+// otherwise read the organization's users for a mention in it, and every
+// /register its linkifiers.
+type renderedDescriptions struct {
+	mu sync.Mutex
+	m  map[renderedDescriptionKey]string
+}
+
+type renderedDescriptionKey struct {
+	realmID int64
+	text    string
+}
+
+// maxRenderedDescriptions bounds the descriptions kept; past it the cache
+// starts over.
+const maxRenderedDescriptions = 1024
+
+// realmDescription renders the organization's description
+// (renderDescription), or returns it as first rendered in this process.
+func (s *Service) realmDescription(tx storage.Tx, realm *storage.Realm) (string, error) {
+	key := renderedDescriptionKey{realm.ID, realm.Description}
+	c := &s.realmDescriptions
+	c.mu.Lock()
+	html, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return html, nil
+	}
+	html, err := s.renderDescription(tx, realm, realm.Description, nil)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxRenderedDescriptions {
+		c.m = make(map[renderedDescriptionKey]string)
+	}
+	c.m[key] = html
+	c.mu.Unlock()
+	return html, nil
 }

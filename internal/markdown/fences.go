@@ -67,8 +67,10 @@ func (fenceContainerParser) Trigger() []byte { return []byte{'`', '~'} }
 // preprocessor does, which reads the message's lines before any block:
 // three or more backticks or tildes at the line's first column (an
 // indented fence, or one after a list marker or ">", is text there), then
-// what referenceInfo allows. It returns the fence, the language in lower
-// case ("quote" for "{.Quote}") and the info string after the fence.
+// what referenceInfo allows. It returns the fence, the language as typed
+// ("Quote" for "{.Quote}": the fenced-code preprocessor compares it in
+// lower case, the list preprocessor as typed) and the info string after
+// the fence.
 func openingFence(line []byte) (f fence, lang, info string, ok bool) {
 	s := strings.TrimRight(string(line), "\r\n")
 	if s == "" || (s[0] != '`' && s[0] != '~') {
@@ -82,12 +84,23 @@ func openingFence(line []byte) (f fence, lang, info string, ok bool) {
 	if m == nil {
 		return fence{}, "", "", false
 	}
-	return fence{s[0], n}, strings.ToLower(m[1]), strings.TrimSpace(s[n:]), true
+	return fence{s[0], n}, m[1], strings.TrimSpace(s[n:]), true
+}
+
+// fenceLine is openingFence for the passes that read a message's lines,
+// cheap for the lines that cannot open a fence.
+func fenceLine(line string) (fence, string, bool) {
+	if line == "" || (line[0] != '`' && line[0] != '~') {
+		return fence{}, "", false
+	}
+	f, lang, _, ok := openingFence([]byte(line))
+	return f, lang, ok
 }
 
 // markdownFence reports whether a fence's language makes its block hold
 // Markdown (a quote or a spoiler) rather than code.
 func markdownFence(lang string) bool {
+	lang = strings.ToLower(lang)
 	return lang == "quote" || lang == "quoted" || lang == "spoiler"
 }
 
@@ -117,10 +130,7 @@ func (c *codeLines) next(line string) bool {
 			return true
 		}
 	}
-	if line == "" || (line[0] != '`' && line[0] != '~') {
-		return false
-	}
-	f, lang, _, ok := openingFence([]byte(line))
+	f, lang, ok := fenceLine(line)
 	if !ok {
 		return false
 	}
@@ -248,7 +258,7 @@ func (fenceContainerParser) Open(parent ast.Node, reader text.Reader, pc parser.
 	}
 	_, rest, _ := strings.Cut(info, " ")
 	var node ast.Node
-	switch lang {
+	switch strings.ToLower(lang) {
 	case "quote", "quoted":
 		node = ast.NewBlockquote()
 	case "spoiler":

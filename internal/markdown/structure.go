@@ -380,7 +380,7 @@ func hangingLists(src string) string {
 	}
 	lines := strings.Split(src, "\n")
 	type open struct {
-		fence string
+		fence fence
 		code  bool
 	}
 	var (
@@ -398,11 +398,16 @@ func hangingLists(src string) string {
 		if i == len(lines)-1 {
 			break
 		}
-		if m := fenceLineMatch(l); m != nil {
-			if lang := m[2]; lang == "" && len(fences) > 0 && fences[len(fences)-1].fence == m[1] {
+		// The list preprocessor's own reading of fences: a fence without
+		// a language closes the last one opened with the same fence, and
+		// its languages are compared as typed. It reads the lines before
+		// their ends are normalized, and takes no line ending in "\r"
+		// for a fence.
+		if f, lang, ok := fenceLine(l); ok && !strings.HasSuffix(l, "\r") {
+			if lang == "" && len(fences) > 0 && fences[len(fences)-1].fence == f {
 				fences = fences[:len(fences)-1]
 			} else {
-				fences = append(fences, open{m[1], lang != "quote" && lang != "quoted"})
+				fences = append(fences, open{f, lang != "quote" && lang != "quoted"})
 			}
 			inCode = false
 			for _, f := range fences {
@@ -425,7 +430,7 @@ func hangingLists(src string) string {
 }
 
 // mayHangList reports whether a line after the first may be an item
-// (itemLine), cheaply: after its spaces, a bullet or a digit.
+// (itemKind), cheaply: after its spaces, a bullet or a digit.
 func mayHangList(src string) bool {
 	for i := strings.IndexByte(src, '\n'); i >= 0; {
 		j := i + 1
@@ -466,16 +471,3 @@ const (
 	bulletItem
 	numberedItem
 )
-
-// fenceLineMatch is fenceLine's submatches for a line that starts with
-// three backticks or tildes, nil for others.
-func fenceLineMatch(line string) []string {
-	if !strings.HasPrefix(line, "```") && !strings.HasPrefix(line, "~~~") {
-		return nil
-	}
-	return fenceLine.FindStringSubmatch(line)
-}
-
-// fenceLine matches a code or quote fence line as the reference's list
-// preprocessor reads it: the fence and the language, if any.
-var fenceLine = regexp.MustCompile("^(~{3,}|`{3,})" + fenceInfo + "$")

@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -171,59 +170,40 @@ func (rc *renderContext) loadTopicFirsts(tx storage.Tx, realmID, actorID int64, 
 	}
 	firsts := map[topicRef]int64{}
 	looked := map[topicRef]bool{}
-	for rest := content; len(looked) < maxTopicLinks; {
-		i := strings.Index(rest, "#**")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+3:]
-		end := strings.Index(rest, "**")
-		if end < 0 {
-			break
-		}
-		ref := rest[:end]
-		name, topic, ok := strings.Cut(ref, ">")
-		if !ok || strings.ContainsAny(ref, "*\n") || isMessageLink(topic) {
-			continue
-		}
+	var err error
+	markdown.LinkedTopics(content, func(name, topic string) bool {
 		c := rc.channels[storage.ChannelNameKey(name)]
 		if c == nil {
-			continue
+			return true
 		}
 		k := topicRef{c.ID, storage.TopicKey(topic)}
 		if looked[k] {
-			continue
+			return true
 		}
 		looked[k] = true
 		history := !c.InviteOnly || c.HistoryPublicToSubscribers
 		if !history && actorID == 0 {
-			continue
+			return len(looked) < maxTopicLinks
 		}
-		rows, err := tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: actorID, ChannelHistory: history,
+		var rows []storage.MessageRow
+		rows, err = tx.FindMessages(storage.MessageFilter{RealmID: realmID, UserID: actorID, ChannelHistory: history,
 			ChannelID: c.ID, TopicKey: &k.key, Limit: 1, WithoutContent: true})
 		if err != nil {
-			return err
+			return false
 		}
 		if len(rows) > 0 {
 			firsts[k] = rows[0].Message.ID
 		}
+		return len(looked) < maxTopicLinks
+	})
+	if err != nil {
+		return err
 	}
 	rc.env.TopicWith = func(channelID int64, topic string) (int64, bool) {
 		id, ok := firsts[topicRef{channelID, storage.TopicKey(topic)}]
 		return id, ok
 	}
 	return nil
-}
-
-// isMessageLink reports whether a channel link's topic part ends in
-// "@id", which makes the link one to a message (#**channel>topic@id**).
-func isMessageLink(topic string) bool {
-	at := strings.LastIndexByte(topic, '@')
-	if at < 0 {
-		return false
-	}
-	id, err := strconv.ParseInt(topic[at+1:], 10, 64)
-	return err == nil && id > 0
 }
 
 // loadUsers reads the organization's users for mentions.

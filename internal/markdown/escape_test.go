@@ -1,6 +1,9 @@
 package markdown
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestRenderTextAsTheReference: text is escaped as the reference's
 // serializer escapes it (&, < and > only, character references as typed),
@@ -61,5 +64,24 @@ func TestHasImage(t *testing.T) {
 		if r.HasImage != c.image || r.HasAttachment != c.attachment {
 			t.Errorf("RenderMessage(%q): image %v, attachment %v; want %v, %v", c.in, r.HasImage, r.HasAttachment, c.image, c.attachment)
 		}
+	}
+}
+
+// TestLinkedTopics: the topic links a content may hold, as the renderer
+// reads them, message links and channel links left out.
+func TestLinkedTopics(t *testing.T) {
+	var got []string
+	LinkedTopics("#**a>b** #**a>b@5** #**c** #**a>** `#**d>e f**` #**x*y>z** #**>t** #**g>h", func(channel, topic string) bool {
+		got = append(got, channel+"|"+topic)
+		return true
+	})
+	want := []string{"a|b", "a|", "d|e f"}
+	if !slices.Equal(got, want) {
+		t.Errorf("LinkedTopics yielded %q, want %q", got, want)
+	}
+	n := 0
+	LinkedTopics("#**a>b** #**a>c**", func(string, string) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("LinkedTopics went on after yield returned false: %d calls", n)
 	}
 }

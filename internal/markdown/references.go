@@ -186,13 +186,10 @@ func (r *render) channelReference(ref string) string {
 	if !hasTopic {
 		return `<a class="stream" data-stream-id="` + id + `" href="` + base + `">#` + escapeText(c.Name) + `</a>`
 	}
-	if at := strings.LastIndexByte(topic, '@'); at >= 0 {
-		if msgID, err := strconv.ParseInt(topic[at+1:], 10, 64); err == nil && msgID > 0 {
-			t := topic[:at]
-			return `<a class="message-link" href="` + base + "/topic/" + HashComponent(t) + "/near/" +
-				strconv.FormatInt(msgID, 10) + `">#` + escapeText(c.Name) + " &gt; " +
-				r.topicDisplay(t) + " @ 💬</a>"
-		}
+	if t, msgID, ok := messageLink(topic); ok {
+		return `<a class="message-link" href="` + base + "/topic/" + HashComponent(t) + "/near/" +
+			strconv.FormatInt(msgID, 10) + `">#` + escapeText(c.Name) + " &gt; " +
+			r.topicDisplay(t) + " @ 💬</a>"
 	}
 	href := base + "/topic/" + HashComponent(topic)
 	if r.env.TopicWith != nil {
@@ -236,4 +233,49 @@ func HashComponent(s string) string {
 		b.WriteByte(hex[c&15])
 	}
 	return b.String()
+}
+
+// messageLink reads the topic part of a channel link that names a message
+// (#**channel>topic@id**): the topic and the message's ID.
+func messageLink(topic string) (string, int64, bool) {
+	at := strings.LastIndexByte(topic, '@')
+	if at < 0 {
+		return "", 0, false
+	}
+	id, err := strconv.ParseInt(topic[at+1:], 10, 64)
+	if err != nil || id <= 0 {
+		return "", 0, false
+	}
+	return topic[:at], id, true
+}
+
+// LinkedTopics calls yield with the channel name and topic of each topic
+// link that content may hold (#**channel>topic**), in order, repeats
+// included, until yield returns false: the references that the renderer
+// reads as topic links where the channel is known, message links
+// (#**channel>topic@id**) left out. It does not parse the Markdown, so it
+// also yields links in code, which render as text.
+func LinkedTopics(content string, yield func(channel, topic string) bool) {
+	for rest := content; ; {
+		i := strings.Index(rest, "#**")
+		if i < 0 {
+			return
+		}
+		rest = rest[i+3:]
+		end := strings.Index(rest, "**")
+		if end < 0 {
+			return
+		}
+		ref := rest[:end]
+		channel, topic, ok := strings.Cut(ref, ">")
+		if !ok || channel == "" || strings.ContainsAny(ref, "*\n") {
+			continue
+		}
+		if _, _, isMessage := messageLink(topic); isMessage {
+			continue
+		}
+		if !yield(channel, topic) {
+			return
+		}
+	}
 }

@@ -350,9 +350,9 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 }
 
 // renderDescription renders the description of a channel, a channel
-// folder or the organization as the reference does, with the renderer of
-// messages: mentions, channel and topic links, emoji, the organization's
-// linkifiers and code blocks. cc is the user who writes it, whose access
+// folder or the organization, or a profile field's value, as the reference
+// does, with the renderer of messages: mentions, channel and topic links,
+// emoji, the organization's linkifiers and code blocks. cc is the user who writes it, whose access
 // decides which channels it links; nil (the organization's description)
 // links any channel, as the reference's does.
 func (s *Service) renderDescription(tx storage.Tx, realm *storage.Realm, text string, cc *channelContext) (string, error) {
@@ -366,6 +366,9 @@ func (s *Service) renderDescription(tx storage.Tx, realm *storage.Realm, text st
 	if err != nil {
 		return "", err
 	}
+	// Most descriptions render in a write transaction: their code gets
+	// the budget of a short message's, past which it is written plain.
+	rc.env.HighlightBudget = s.quickHighlight
 	return rc.render(text).HTML, nil
 }
 

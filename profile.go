@@ -342,7 +342,9 @@ type profileChange struct {
 
 // checkProfileData validates entries for target's profile, as changed by
 // actor, in the reference server's order: the field exists, actor may
-// change it, the value suits the field type.
+// change it, the value suits the field type. Text values are rendered as
+// the reference renders them, with the renderer of messages
+// (renderDescriptions), all of them at once.
 func (s *Service) checkProfileData(tx storage.Tx, realm *storage.Realm, actor *storage.UserRecord, entries []ProfileDataEntry) ([]profileChange, error) {
 	fields, err := tx.ProfileFields(realm.ID)
 	if err != nil {
@@ -361,19 +363,35 @@ func (s *Service) checkProfileData(tx storage.Tx, realm *storage.Realm, actor *s
 		if !f.EditableByUser && !actor.Role.IsAdmin() {
 			return nil, ErrFieldNotEditableByUser
 		}
-		c, err := s.checkProfileValue(tx, realm, f, e.Value)
+		c, err := checkProfileValue(tx, realm.ID, f, e.Value)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
+	var texts []string
+	var rendered []*profileChange
+	for i := range out {
+		if c := &out[i]; !c.del && c.field.Type.Renders() {
+			texts, rendered = append(texts, c.value), append(rendered, c)
+		}
+	}
+	if len(texts) == 0 {
+		return out, nil
+	}
+	html, err := s.renderDescriptions(tx, realm, texts, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range rendered {
+		c.rendered = &html[i]
+	}
 	return out, nil
 }
 
 // checkProfileValue validates one value for the field. null, "" and []
-// remove the stored value. A text value is rendered as the reference
-// renders it, with the renderer of messages (renderDescription).
-func (s *Service) checkProfileValue(tx storage.Tx, realm *storage.Realm, f *ProfileField, v ProfileDataValue) (profileChange, error) {
+// remove the stored value.
+func checkProfileValue(tx storage.Tx, realmID int64, f *ProfileField, v ProfileDataValue) (profileChange, error) {
 	c := profileChange{field: f}
 	if v.Null || (v.IsList && len(v.UserIDs) == 0) || (!v.IsList && v.String == "") {
 		c.del = true
@@ -385,7 +403,7 @@ func (s *Service) checkProfileValue(tx storage.Tx, realm *storage.Realm, f *Prof
 		}
 		for _, id := range v.UserIDs {
 			u, err := tx.User(id)
-			if errors.Is(err, storage.ErrNotFound) || (err == nil && u.RealmID != realm.ID) {
+			if errors.Is(err, storage.ErrNotFound) || (err == nil && u.RealmID != realmID) {
 				return c, errorf("Invalid user ID: %d", id)
 			}
 			if err != nil {
@@ -433,13 +451,6 @@ func (s *Service) checkProfileValue(tx storage.Tx, realm *storage.Realm, f *Prof
 		}
 	}
 	c.value = value
-	if f.Type.Renders() {
-		r, err := s.renderDescription(tx, realm, value, nil)
-		if err != nil {
-			return c, err
-		}
-		c.rendered = &r
-	}
 	return c, nil
 }
 

@@ -352,24 +352,39 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 // renderDescription renders the description of a channel, a channel
 // folder or the organization, or a profile field's value, as the reference
 // does, with the renderer of messages: mentions, channel and topic links,
-// emoji, the organization's linkifiers and code blocks. cc is the user who writes it, whose access
-// decides which channels it links; nil (the organization's description)
-// links any channel, as the reference's does.
+// emoji, the organization's linkifiers and code blocks. cc is the user who
+// writes it, whose access decides which channels it links; nil (the
+// organization's description, a profile value) links any channel, as the
+// reference's does.
 func (s *Service) renderDescription(tx storage.Tx, realm *storage.Realm, text string, cc *channelContext) (string, error) {
+	out, err := s.renderDescriptions(tx, realm, []string{text}, cc)
+	if err != nil {
+		return "", err
+	}
+	return out[0], nil
+}
+
+// renderDescriptions renders texts as renderDescription does, reading what
+// they need (users, channels, linkifiers) once for all of them.
+func (s *Service) renderDescriptions(tx storage.Tx, realm *storage.Realm, texts []string, cc *channelContext) ([]string, error) {
 	var canLink func(*storage.Channel) bool
 	var actorID int64
 	if cc != nil {
 		canLink = func(c *storage.Channel) bool { return cc.access(c).content(c) }
 		actorID = cc.actor.ID
 	}
-	rc, err := s.newRenderContext(tx, realm.ID, realm, text, canLink, actorID)
+	rc, err := s.newRenderContext(tx, realm.ID, realm, strings.Join(texts, "\n"), canLink, actorID)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	// Most descriptions render in a write transaction: their code gets
 	// the budget of a short message's, past which it is written plain.
 	rc.env.HighlightBudget = s.quickHighlight
-	return rc.render(text).HTML, nil
+	out := make([]string, len(texts))
+	for i, text := range texts {
+		out[i] = rc.render(text).HTML
+	}
+	return out, nil
 }
 
 // renderedDescriptions keeps organization descriptions as rendered, by

@@ -365,8 +365,13 @@ func (s *Service) renderDescription(tx storage.Tx, realm *storage.Realm, text st
 }
 
 // renderDescriptions renders texts as renderDescription does, reading what
-// they need (users, channels, linkifiers) once for all of them.
+// they need (users, channels, linkifiers) once for all of them, and
+// nothing when they are all empty (an empty text renders empty).
 func (s *Service) renderDescriptions(tx storage.Tx, realm *storage.Realm, texts []string, cc *channelContext) ([]string, error) {
+	out := make([]string, len(texts))
+	if !slices.ContainsFunc(texts, func(t string) bool { return t != "" }) {
+		return out, nil
+	}
 	var canLink func(*storage.Channel) bool
 	var actorID int64
 	if cc != nil {
@@ -380,9 +385,10 @@ func (s *Service) renderDescriptions(tx storage.Tx, realm *storage.Realm, texts 
 	// Most descriptions render in a write transaction: their code gets
 	// the budget of a short message's, past which it is written plain.
 	rc.env.HighlightBudget = s.quickHighlight
-	out := make([]string, len(texts))
 	for i, text := range texts {
-		out[i] = rc.render(text).HTML
+		if text != "" {
+			out[i] = rc.render(text).HTML
+		}
 	}
 	return out, nil
 }

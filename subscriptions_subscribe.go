@@ -167,12 +167,20 @@ func (r *subscribeRun) planCreation() error {
 		}
 		c := template.Clone()
 		c.Name, c.Description = w.name, w.description
-		cc := &channelContext{actor: r.actor, realm: r.realm, g: r.g, subs: r.actorSubs}
-		var err error
-		if c.RenderedDescription, err = r.s.renderDescription(r.tx, &r.realm, w.description, cc); err != nil {
-			return err
-		}
 		r.toCreate = append(r.toCreate, &c)
+	}
+	// The descriptions render at once, for the actor's access.
+	var texts []string
+	for _, c := range r.toCreate {
+		texts = append(texts, c.Description)
+	}
+	cc := &channelContext{actor: r.actor, realm: r.realm, g: r.g, subs: r.actorSubs}
+	rendered, err := r.s.renderDescriptions(r.tx, &r.realm, texts, cc)
+	if err != nil {
+		return err
+	}
+	for i, c := range r.toCreate {
+		c.RenderedDescription = rendered[i]
 	}
 	return nil
 }

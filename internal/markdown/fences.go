@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"bytes"
 	"reflect"
 	"regexp"
 	"strings"
@@ -71,8 +70,8 @@ func (fenceContainerParser) Trigger() []byte { return []byte{'`', '~'} }
 // ("Quote" for "{.Quote}": the fenced-code preprocessor compares it in
 // lower case, the list preprocessor as typed) and the info string after
 // the fence.
-func openingFence(line []byte) (f fence, lang, info string, ok bool) {
-	s := strings.TrimRight(string(line), "\r\n")
+func openingFence(line string) (f fence, lang, info string, ok bool) {
+	s := strings.TrimRight(line, "\r\n")
 	if s == "" || (s[0] != '`' && s[0] != '~') {
 		return fence{}, "", "", false
 	}
@@ -93,7 +92,7 @@ func fenceLine(line string) (fence, string, bool) {
 	if line == "" || (line[0] != '`' && line[0] != '~') {
 		return fence{}, "", false
 	}
-	f, lang, _, ok := openingFence([]byte(line))
+	f, lang, _, ok := openingFence(line)
 	return f, lang, ok
 }
 
@@ -107,7 +106,7 @@ func markdownFence(lang string) bool {
 // codeLines follows the reference's fenced-code preprocessor through a
 // message's lines, for the passes that read lines before goldmark parses
 // them: a fence opens at a line's first column (openingFence), a block
-// ends at the line that is its fence (fence.exactly), and quote and
+// ends at the line that is its fence (isExactly), and quote and
 // spoiler blocks hold Markdown, fences included, where code blocks hold
 // none.
 type codeLines struct{ open []openFence }
@@ -122,7 +121,7 @@ type openFence struct {
 func (c *codeLines) next(line string) bool {
 	if n := len(c.open); n > 0 {
 		top := c.open[n-1]
-		if top.fence.exactly([]byte(line)) {
+		if isExactly(top.fence, line) {
 			c.open = c.open[:n-1]
 			return top.code
 		}
@@ -157,17 +156,29 @@ func atLineStart(reader text.Reader) bool {
 	return seg.Padding == 0 && (seg.Start == 0 || reader.Source()[seg.Start-1] == '\n')
 }
 
-// exactly reports whether line is the fence itself, trailing whitespace
-// aside: the only line that closes a block in the reference ("```" does
-// not close "````", nor "  ```" "```").
-func (f fence) exactly(line []byte) bool {
-	s := bytes.TrimRight(line, " \t\r\n\f\v")
-	return len(s) == f.length && len(bytes.Trim(s, string(f.char))) == 0
+// isExactly reports whether line is the fence f itself, trailing
+// whitespace aside: the only line that closes a block in the reference
+// ("```" does not close "````", nor "  ```" "```"). It reads goldmark's
+// lines and the passes' strings alike, copying neither.
+func isExactly[S ~string | ~[]byte](f fence, line S) bool {
+	n := len(line)
+	for n > 0 && strings.IndexByte(" \t\r\n\f\v", line[n-1]) >= 0 {
+		n--
+	}
+	if n != f.length {
+		return false
+	}
+	for i := range n {
+		if line[i] != f.char {
+			return false
+		}
+	}
+	return true
 }
 
 // referenceFences is goldmark's fenced code parser, opening only the
 // fences that the reference opens (openingFence, at a line's start) and
-// closing them only where the reference does (fence.exactly): a longer or
+// closing them only where the reference does (isExactly): a longer or
 // indented fence is a line of code.
 type referenceFences struct{ parser.BlockParser }
 
@@ -177,7 +188,7 @@ var codeFenceKey = parser.NewContextKey()
 
 func (p referenceFences) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	line, _ := reader.PeekLine()
-	f, _, _, ok := openingFence(line)
+	f, _, _, ok := openingFence(string(line))
 	if !ok || !atLineStart(reader) {
 		return nil, parser.NoChildren
 	}
@@ -196,7 +207,7 @@ func (p referenceFences) Open(parent ast.Node, reader text.Reader, pc parser.Con
 func (p referenceFences) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
 	line, seg := reader.PeekLine()
 	f, ok := pc.Get(codeFenceKey).(map[ast.Node]fence)[node]
-	if !ok || (f.exactly(line) && atLineStart(reader)) || !f.closes(line) {
+	if !ok || (isExactly(f, line) && atLineStart(reader)) || !f.closes(line) {
 		return p.BlockParser.Continue(node, reader, pc)
 	}
 	// A line goldmark would close the block on and the reference does
@@ -252,7 +263,7 @@ func (f fence) closes(line []byte) bool {
 
 func (fenceContainerParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	line, _ := reader.PeekLine()
-	f, lang, info, ok := openingFence(line)
+	f, lang, info, ok := openingFence(string(line))
 	if !ok || !atLineStart(reader) || len(fences(pc)) >= maxFenceDepth {
 		return nil, parser.NoChildren
 	}
@@ -287,7 +298,7 @@ func (fenceContainerParser) Continue(node ast.Node, reader text.Reader, pc parse
 	if !ok {
 		return parser.Close
 	}
-	if f.exactly(line) && atLineStart(reader) && !insideCodeFence(node, pc) && !insideFenceContainer(node, pc) {
+	if isExactly(f, line) && atLineStart(reader) && !insideCodeFence(node, pc) && !insideFenceContainer(node, pc) {
 		reader.AdvanceToEOL()
 		return parser.Close
 	}

@@ -119,7 +119,9 @@ type Config struct {
 	// HighlightBudget bounds the time one message's code blocks spend in
 	// the syntax highlighter's lexers, which on some input take far longer
 	// than on code: past it, the message's other blocks are written
-	// unhighlighted. Zero means DefaultHighlightBudget (250 ms).
+	// unhighlighted. Its math gets as long in KaTeX, past which the rest
+	// is its source in tex-error spans. Zero means DefaultHighlightBudget
+	// (250 ms).
 	HighlightBudget time.Duration
 	// DeleteTopicTimeBudget bounds the time one delete_topic request spends
 	// deleting batches before it answers complete: false. Zero means 50

@@ -143,6 +143,34 @@ func TestDefaultCodeBlockLanguage(t *testing.T) {
 	})
 }
 
+// TestMathRendered: math in a message is rendered by KaTeX when previewed,
+// sent and edited (on the path that renders before the write), and what
+// KaTeX cannot parse is its source in a tex-error span, as the reference
+// writes them.
+func TestMathRendered(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		inline := `<span class="katex"><span class="katex-mathml"><math xmlns="http://www.w3.org/1998/Math/MathML"><semantics><mrow><mi>x</mi></mrow>` +
+			`<annotation encoding="application/x-tex">x</annotation></semantics></math></span><span class="katex-html" aria-hidden="true">` +
+			`<span class="base"><span class="strut" style="height:0.4306em;"></span><span class="mord mathnormal">x</span></span></span></span>`
+		wantRenders(t, f, []renderCase{
+			{"where $$x$$ is", "<p>where " + inline + " is</p>"},
+			{`$$\error{x}$$`, `<p><span class="tex-error">$$\error{x}$$</span></p>`},
+			{"```math\n\\error{<x>}\n```", `<p><span class="tex-error">\error{&lt;x&gt;}</span></p>`},
+		})
+		alpha := subscribeTo(t, f, "alpha", f.member.ID)
+		id, err := f.svc.PostChannelMessage(ctx, chat.AsUser(f.member.ID), alpha, "t", "$$y$$")
+		wantNoErr(t, "send", err)
+		edit := "where $$x$$ is"
+		_, err = f.svc.UpdateMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageEdit{Content: &edit})
+		wantNoErr(t, "edit", err)
+		m, _, err := f.svc.GetMessage(ctx, chat.AsUser(f.member.ID), id, chat.MessageFormat{ApplyMarkdown: true})
+		wantNoErr(t, "GetMessage", err)
+		diff(t, "stored rendering", m.Content, "<p>where "+inline+" is</p>")
+	})
+}
+
 // TestTopicLinksNameTheirFirstMessage: a topic link names the topic's
 // first message after "/with/", as the reference's links do, so that it
 // follows the topic when it moves: the topic's first when the channel's

@@ -447,11 +447,11 @@ const preRenderMinBytes = 1000
 const quickHighlightBudget = 20 * time.Millisecond
 
 // renderedAhead reports whether content is rendered before its write
-// transaction (renderAhead): long content, content with code to highlight,
-// and content that may link more topics than aheadTopicLinks, each a read
+// transaction (renderAhead): long content, content with code to highlight
+// or math to render, and content that may link more topics than aheadTopicLinks, each a read
 // (loadTopicFirsts) that would otherwise hold the write.
 func renderedAhead(content string) bool {
-	return len(content) >= preRenderMinBytes || markdown.MayHighlight(content) ||
+	return len(content) >= preRenderMinBytes || markdown.MayHighlight(content) || markdown.MayHaveTeX(content) ||
 		strings.Count(content, "#**") > aheadTopicLinks
 }
 
@@ -461,18 +461,18 @@ const aheadTopicLinks = 4
 
 // renderAhead renders content that is rendered before its write. Long
 // content renders in a heavy slot (renderWithin). Short content with code
-// renders at once, its highlighting within s.quickHighlight, so that it
-// does not wait behind password hashes for a slot; when that was not
-// enough, it renders again in a heavy slot with the whole budget, so that
+// or math renders at once, its highlighting and math within
+// s.quickHighlight each, so that it does not wait behind password hashes
+// for a slot; when that was not enough, it renders again in a heavy slot with the whole budget, so that
 // the rendering does not depend on which path made it.
 func (s *Service) renderAhead(ctx context.Context, rc *renderContext, content string) (markdown.Result, error) {
 	if len(content) < preRenderMinBytes {
-		rc.env.HighlightBudget = s.quickHighlight
+		rc.env.HighlightBudget, rc.env.TeXBudget = s.quickHighlight, s.quickHighlight
 		res := s.renderContent(rc, content)
-		if !res.HighlightCut {
+		if !res.HighlightCut && !res.TeXCut {
 			return res, nil
 		}
-		rc.env.HighlightBudget = s.cfg.HighlightBudget
+		rc.env.HighlightBudget, rc.env.TeXBudget = s.cfg.HighlightBudget, s.cfg.HighlightBudget
 	}
 	return s.renderWithin(ctx, rc, content)
 }

@@ -86,7 +86,7 @@ func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.
 	canLink func(*storage.Channel) bool, actorID int64) (*renderContext, error) {
 	rc := &renderContext{}
 	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName,
-		HighlightBudget: s.cfg.HighlightBudget}
+		HighlightBudget: s.cfg.HighlightBudget, TeXBudget: s.cfg.HighlightBudget}
 	if strings.Contains(content, "/#") || strings.Contains(content, "/user_uploads/") ||
 		strings.Contains(content, "```") || strings.Contains(content, "~~~") {
 		// It may link the organization's own views or uploads, or have
@@ -382,9 +382,10 @@ func (s *Service) renderDescriptions(tx storage.Tx, realm *storage.Realm, texts 
 	if err != nil {
 		return nil, err
 	}
-	// Most descriptions render in a write transaction: their code gets
-	// the budget of a short message's, past which it is written plain.
-	rc.env.HighlightBudget = s.quickHighlight
+	// Most descriptions render in a write transaction: their code and
+	// math get the budgets of a short message's, past which they are
+	// written plain.
+	rc.env.HighlightBudget, rc.env.TeXBudget = s.quickHighlight, s.quickHighlight
 	for i, text := range texts {
 		if text != "" {
 			out[i] = rc.render(text).HTML

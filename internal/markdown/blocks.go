@@ -39,6 +39,10 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 		// ("```" and its closing fence).
 		return ast.WalkSkipChildren, nil
 	}
+	if html, ok := n.AttributeString(string(texKey)); ok {
+		_, _ = w.Write(html.([]byte))
+		return ast.WalkSkipChildren, nil
+	}
 	_, _ = w.WriteString(`<div class="codehilite"`)
 	lang := fenceLanguage(n, src)
 	if v, ok := n.AttributeString(string(languageKey)); ok {

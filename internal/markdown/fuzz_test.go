@@ -18,7 +18,7 @@ func FuzzRenderMessage(f *testing.F) {
 	for _, s := range []string{"```quote\nhi **x**\n```", "```spoiler T\n> q\n```", "~~~ .python\nx\n~~~",
 		"<time:2024-01-01T00:00:00Z> <time:<b>>", "💩🤷\u200D♀\uFE0F #\uFE0F\u20E3 🇺🇸", "@*team* @_*old* @**Ann**",
 		"[](javascript:alert(1)) <script>x</script>", "[a](javascript&#58;alert(1)) [b](&#106;avascript:x)", "```a\"onmouseover=alert(1)\nx\n```", "```quote\n```spoiler\n```\n```", "_a_ __b__ *c*",
-		"```python\nx = '<b>' + \"\"\"a\n\nb\"\"\"\n```", "```html\n<script>alert(1)</script><a href=\"javascript:x\">\n```", "```\n#!js\n'<' // x\n```"} {
+		"```python\nx = '<b>' + \"\"\"a\n\nb\"\"\"\n```", "$$\\href{javascript:x}{a} \\color{red;x:url(y)}{b}$$", "```math\n\\sqrt{\\frac{<a>}{b}}\n```", "```html\n<script>alert(1)</script><a href=\"javascript:x\">\n```", "```\n#!js\n'<' // x\n```"} {
 		f.Add(s)
 	}
 	env := &Env{
@@ -31,7 +31,7 @@ func FuzzRenderMessage(f *testing.F) {
 		// Each input is rendered twice and must come out the same: a
 		// budget the first rendering might pass (compiling a lexer) and
 		// the second not would make that depend on the machine.
-		HighlightBudget: 10 * time.Second,
+		HighlightBudget: 10 * time.Second, TeXBudget: 10 * time.Second,
 	}
 	f.Fuzz(func(t *testing.T, content string) {
 		r := RenderMessage(content, env)
@@ -81,12 +81,31 @@ var knownTags = map[string]map[string]bool{
 // a message, whose quotes text keeps) is text.
 func onlyKnownMarkup(out string) error {
 	z := html.NewTokenizer(strings.NewReader(out))
+	katex := 0 // the depth of spans within KaTeX's rendering
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
 			return nil
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			tok := z.Token()
+			if tok.Data == "span" {
+				switch {
+				case katex > 0 && tok.Type == html.EndTagToken:
+					katex--
+				case katex > 0 && tok.Type == html.StartTagToken:
+					katex++
+				case tok.Type == html.StartTagToken && len(tok.Attr) == 1 && tok.Attr[0].Key == "class" &&
+					(tok.Attr[0].Val == "katex" || tok.Attr[0].Val == "katex-display"):
+					katex = 1
+					continue
+				}
+			}
+			if katex > 0 {
+				if err := katexMarkup(tok); err != nil {
+					return err
+				}
+				continue
+			}
 			attrs, ok := knownTags[tok.Data]
 			if !ok {
 				return fmt.Errorf("the element <%s>", tok.Data)
@@ -105,20 +124,49 @@ func onlyKnownMarkup(out string) error {
 	}
 }
 
+// katexElements are the elements of KaTeX's renderings: its spans and
+// SVG for the eye, MathML for readers.
+var katexElements = map[string]bool{"span": true, "svg": true, "path": true, "line": true,
+	"math": true, "semantics": true, "annotation": true, "mrow": true, "mi": true, "mn": true, "mo": true,
+	"ms": true, "mtext": true, "mspace": true, "msub": true, "msup": true, "msubsup": true, "mfrac": true,
+	"msqrt": true, "mroot": true, "mstyle": true, "mpadded": true, "mphantom": true, "menclose": true,
+	"mover": true, "munder": true, "munderover": true, "mtable": true, "mtr": true, "mtd": true, "mlabeledtr": true}
+
+// katexMarkup reports an element of KaTeX's rendering that KaTeX writes
+// only when trusted with links, pictures or markup (trust stays off, as
+// in the reference), and any attribute that runs or loads something.
+func katexMarkup(tok html.Token) error {
+	if !katexElements[tok.Data] {
+		return fmt.Errorf("the element <%s> in math", tok.Data)
+	}
+	for _, a := range tok.Attr {
+		if k := strings.ToLower(a.Key); strings.HasPrefix(k, "on") || k == "href" || k == "src" || strings.Contains(k, ":") ||
+			strings.Contains(strings.ToLower(a.Val), "url(") {
+			return fmt.Errorf("the attribute %s=%q of <%s> in math", a.Key, a.Val, tok.Data)
+		}
+	}
+	return nil
+}
+
 // TestOnlyKnownMarkup: the fuzz test's check refuses what a browser would
 // run, and not text that only looks like it.
 func TestOnlyKnownMarkup(t *testing.T) {
 	for in, bad := range map[string]bool{
-		`<p>href="jAvAsCript:0 &lt;b&gt;</p>`:           false,
-		`<p>&lt;a href="javascript:x"&gt;</p>`:          false,
-		`<a href="https://example.com">x</a>`:           false,
-		`<a href=" java&#x09;script:alert(1)">x</a>`:    true,
-		`<a href="DATA:text/html,x">x</a>`:              true,
-		`<p title="x">y</p>`:                            true,
-		`<p>x</p><script>alert(1)</script>`:             true,
-		`<div class="codehilite" onclick="x">y</div>`:   true,
-		`<span class="k">def</span><!-- comment -->`:    true,
-		`<a href="#narrow/channel/1-general">g</a><br>`: false,
+		`<p>href="jAvAsCript:0 &lt;b&gt;</p>`:        false,
+		`<p>&lt;a href="javascript:x"&gt;</p>`:       false,
+		`<a href="https://example.com">x</a>`:        false,
+		`<a href=" java&#x09;script:alert(1)">x</a>`: true,
+		`<a href="DATA:text/html,x">x</a>`:           true,
+		`<p title="x">y</p>`:                         true,
+		`<p>x</p><script>alert(1)</script>`:          true,
+		`<span class="katex"><math xmlns="x"><mi>a</mi></math><span style="height:1em">a</span></span>`: false,
+		`<span class="katex"><span>a</span></span><span style="x">b</span>`:                             true,
+		`<span class="katex"><math><mi><a href="https://example.com">a</a></mi></math></span>`:          true,
+		`<span class="katex-display"><span class="katex"><svg onload="x"></svg></span></span>`:          true,
+		`<span class="katex"><span style="background:url(x)">a</span></span>`:                           true,
+		`<div class="codehilite" onclick="x">y</div>`:                                                   true,
+		`<span class="k">def</span><!-- comment -->`:                                                    true,
+		`<a href="#narrow/channel/1-general">g</a><br>`:                                                 false,
 	} {
 		if err := onlyKnownMarkup(in); (err != nil) != bad {
 			t.Errorf("onlyKnownMarkup(%s) = %v, want an error: %v", in, err, bad)

@@ -67,6 +67,9 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 		default:
 			return ast.WalkContinue, nil
 		}
+		if _, ok := n.AttributeString(string(texKey)); ok {
+			return ast.WalkSkipChildren, nil // math (texTransformer)
+		}
 		lang := fenceLanguage(n, src)
 		if lang == "" && n.Kind() == ast.KindFencedCodeBlock && r.env.DefaultCodeLanguage != "" && !inSpoiler(n) {
 			lang = r.env.DefaultCodeLanguage

@@ -83,6 +83,9 @@ type Env struct {
 	// HighlightBudget is the time the code blocks may spend in the lexers;
 	// 0 means the package's HighlightBudget.
 	HighlightBudget time.Duration
+	// TeXBudget is the time the math may spend in KaTeX; 0 means the
+	// package's TeXBudget.
+	TeXBudget time.Duration
 	// Stop, when not nil, is asked before each text is linkified (the
 	// rendering's costly part); when it answers true the rendering stops
 	// there and its Result is Stopped.
@@ -110,6 +113,9 @@ type Result struct {
 	// HighlightCut says the highlighting budget passed before every code
 	// block was highlighted: those after it are plain.
 	HighlightCut bool
+	// TeXCut says the TeX budget passed before all the math was rendered:
+	// what is left is its source in tex-error spans.
+	TeXCut bool
 }
 
 // messages is the renderer of messages and descriptions: goldmark's
@@ -123,9 +129,9 @@ var messages = goldmark.New(
 		// No <url> autolinks and no link reference definitions: the
 		// reference has neither ("[x]: url" is text and a web link).
 		parser.WithInlineParsers(append(without(inlineParsers(), parser.NewAutoLinkParser()),
-			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90))...),
+			util.Prioritized(referenceParser{}, 50), util.Prioritized(emojiParser{}, 60), util.Prioritized(timeParser{}, 90), util.Prioritized(texParser{}, 90))...),
 		parser.WithASTTransformers(util.Prioritized(lineSpaces{}, 40), util.Prioritized(referenceEmphasis{}, 50), util.Prioritized(bulletLists{}, 60), util.Prioritized(listStarts{}, 60), util.Prioritized(looseItems{}, 65),
-			util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(highlightTransformer{}, 150),
+			util.Prioritized(linkifierTransformer{}, 100), util.Prioritized(texTransformer{}, 140), util.Prioritized(highlightTransformer{}, 150),
 			util.Prioritized(spoilerHeaderTransformer{}, 200), util.Prioritized(emoticonTransformer{}, 250), util.Prioritized(unicodeEmojiTransformer{}, 300)),
 	)),
 	// Web links are found by linkifierTransformer, as the reference finds
@@ -143,6 +149,8 @@ var renderKey = parser.NewContextKey()
 type render struct {
 	env *Env
 	res Result
+	// texSpent is the time the message's math has spent in KaTeX.
+	texSpent time.Duration
 }
 
 // RenderMessage renders message content to HTML, resolving its references

@@ -3,6 +3,7 @@ package chat_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/storage"
@@ -149,7 +150,8 @@ func TestDefaultCodeBlockLanguage(t *testing.T) {
 // writes them.
 func TestMathRendered(t *testing.T) {
 	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
-		f := newFixture(t, newStore)
+		// KaTeX under the race detector takes many times its 1–3 ms.
+		f := newFixtureWith(t, newStore, chat.Config{HighlightBudget: time.Minute})
 		ctx := t.Context()
 		inline := `<span class="katex"><span class="katex-mathml"><math xmlns="http://www.w3.org/1998/Math/MathML"><semantics><mrow><mi>x</mi></mrow>` +
 			`<annotation encoding="application/x-tex">x</annotation></semantics></math></span><span class="katex-html" aria-hidden="true">` +

@@ -11,6 +11,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -21,9 +22,12 @@ import (
 //go:embed katex.min.js
 var katexJS string
 
-// Engines bounds the interpreters kept with KaTeX loaded (each holds a
-// few MiB); renders beyond it wait for one, until their deadline.
-const Engines = 2
+// engines bounds the interpreters kept with KaTeX loaded (each holds
+// about 6 MiB): half the CPUs, at least one, as the service's heavy work
+// leaves the other half to every other request, so that messages of long
+// formulas sent in a stream cannot take every CPU. Renders beyond it wait
+// for an engine, until their deadline.
+var engines = max(1, runtime.GOMAXPROCS(0)/2)
 
 // maxCallStack bounds an interpreter's JavaScript call depth. KaTeX
 // parses groups recursively: "{{{…}}}" nested thousands deep would
@@ -48,9 +52,9 @@ var (
 		return goja.Compile("katex.min.js", katexJS, true)
 	})
 	// idle holds the engines not rendering; alive holds a token for each
-	// engine made, so that at most Engines exist.
-	idle  = make(chan *engine, Engines)
-	alive = make(chan struct{}, Engines)
+	// engine made, so that at most engines exist.
+	idle  = make(chan *engine, engines)
+	alive = make(chan struct{}, engines)
 )
 
 // Render renders src, inline or as a display (centred, a block of its
@@ -84,7 +88,7 @@ func Render(src string, display bool, budget time.Duration) (string, error) {
 	return strings.TrimSpace(html), nil
 }
 
-// take returns an idle engine, or makes one while fewer than Engines
+// take returns an idle engine, or makes one while fewer than engines
 // exist (and reports it did), or waits for one until deadline.
 func take(deadline time.Time) (e *engine, made bool, err error) {
 	select {

@@ -74,7 +74,7 @@ func TestRenderInterrupted(t *testing.T) {
 func TestRenderConcurrent(t *testing.T) {
 	want, _ := Render(`1 \oplus 0 = 1`, false, 10*time.Second)
 	var wg sync.WaitGroup
-	for range 3 * Engines {
+	for range 3 * engines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -86,7 +86,7 @@ func TestRenderConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if len(alive) > Engines {
-		t.Errorf("%d engines, want at most %d", len(alive), Engines)
+	if len(alive) > engines {
+		t.Errorf("%d engines, want at most %d", len(alive), engines)
 	}
 }

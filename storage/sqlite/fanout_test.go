@@ -16,7 +16,7 @@ import (
 // TestConformanceDeferred runs the conformance suite with the rows of
 // every new message deferred (fanout.go): once settled only by the writes
 // that need them, so that every read counts in the pending rows itself,
-// and once also by the settler, racing the reads. Under the race detector,
+// and once also by the settler, in turns of one row, racing the reads. Under the race detector,
 // where the suite takes minutes, only the second runs: its reads within
 // the settler's delay count pending rows in too.
 func TestConformanceDeferred(t *testing.T) {
@@ -31,6 +31,9 @@ func TestConformanceDeferred(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Turns of one row each, so that the reads meet messages
+				// partly stored (settleInTurns).
+				s.settleTurn.Store(1)
 				return s
 			})
 		})
@@ -248,6 +251,132 @@ func TestSettleKeepsRowsThere(t *testing.T) {
 	}
 	if rows != len(users) || flags != 1 {
 		t.Errorf("after Settle: %d rows, %d starred; want %d and 1", rows, flags, len(users))
+	}
+}
+
+// TestSettleInTurns: while the settler's turns have stored some pending
+// rows and not yet the others (nor listed any), every read sees each
+// recipient of each message once, and the last turn leaves the rows,
+// the lists and no pending row.
+func TestSettleInTurns(t *testing.T) {
+	s := deferringStore(t)
+	realmID, channelID, users := bigChannel(t, s, 100)
+	var ids []int64
+	for i := range 3 {
+		update(t, s, func(tx storage.Tx) error {
+			m := &storage.MessageRecord{RealmID: realmID, SenderID: users[i], RecipientType: storage.RecipientChannel,
+				ChannelID: channelID, Topic: "t", Content: "hi", DateSent: time.Unix(int64(i+1), 0)}
+			if err := tx.CreateMessages([]*storage.MessageRecord{m}); err != nil {
+				return err
+			}
+			ids = append(ids, m.ID)
+			var rows []storage.UserMessage
+			for _, u := range users {
+				um := storage.UserMessage{UserID: u, MessageID: m.ID}
+				if u == users[i] {
+					um.Flags = storage.FlagRead
+				}
+				rows = append(rows, um)
+			}
+			return tx.CreateUserMessages(rows)
+		})
+	}
+	// A first turn of 260 of the 297 pending rows (a statement of 256 and
+	// four of one): users 0 to about 86.
+	update(t, s, func(st storage.Tx) error {
+		batch, lists, err := st.(*tx).pendingLists()
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(batch, ids) {
+			t.Errorf("pending %v, want %v", batch, ids)
+		}
+		return st.(*tx).storeSettled(settleOrder(batch, lists)[:260])
+	})
+	var stored int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM user_messages`).Scan(&stored); err != nil || stored != 263 {
+		t.Fatalf("%d rows stored (%v), want 3 at once and 260 in the turn", stored, err)
+	}
+	if err := s.View(context.Background(), func(tx storage.Tx) error {
+		for i, id := range ids {
+			var want []storage.UserMessage
+			for _, u := range users {
+				um := storage.UserMessage{UserID: u, MessageID: id}
+				if u == users[i] {
+					um.Flags = storage.FlagRead
+				}
+				want = append(want, um)
+			}
+			got, err := tx.MessageRecipients(id)
+			if err != nil {
+				return err
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("MessageRecipients(%d) (-want +got):\n%s", id, diff)
+			}
+		}
+		readers, err := storage.MessageReaders(tx, ids)
+		if err != nil || !slices.Equal(readers, users) {
+			t.Errorf("MessageReaders = %v, %v; want every user once", readers, err)
+		}
+		for _, u := range []int64{users[5], users[99]} { // stored, and still pending only
+			if um, err := storage.UserMessageOf(tx, u, ids[2]); err != nil || um.Flags != 0 {
+				t.Errorf("UserMessage(%d) = %+v, %v; want a row without flags", u, um, err)
+			}
+			unread, err := storage.UnreadMessages(tx, realmID, u, 0)
+			if err != nil || len(unread) != 3 {
+				t.Errorf("user %d: %d unread messages (%v), want 3: %+v", u, len(unread), err, unread)
+			}
+			for _, f := range []storage.MessageFilter{{RealmID: realmID, UserID: u}, {RealmID: realmID, UserID: u, Unread: true},
+				{RealmID: realmID, UserID: u, ChannelID: channelID, ChannelHistory: true, Descending: true, Limit: 2}} {
+				rows, err := tx.FindMessages(f)
+				want := 3
+				if f.Limit > 0 {
+					want = f.Limit
+				}
+				if err != nil || len(rows) != want {
+					t.Errorf("user %d: FindMessages(%+v) = %d rows, %v; want %d", u, f, len(rows), err, want)
+				}
+				for _, r := range rows {
+					if !r.Received || r.Flags != 0 {
+						t.Errorf("user %d: %+v, want received without flags", u, r)
+					}
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// A message deleted meanwhile takes its stored rows along, those the
+	// turn stored but did not list included.
+	update(t, s, func(tx storage.Tx) error { return tx.DeleteMessages(ids[:1]) })
+	var left int
+	if err := s.reader.QueryRow(`SELECT count(*) FROM user_messages WHERE message_id = ?`, ids[0]).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d rows of the deleted message left (%v)", left, err)
+	}
+	// The deletion settled the others; a new message is pending.
+	update(t, s, func(tx storage.Tx) error {
+		m := &storage.MessageRecord{RealmID: realmID, SenderID: users[0], RecipientType: storage.RecipientChannel,
+			ChannelID: channelID, Topic: "t", Content: "hi", DateSent: time.Unix(9, 0)}
+		if err := tx.CreateMessages([]*storage.MessageRecord{m}); err != nil {
+			return err
+		}
+		var rows []storage.UserMessage
+		for _, u := range users {
+			rows = append(rows, storage.UserMessage{UserID: u, MessageID: m.ID})
+		}
+		return tx.CreateUserMessages(rows)
+	})
+	s.settleTurn.Store(30)
+	if err := s.settleInTurns(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.reader.QueryRow(`SELECT count(*) FROM user_messages`).Scan(&stored); err != nil || stored != 300 || pendingCount(t, s) != 0 {
+		t.Errorf("after the turns: %d rows stored (%v), %d messages pending; want 300 and none", stored, err, pendingCount(t, s))
+	}
+	if listed, rows := recipientLists(t, s); !cmp.Equal(listed, rows) {
+		t.Errorf("lists %v, rows %v", listed, rows)
 	}
 }
 

@@ -139,6 +139,11 @@ func (t *tx) DeleteMessages(ids []int64) error {
 	if len(ids) == 0 {
 		return t.Writable()
 	}
+	// The settler may have stored some of a pending message's rows
+	// without listing them yet (settleInTurns).
+	if err := t.settle(); err != nil {
+		return err
+	}
 	wrote(t.rows, messageRows, ids...)
 	wrote(t.rows, recipientRows, ids...)
 	list := jsonIDs(ids)

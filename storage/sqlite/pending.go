@@ -27,6 +27,10 @@ const defaultDeferMin = 64
 // moves their rows: the longer, the more messages share each user's page.
 const settleDelay = 100 * time.Millisecond
 
+// settleTurnRows is about how many rows the settler stores in one write
+// transaction (settleInTurns): a few milliseconds of the writer.
+const settleTurnRows = 4096
+
 // pendingMessage is a message whose flagless rows are pending.
 type pendingMessage struct {
 	channelID int64
@@ -163,7 +167,12 @@ func (p pendingRows) findMessages(f storage.MessageFilter, find func(storage.Mes
 // messages of the realm, which are unread, keeping the newest limit.
 func (p pendingRows) unreadMessages(realmID, userID int64, limit int, out []storage.UnreadMessage,
 	find func(storage.MessageFilter) ([]storage.MessageRow, error)) ([]storage.UnreadMessage, error) {
-	mine := p.of(userID, func(int64, pendingMessage) bool { return true })
+	// The settler may have stored some of them already (settleInTurns).
+	stored := make(map[int64]bool, len(out))
+	for _, u := range out {
+		stored[u.ID] = true
+	}
+	mine := p.of(userID, func(id int64, _ pendingMessage) bool { return !stored[id] })
 	for _, channelID := range slices.Sorted(maps.Keys(mine)) {
 		rows, err := find(storage.MessageFilter{RealmID: realmID, UserID: userID, ChannelID: channelID,
 			ChannelHistory: true, IDs: mine[channelID], WithoutContent: true})

@@ -381,7 +381,7 @@ func TestWriterRowCacheKnowsEveryWrite(t *testing.T) {
 		"INSERT INTO realms": 1, "UPDATE realms": 1,
 		"INSERT INTO users": 1, "UPDATE users": 2,
 		"INSERT INTO messages": 1, "UPDATE messages": 2, "DELETE FROM messages": 1,
-		"INSERT INTO user_messages": 2, "UPDATE user_messages": 2, "DELETE FROM user_messages": 3,
+		"INSERT INTO user_messages": 3, "UPDATE user_messages": 2, "DELETE FROM user_messages": 3,
 		"INSERT INTO realm_emoji": 1, "UPDATE realm_emoji": 1,
 		// UpdateSubscription changes no subscriber, only their settings.
 		"INSERT INTO subscriptions": 1, "UPDATE subscriptions": 1, "DELETE FROM subscriptions": 1,

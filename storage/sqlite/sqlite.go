@@ -59,8 +59,11 @@ type Store struct {
 	// no row was pending at the end of this process's last write that
 	// looked, unless another connection wrote since; kick wakes the
 	// settler, which closes settlerDone when stopSettler ends it.
-	// deferMin and autoSettle are the defaults but for tests.
+	// deferMin and autoSettle are the defaults but for tests, as is
+	// settleTurn, the rows the settler stores in one transaction
+	// (settleTurnRows).
 	pendingEmpty atomic.Bool
+	settleTurn   atomic.Int64
 	kick         chan struct{}
 	settlerDone  chan struct{}
 	stopSettler  context.CancelFunc
@@ -134,6 +137,7 @@ func openStore(path string, deferMin int, autoSettle bool) (*Store, error) {
 	s.stopCk = stopCk
 	go s.checkpointer(ckCtx, s.ckPool)
 	s.deferMin, s.autoSettle = deferMin, autoSettle
+	s.settleTurn.Store(settleTurnRows)
 	s.kick, s.settlerDone = make(chan struct{}, 1), make(chan struct{})
 	settlerCtx, stop := context.WithCancel(context.Background())
 	s.stopSettler = stop

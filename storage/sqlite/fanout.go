@@ -103,18 +103,8 @@ func (t *tx) settle() error {
 	if err := t.Writable(); err != nil {
 		return err
 	}
-	var ids []int64
-	settled := map[int64][]int64{}
-	if err := t.query("Settle", `SELECT message_id, user_ids FROM user_messages_pending`, func(sc scanner) error {
-		var id int64
-		var users string
-		if err := sc.Scan(&id, &users); err != nil {
-			return err
-		}
-		list, err := parseIDList(users)
-		ids, settled[id] = append(ids, id), list
-		return err
-	}); err != nil {
+	ids, settled, err := t.pendingLists()
+	if err != nil {
 		return err
 	}
 	if len(ids) > 0 {

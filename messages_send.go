@@ -448,8 +448,9 @@ const quickHighlightBudget = 20 * time.Millisecond
 
 // renderedAhead reports whether content is rendered before its write
 // transaction (renderAhead): long content, content with code to highlight
-// or math to render, and content that may link more topics than aheadTopicLinks, each a read
-// (loadTopicFirsts) that would otherwise hold the write.
+// or math to render, and content that may link more topics than
+// aheadTopicLinks, each a read (loadTopicFirsts) that would otherwise hold
+// the write.
 func renderedAhead(content string) bool {
 	return len(content) >= preRenderMinBytes || markdown.MayHighlight(content) || markdown.MayHaveTeX(content) ||
 		strings.Count(content, "#**") > aheadTopicLinks
@@ -463,8 +464,9 @@ const aheadTopicLinks = 4
 // content renders in a heavy slot (renderWithin). Short content with code
 // or math renders at once, its highlighting and math within
 // s.quickHighlight each, so that it does not wait behind password hashes
-// for a slot; when that was not enough, it renders again in a heavy slot with the whole budget, so that
-// the rendering does not depend on which path made it.
+// for a slot; when that was not enough, it renders again in a heavy slot
+// with the whole budget, so that the rendering does not depend on which
+// path made it.
 func (s *Service) renderAhead(ctx context.Context, rc *renderContext, content string) (markdown.Result, error) {
 	if len(content) < preRenderMinBytes {
 		rc.env.HighlightBudget, rc.env.TeXBudget = s.quickHighlight, s.quickHighlight

@@ -71,9 +71,10 @@ func (highlightTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 			return ast.WalkSkipChildren, nil // math (texTransformer)
 		}
 		lang := fenceLanguage(n, src)
-		if lang == "" && n.Kind() == ast.KindFencedCodeBlock && r.env.DefaultCodeLanguage != "" && !inSpoiler(n) {
-			lang = r.env.DefaultCodeLanguage
-			n.SetAttribute(languageKey, lang)
+		if lang == "" {
+			if lang = defaultLanguage(n, r.env); lang != "" {
+				n.SetAttribute(languageKey, lang)
+			}
 		}
 		if r.env.Stop != nil && r.env.Stop() {
 			r.res.Stopped = true
@@ -124,6 +125,16 @@ func codeText(n ast.Node, src []byte) string {
 		b.WriteByte('\n')
 	}
 	return strings.Trim(b.String(), "\n")
+}
+
+// defaultLanguage is the language of a code block whose fence names none:
+// the organization's default for a fenced block outside spoilers, as the
+// reference gives it, else "".
+func defaultLanguage(n ast.Node, env *Env) string {
+	if n.Kind() != ast.KindFencedCodeBlock || inSpoiler(n) {
+		return ""
+	}
+	return env.DefaultCodeLanguage
 }
 
 // inSpoiler reports whether n is inside a spoiler, whose code fences the

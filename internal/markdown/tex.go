@@ -154,8 +154,8 @@ func (texTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser
 // spoilers, is "math" in any case.
 func isMathFence(n ast.Node, src []byte, env *Env) bool {
 	lang := fenceLanguage(n, src)
-	if lang == "" && !inSpoiler(n) {
-		lang = env.DefaultCodeLanguage
+	if lang == "" {
+		lang = defaultLanguage(n, env)
 	}
 	return strings.EqualFold(lang, "math")
 }

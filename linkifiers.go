@@ -3,10 +3,12 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/teamchat/chat/internal/uritemplate"
 	"github.com/teamchat/chat/storage"
@@ -131,6 +133,21 @@ func namedGroups(re *regexp.Regexp) []string {
 	return out
 }
 
+// MaxURLTemplateLength bounds a linkifier's URL templates, in characters.
+// The reference sets none, but every match in a message or topic expands
+// the whole template: a long one made a topic's links megabytes, sent with
+// every message of it. URLs longer than this are not used in practice.
+const MaxURLTemplateLength = 2048
+
+// tooLongTemplate returns the error of a template longer than
+// MaxURLTemplateLength, in the reference's form of a length error, or "".
+func tooLongTemplate(t string) string {
+	if n := utf8.RuneCountInString(t); n > MaxURLTemplateLength {
+		return fmt.Sprintf("Ensure this value has at most %d characters (it has %d).", MaxURLTemplateLength, n)
+	}
+	return ""
+}
+
 // parseURLTemplate parses an RFC 6570 template.
 func parseURLTemplate(s string) (*uritemplate.Template, bool) {
 	t, err := uritemplate.Parse(s)
@@ -151,6 +168,8 @@ func validateLinkifier(req *LinkifierRequest, others []storage.LinkifierRecord) 
 	}
 	if req.URLTemplate == "" {
 		v.add("url_template", msgFieldBlank)
+	} else if msg := tooLongTemplate(req.URLTemplate); msg != "" {
+		v.add("url_template", msg)
 	} else if t, ok := parseURLTemplate(req.URLTemplate); !ok {
 		v.add("url_template", msgInvalidURLTemplate)
 	} else {
@@ -158,6 +177,10 @@ func validateLinkifier(req *LinkifierRequest, others []storage.LinkifierRecord) 
 	}
 	var alternatives []*uritemplate.Template
 	for _, a := range req.AlternativeURLTemplates {
+		if msg := tooLongTemplate(a); msg != "" {
+			v.add("alternative_url_templates", msg)
+			break
+		}
 		t, ok := parseURLTemplate(a)
 		if !ok {
 			v.add("alternative_url_templates", msgInvalidURLTemplate)
@@ -332,10 +355,10 @@ var ErrTooManyLinkifiers = errorf("This organization has too many linkifiers (li
 //
 // Errors: ErrMustBeAdmin; ErrTooManyLinkifiers; BAD_REQUEST with the
 // first validation message and every message by field in the "errors" data
-// field
-// ("This field cannot be blank.", "Bad regular expression: ...", "Invalid
-// URL template.", the group and example checks, "Realm filter with this
-// Realm and Pattern already exists.").
+// field ("This field cannot be blank.", "Bad regular expression: ...",
+// "Invalid URL template.", a template past MaxURLTemplateLength, the group
+// and example checks, "Realm filter with this Realm and Pattern already
+// exists.").
 func (s *Service) AddLinkifier(ctx context.Context, actor Actor, req LinkifierRequest) (int64, error) {
 	req.normalise()
 	var id int64

@@ -53,7 +53,7 @@ func Linkify(text string, linkifiers []Linkifier) []LinkMatch {
 		if !ok {
 			continue
 		}
-		out = c.apply(text, l.ID, out)
+		out = c.apply(text, l.ID, out, nil)
 	}
 	return out
 }
@@ -121,8 +121,11 @@ func (c *compileCache) put(k linkifierKey, v compiledOnce) {
 }
 
 // apply adds to taken, which is ordered by position, the matches of c in
-// text that overlap none of taken, and returns it still ordered.
-func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch) []LinkMatch {
+// text that overlap none of taken, and returns it still ordered. With
+// room, it stops after the match whose URL takes the last of *room bytes:
+// each URL is the whole template, so a short text could otherwise expand
+// a long template thousands of times over.
+func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch, room *int) []LinkMatch {
 	// The search runs over "\n" + text, with a pattern whose before-group
 	// has no ^: the newline stands for the start of the text. So a search
 	// can resume anywhere (on the character before the next candidate)
@@ -163,6 +166,11 @@ func (c compiledLinkifier) apply(text string, id int64, taken []LinkMatch) []Lin
 		match := LinkMatch{Start: start - 1, End: end - 1, URL: c.template.Expand(values), LinkifierID: id}
 		at, _ := slices.BinarySearchFunc(taken, match.Start, func(t LinkMatch, start int) int { return t.Start - start })
 		taken = slices.Insert(taken, at, match)
+		if room != nil {
+			if *room -= len(match.URL); *room < 0 {
+				break
+			}
+		}
 		// Resume on the last character of the link, which the next
 		// match's before-group may take only if it is a delimiter.
 		_, size := utf8.DecodeLastRuneInString(s[:end])

@@ -138,7 +138,10 @@ func (s *Service) renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.
 	for i, m := range ms {
 		var r markdown.Result
 		if rc != nil {
-			r = rc.render(m.Content)
+			var err error
+			if r, err = rendered(rc.render(m.Content)); err != nil {
+				return nil, nil, err
+			}
 		} else {
 			r = o.prerendered[i]
 		}

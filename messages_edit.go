@@ -183,7 +183,9 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 			return m, err
 		}
 		rc.env.TranslateEmoticons = emoticons
-		r = rc.render(text)
+		if r, err = rendered(rc.render(text)); err != nil {
+			return m, err
+		}
 	}
 	gm := groupMentions{tx: tx, realmID: cc.realm.ID, g: cc.g}
 	mentioned, err := gm.mentioned(r, &cc.actor)

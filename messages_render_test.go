@@ -310,3 +310,54 @@ func TestDescriptionsRenderAsMessages(t *testing.T) {
 		diff(t, "organization", *settings.RealmDescription, want)
 	})
 }
+
+// TestRenderedLengthBound: content whose rendering would be longer than
+// MaxRenderedLength (here a linkifier's long URL for each of hundreds of
+// "#1") is refused with ErrUnableToRender, as the reference refuses it,
+// when sent, edited or rendered, and nothing is written; a little less is
+// kept. URL templates longer than MaxURLTemplateLength are refused.
+func TestRenderedLengthBound(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		f := newFixture(t, newStore)
+		ctx := t.Context()
+		owner := chat.AsUser(f.owner.ID)
+		prefix, suffix := "https://example.org/", "/{id}"
+		long := prefix + strings.Repeat("a", chat.MaxURLTemplateLength-len(prefix)-len(suffix)) + suffix
+		_, err := f.svc.AddLinkifier(ctx, owner, chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: long + "b"})
+		wantErr(t, "a template one character too long", err, &chat.Error{Code: chat.CodeBadRequest,
+			Msg:  "Ensure this value has at most 2048 characters (it has 2049).",
+			Data: map[string]any{"errors": map[string][]string{"url_template": {"Ensure this value has at most 2048 characters (it has 2049)."}}}})
+		_, err = f.svc.AddLinkifier(ctx, owner, chat.LinkifierRequest{Pattern: `#(?P<id>[0-9]+)`, URLTemplate: long})
+		wantNoErr(t, "AddLinkifier", err)
+
+		// Each "#1" renders as a link of about 2 070 bytes.
+		within, past := strings.Repeat("#1 ", 470), strings.Repeat("#1 ", 490)
+		alpha := subscribeTo(t, f, "alpha", f.member.ID)
+		member := chat.AsUser(f.member.ID)
+		id, err := f.svc.PostChannelMessage(ctx, member, alpha, "t", within)
+		wantNoErr(t, "send within the bound", err)
+		_, err = f.svc.PostChannelMessage(ctx, member, alpha, "t", past)
+		wantErr(t, "send past the bound", err, chat.ErrUnableToRender)
+		_, err = f.svc.UpdateMessage(ctx, member, id, chat.MessageEdit{Content: &past})
+		wantErr(t, "edit past the bound", err, chat.ErrUnableToRender)
+		_, err = f.svc.RenderMessage(ctx, member, past)
+		wantErr(t, "render past the bound", err, chat.ErrUnableToRender)
+
+		res, err := f.svc.GetMessages(ctx, member, chat.GetMessagesRequest{Anchor: ptr("newest"), NumBefore: ptr[int64](5),
+			Narrow: []chat.NarrowElement{{Operator: "channel", Operand: alpha}}, Format: chat.MessageFormat{ApplyMarkdown: true}})
+		wantNoErr(t, "GetMessages", err)
+		var ids []int64
+		html := ""
+		for _, m := range res.Messages {
+			if m.SenderID == f.member.ID {
+				ids, html = append(ids, m.ID), m.Content
+			}
+		}
+		if len(ids) != 1 || ids[0] != id {
+			t.Fatalf("the member's messages in the channel: %v, want only %d", ids, id)
+		}
+		if n := strings.Count(html, "<a href="); n != 470 || len(html) > chat.MaxRenderedLength || len(html) < chat.MaxRenderedLength*9/10 {
+			t.Errorf("the message within the bound: %d links, %d bytes", n, len(html))
+		}
+	})
+}

@@ -114,8 +114,8 @@ var (
 	ErrOnlyEmptyTopicAllowed = errorf("Only the general chat topic is allowed in this channel.")
 	ErrInvalidMessage        = errorf("Invalid message(s)")
 	// ErrUnableToRender refuses content whose rendering outlasts
-	// Config.RenderTimeBudget, as the reference refuses content its
-	// renderer gives up on.
+	// Config.RenderTimeBudget or would be longer than MaxRenderedLength,
+	// as the reference refuses content its renderer gives up on.
 	ErrUnableToRender = errorf("Unable to render message")
 	// ErrStreamWildcardMention refuses @all, @everyone and @channel in a
 	// channel of more than wildcardMentionThreshold subscribers from
@@ -471,8 +471,8 @@ func (s *Service) renderAhead(ctx context.Context, rc *renderContext, content st
 	if len(content) < preRenderMinBytes {
 		rc.env.HighlightBudget, rc.env.TeXBudget = s.quickHighlight, s.quickHighlight
 		res := s.renderContent(rc, content)
-		if !res.HighlightCut && !res.TeXCut {
-			return res, nil
+		if !res.HighlightCut && !res.TeXCut || res.TooLong {
+			return rendered(res)
 		}
 		rc.env.HighlightBudget, rc.env.TeXBudget = s.cfg.HighlightBudget, s.cfg.HighlightBudget
 	}
@@ -564,7 +564,7 @@ func (s *Service) renderWithin(ctx context.Context, rc *renderContext, content s
 		if res.Stopped {
 			return markdown.Result{}, ErrUnableToRender
 		}
-		return res, nil
+		return rendered(res)
 	case <-budget.C:
 		stop.Store(true)
 		return markdown.Result{}, ErrUnableToRender

@@ -45,11 +45,20 @@ func compileLinkifiers(ls []Linkifier) []compiledWithID {
 	return out
 }
 
-// linkify finds the linkifier matches of text (see Linkify).
-func linkify(ls []compiledWithID, s string) []LinkMatch {
+// linkify finds the linkifier matches of text (see Linkify), stopping
+// once their URLs are longer than maxBytes in all (when maxBytes > 0): the
+// rendering they are for fails past that length anyway.
+func linkify(ls []compiledWithID, s string, maxBytes int) []LinkMatch {
 	var out []LinkMatch
+	room, bounded := maxBytes, maxBytes > 0
 	for _, l := range ls {
-		out = l.c.apply(s, l.id, out)
+		if !bounded {
+			out = l.c.apply(s, l.id, out, nil)
+			continue
+		}
+		if out = l.c.apply(s, l.id, out, &room); room < 0 {
+			break
+		}
 	}
 	slices.SortFunc(out, func(a, b LinkMatch) int { return a.Start - b.Start })
 	return out
@@ -69,9 +78,24 @@ func translatesEmoticons(tx storage.Tx, userID int64, content string) (bool, err
 	return settings["translate_emoticons"] == "true", nil
 }
 
+// MaxRenderedLength bounds a rendered message or description, in bytes,
+// as the reference bounds it (100 times its longest message): a short
+// text can expand far past it (a linkifier's URL for each "#1", a formula
+// for each "$$x$$"), and what would pass it is refused with
+// ErrUnableToRender rather than stored and sent to every recipient.
+const MaxRenderedLength = 100 * MaxMessageLength
+
 // render renders message content.
 func (rc *renderContext) render(src string) markdown.Result {
 	return markdown.RenderMessage(src, &rc.env)
+}
+
+// rendered returns res, or ErrUnableToRender when it was too long to keep.
+func rendered(res markdown.Result) (markdown.Result, error) {
+	if res.TooLong {
+		return markdown.Result{}, ErrUnableToRender
+	}
+	return res, nil
 }
 
 // newRenderContext loads what rendering content needs: the users and
@@ -86,7 +110,7 @@ func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.
 	canLink func(*storage.Channel) bool, actorID int64) (*renderContext, error) {
 	rc := &renderContext{}
 	rc.env = markdown.Env{Emoji: referenceEmojiCode, EmojiName: referenceEmojiName, EmptyTopicName: EmptyTopicDisplayName,
-		HighlightBudget: s.cfg.HighlightBudget, TeXBudget: s.cfg.HighlightBudget}
+		HighlightBudget: s.cfg.HighlightBudget, TeXBudget: s.cfg.HighlightBudget, MaxHTML: MaxRenderedLength}
 	if strings.Contains(content, "/#") || strings.Contains(content, "/user_uploads/") ||
 		strings.Contains(content, "```") || strings.Contains(content, "~~~") {
 		// It may link the organization's own views or uploads, or have
@@ -142,7 +166,7 @@ func (s *Service) newRenderContext(tx storage.Tx, realmID int64, realm *storage.
 	}
 	if rc.linkifiers = compileLinkifiers(ls); len(rc.linkifiers) > 0 {
 		rc.env.Linkify = func(text string) []markdown.Link {
-			ms := linkify(rc.linkifiers, text)
+			ms := linkify(rc.linkifiers, text, rc.env.MaxHTML)
 			out := make([]markdown.Link, len(ms))
 			for i, m := range ms {
 				out[i] = markdown.Link{Start: m.Start, End: m.End, URL: m.URL}
@@ -288,7 +312,7 @@ func topicLinks(topic string, ls []compiledWithID) []TopicLink {
 		return out
 	}
 	var matches []markdown.Link
-	for _, m := range linkify(ls, topic) {
+	for _, m := range linkify(ls, topic, 0) {
 		matches = append(matches, markdown.Link{Start: m.Start, End: m.End, URL: m.URL})
 	}
 	linkified := len(matches)
@@ -324,7 +348,8 @@ const DefaultRenderTimeBudget = 5 * time.Second
 // /messages/render), storing nothing: mentions, links to the channels the
 // actor can see, emoji and the organization's linkifiers. Any user may.
 //
-// Errors: those of the actor check.
+// Errors: those of the actor check; ErrUnableToRender past
+// Config.RenderTimeBudget or MaxRenderedLength.
 func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string) (string, error) {
 	var rc *renderContext
 	err := s.view(ctx, actor, func(tx storage.Tx) error {
@@ -343,7 +368,8 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 		return "", err
 	}
 	if !renderedAhead(content) {
-		return s.renderContent(rc, content).HTML, nil
+		res, err := rendered(s.renderContent(rc, content))
+		return res.HTML, err
 	}
 	res, err := s.renderAhead(ctx, rc, content)
 	return res.HTML, err
@@ -388,7 +414,11 @@ func (s *Service) renderDescriptions(tx storage.Tx, realm *storage.Realm, texts 
 	rc.env.HighlightBudget, rc.env.TeXBudget = s.quickHighlight, s.quickHighlight
 	for i, text := range texts {
 		if text != "" {
-			out[i] = rc.render(text).HTML
+			res, err := rendered(rc.render(text))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = res.HTML
 		}
 	}
 	return out, nil

@@ -69,6 +69,9 @@ func TestSendAndGetMessageRendersLinksMentionsLinkifiers(t *testing.T) {
 
 func TestSendMessageErrors(t *testing.T) {
 	e := messageEnv(t)
+	// Each "L1" renders as a link of about 2 070 bytes (MaxURLTemplateLength).
+	long := "https://example.org/{id}/" + strings.Repeat("a", chat.MaxURLTemplateLength-25)
+	e.expect(e.call(http.MethodPost, "/realm/filters", &e.admin, form("pattern", `L(?P<id>[0-9]+)`, "url_template", long)), 200, success("id", float64(2)))
 	cases := []struct {
 		name string
 		as   *account
@@ -93,6 +96,8 @@ func TestSendMessageErrors(t *testing.T) {
 			chat.CodeStreamDoesNotExist, "Channel with ID '1' does not exist", []any{"stream_id", float64(1)}},
 		{"empty", &e.member, []string{"type", "stream", "to", "1", "topic", "t", "content", " \n "}, chat.CodeBadRequest, "Message must not be empty", nil},
 		{"null byte", &e.member, []string{"type", "stream", "to", "1", "topic", "t", "content", "a\x00b"}, chat.CodeBadRequest, "Message must not contain null bytes", nil},
+		{"rendering too long", &e.member, []string{"type", "stream", "to", "1", "topic", "t", "content", strings.Repeat("L1 ", 490)},
+			chat.CodeBadRequest, "Unable to render message", nil},
 		{"bad topic", &e.member, []string{"type", "stream", "to", "1", "topic", "a\x01", "content", "x"}, chat.CodeBadRequest, "Invalid character in topic, at position 2!", nil},
 		{"group mention not allowed", &e.member, []string{"type", "stream", "to", "1", "topic", "t", "content", "@*role:members* x"},
 			chat.CodeBadRequest, "You are not allowed to mention user group 'role:members'.", nil},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/teamchat/chat"
@@ -44,6 +45,11 @@ func TestLinkifierValidation(t *testing.T) {
 			"Group 'b' in linkifier pattern is not present in URL template.", "__all__"},
 		{"invalid alternative", []string{"pattern", "#(?P<id>[0-9]+)", "url_template", "https://x/{id}", "alternative_url_templates", `["https://y/{id"]`},
 			"Invalid URL template.", "alternative_url_templates"},
+		{"long template", []string{"pattern", "#(?P<id>[0-9]+)", "url_template", "https://x/{id}/" + strings.Repeat("é", 2035)},
+			"Ensure this value has at most 2048 characters (it has 2050).", "url_template"},
+		{"long alternative", []string{"pattern", "#(?P<id>[0-9]+)", "url_template", "https://x/{id}",
+			"alternative_url_templates", `["https://y/{id}", "https://y/{id}/` + strings.Repeat("a", 2040) + `"]`},
+			"Ensure this value has at most 2048 characters (it has 2055).", "alternative_url_templates"},
 		{"example does not match", []string{"pattern", "#(?P<id>[0-9]+)", "url_template", "https://x/{id}", "example_input", "#abc"},
 			"Example input does not match the linkifier pattern.", "__all__"},
 		{"reverse without example", []string{"pattern", "#(?P<id>[0-9]+)", "url_template", "https://x/{id}", "reverse_template", "#{id}"},

@@ -71,6 +71,9 @@ func (linkifierTransformer) Transform(doc *ast.Document, reader text.Reader, pc 
 			r.res.Stopped = true
 			return
 		}
+		if r.res.TooLong {
+			return
+		}
 		// Join the text nodes that continue t in the source, so a pattern
 		// is matched across the places where inline parsing split text.
 		for !t.SoftLineBreak() && !t.HardLineBreak() {
@@ -125,6 +128,9 @@ func (r *render) linkifyText(t *ast.Text, source []byte) {
 	seg := t.Segment
 	pos := 0
 	for _, m := range matches {
+		if !r.grow(len(m.URL)) {
+			return // the rendering stops: its HTML would be too long
+		}
 		if m.Start > pos {
 			parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(seg.Start+pos, seg.Start+m.Start)))
 		}

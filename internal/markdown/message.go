@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"errors"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -90,6 +91,11 @@ type Env struct {
 	// rendering's costly part); when it answers true the rendering stops
 	// there and its Result is Stopped.
 	Stop func() bool
+	// MaxHTML bounds the HTML in bytes: a rendering that would be longer
+	// stops as soon as it is known (the links' targets and the math are
+	// counted as they are made, before any is written), and its Result
+	// is TooLong. 0 sets no bound.
+	MaxHTML int
 }
 
 // Result is a rendered message and what its rendering found out.
@@ -116,6 +122,9 @@ type Result struct {
 	// TeXCut says the TeX budget passed before all the math was rendered:
 	// what is left is its source in tex-error spans.
 	TeXCut bool
+	// TooLong says the HTML would have been longer than Env.MaxHTML: the
+	// rendering stopped and HTML is empty.
+	TooLong bool
 }
 
 // messages is the renderer of messages and descriptions: goldmark's
@@ -151,6 +160,20 @@ type render struct {
 	res Result
 	// texSpent is the time the message's math has spent in KaTeX.
 	texSpent time.Duration
+	// made counts the bytes of the links' targets and the math made so
+	// far, against Env.MaxHTML.
+	made int
+}
+
+// grow counts n more bytes of HTML made ahead of writing, and reports
+// whether the rendering is still within Env.MaxHTML; past it the Result is
+// TooLong.
+func (r *render) grow(n int) bool {
+	r.made += n
+	if r.env.MaxHTML > 0 && r.made > r.env.MaxHTML {
+		r.res.TooLong = true
+	}
+	return !r.res.TooLong
 }
 
 // RenderMessage renders message content to HTML, resolving its references
@@ -161,12 +184,39 @@ func RenderMessage(src string, env *Env) Result {
 	pc.Set(renderKey, r)
 	nested, starts := nestLists(emptyQuotes(normalizeWhitespace(hangingLists(src))))
 	pc.Set(listStartsKey, starts)
-	var b bytes.Buffer
-	if err := messages.Convert([]byte(nested), &b, parser.WithContext(pc)); err != nil {
-		panic(err) // a bytes.Buffer never fails
+	b := boundedBuffer{max: env.MaxHTML}
+	if err := messages.Convert([]byte(nested), &b, parser.WithContext(pc)); err != nil || r.res.TooLong {
+		// Only the bound fails a write; what was written is dropped.
+		r.res.TooLong, r.res.HTML = true, ""
+		return r.res
 	}
-	r.res.HTML = string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+	html := bytes.TrimSuffix(b.buf, []byte{'\n'})
+	if env.MaxHTML > 0 && len(html) > env.MaxHTML {
+		r.res.TooLong = true
+		return r.res
+	}
+	r.res.HTML = string(html)
 	return r.res
+}
+
+// errTooLong is the write past boundedBuffer's bound.
+var errTooLong = errors.New("markdown: longer than Env.MaxHTML")
+
+// boundedBuffer holds the HTML written, and refuses a write that would
+// make it longer than max (when max > 0) with errTooLong; the renderer's
+// buffered writer then drops every later write, so a rendering past the
+// bound costs its walk but no more memory.
+type boundedBuffer struct {
+	buf []byte
+	max int
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if b.max > 0 && len(b.buf)+len(p) > b.max+1 { // +1: the final newline
+		return 0, errTooLong
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
 }
 
 // stateOf returns the render of a parser context, nil outside

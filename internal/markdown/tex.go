@@ -37,6 +37,9 @@ func (r *render) tex(src string, display bool) (string, bool) {
 		r.res.Stopped = true
 		return "", false
 	}
+	if r.res.TooLong {
+		return "", false
+	}
 	budget := r.env.TeXBudget
 	if budget <= 0 {
 		budget = TeXBudget
@@ -50,6 +53,9 @@ func (r *render) tex(src string, display bool) (string, bool) {
 	r.texSpent += time.Since(start)
 	if errors.Is(err, tex.ErrBudget) {
 		r.res.TeXCut = true
+	}
+	if err == nil && !r.grow(len(html)) {
+		return "", false // the rendering fails: its HTML would be too long
 	}
 	return html, err == nil
 }

@@ -47,6 +47,12 @@
 // stores, as one more server of the rounds: a change measured against its
 // base, and against the peer (-skip-peer leaves the peer out).
 //
+// With -floor, the long-poll floor (floor.go) is one more server of the
+// rounds, for the send→delivery workload alone: this program started as
+// "peer serve", a server with chatd's HTTP settings that does nothing but
+// answer long-polls with events encoded once. Its listeners' rows are what
+// the reference's protocol costs before any work of chatd's.
+//
 // With -grow-to, each server then grows from -users to that many users by
 // its API (8 requests at a time, passwords and so bcrypt included), in ten
 // steps, alternating between the servers after each step. It is off by
@@ -73,7 +79,7 @@ type config struct {
 	chatd, chatdAlt                string
 	mattermost, mattermostBin      string
 	dsn, chatdStore                string
-	skipPeer                       bool
+	skipPeer, floor                bool
 	rounds                         int
 	users, big, listeners, senders int
 	posts, reactions               int
@@ -94,6 +100,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.dsn, "dsn", "", "PostgreSQL server (a DSN of one of its databases, as a superuser); each server gets a database of its own (required)")
 	fs.StringVar(&c.chatdStore, "chatd-store", "both", "chatd's store: sqlite, postgres or both")
 	fs.BoolVar(&c.skipPeer, "skip-peer", false, "measure chatd alone (to try the workloads without the peer)")
+	fs.BoolVar(&c.floor, "floor", false, "also measure the long-poll floor, a server that only answers long-polls (the listeners' workload alone; floor.go)")
 	fs.IntVar(&c.rounds, "rounds", 5, "rounds; the table gives the medians")
 	fs.IntVar(&c.users, "users", 1000, "users of each server")
 	fs.IntVar(&c.big, "big", 1000, "members of the big channel (the first users)")
@@ -132,6 +139,10 @@ func parseFlags(args []string) (*config, error) {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		serveFloor(os.Args[2:]) // started by -floor
+		return
+	}
 	c, err := parseFlags(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "peer:", err)
@@ -185,6 +196,13 @@ func run(c *config) error {
 			}
 			targets = append(targets, t)
 		}
+	}
+	if c.floor {
+		t, err := startFloor()
+		if err != nil {
+			return err
+		}
+		targets = append(targets, t)
 	}
 	sh := shape{users: c.users, big: c.big, listeners: c.listeners, sessions: max(c.listeners, smallMembers)}
 	for _, t := range targets {

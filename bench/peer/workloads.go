@@ -125,6 +125,12 @@ func runRound(c *config, t target, round int) (result, error) {
 		defer stop()
 		return f()
 	}
+	if _, ok := t.(*floorTarget); ok {
+		if err := profiled("listen", func() error { return listenLoad(c, t, round, res) }); err != nil {
+			return nil, fmt.Errorf("send→delivery: %w", err)
+		}
+		return res, nil
+	}
 	err := profiled("big", func() error {
 		_, err := postLoad(c, t, round, bigChannel, res)
 		return err

@@ -140,6 +140,15 @@ func (s *Service) apiKeyMatches(stored, key string) bool {
 	return subtle.ConstantTimeCompare([]byte(stored), []byte(want)) == 1
 }
 
+// storedKeyMatches is apiKeyMatches with the stored form of key that
+// storedAPIKey gave for it before, so that it is not sealed again.
+func (s *Service) storedKeyMatches(stored, key, storedKey string) bool {
+	if !isSealedAPIKey(stored) || !isSealedAPIKey(storedKey) {
+		return s.apiKeyMatches(stored, key)
+	}
+	return subtle.ConstantTimeCompare([]byte(stored), []byte(storedKey)) == 1
+}
+
 // userByAPIKey finds the user whose key is key, in either stored form.
 func (s *Service) userByAPIKey(tx storage.Tx, key string) (storage.UserRecord, error) {
 	u, err := tx.UserByAPIKey(s.storedAPIKey(key))

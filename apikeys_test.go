@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -177,4 +178,46 @@ func storedKeys(t *testing.T, st storage.Store, ids ...int64) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestDeferredCheckOfSealedKey: a request whose credentials were accepted
+// before is checked against the sealed key stored now (its sealed form
+// kept from the first check), so a key regenerated meanwhile fails the
+// request and the new one passes.
+func TestDeferredCheckOfSealedKey(t *testing.T) {
+	forEachStore(t, func(t *testing.T, newStore func(t *testing.T) storage.Store) {
+		ctx := context.Background()
+		svc := chat.New(newStore(t), chat.Config{PasswordCost: bcrypt.MinCost, APIKeySecret: []byte("secret A")})
+		t.Cleanup(func() { svc.Close() })
+		org, err := svc.CreateOrg(ctx, chat.NewOrg{Name: "Org", Host: "chat.example.com", OwnerEmail: "o@example.com", OwnerName: "Owner"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := chat.AsUser(org.UserID)
+		bot, err := svc.CreateBot(ctx, owner, chat.NewBot{ShortName: "helper", FullName: "Helper", BotType: chat.BotGeneric})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const email = "helper-bot@chat.example.com"
+		status := func(key string) error {
+			actor, err := svc.AuthenticateRequest(ctx, "chat.example.com", email, key)
+			if err != nil {
+				return err
+			}
+			_, err = svc.Users(ctx, actor, chat.UserQuery{})
+			return err
+		}
+		for i := range 2 { // the second is deferred
+			wantNoErr(t, fmt.Sprintf("request %d with the key", i+1), status(bot.APIKey))
+		}
+		deferred, err := svc.AuthenticateRequest(ctx, "chat.example.com", email, bot.APIKey)
+		wantNoErr(t, "AuthenticateRequest", err)
+		fresh, err := svc.RegenerateBotAPIKey(ctx, owner, bot.UserID)
+		wantNoErr(t, "RegenerateBotAPIKey", err)
+		wantErr(t, "the deferred check of the old key", svc.VerifyRequest(ctx, deferred), chat.ErrInvalidAPIKey)
+		wantErr(t, "a request with the old key", status(bot.APIKey), chat.ErrInvalidAPIKey)
+		for i := range 2 {
+			wantNoErr(t, fmt.Sprintf("request %d with the new key", i+1), status(fresh))
+		}
+	})
 }

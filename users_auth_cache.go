@@ -32,26 +32,35 @@ type credentials struct {
 // acceptedCredentials maps credentials to the user they authenticated.
 type acceptedCredentials struct {
 	mu sync.Mutex
-	m  map[credentials]int64
+	m  map[credentials]accepted
+}
+
+// accepted is the user that credentials authenticated, and their API
+// key's stored form (sealed, when keys are sealed), which every later
+// check compares with the stored key: sealing takes an HMAC and an AES-GCM
+// seal, and a long-polling client is checked on every poll.
+type accepted struct {
+	userID int64
+	stored string
 }
 
 // maxAcceptedCredentials bounds the map; when it is full it starts over.
 const maxAcceptedCredentials = 1 << 16
 
-func (a *acceptedCredentials) get(c credentials) (int64, bool) {
+func (a *acceptedCredentials) get(c credentials) (accepted, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	id, ok := a.m[c]
-	return id, ok
+	v, ok := a.m[c]
+	return v, ok
 }
 
-func (a *acceptedCredentials) put(c credentials, id int64) {
+func (a *acceptedCredentials) put(c credentials, v accepted) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.m == nil || len(a.m) >= maxAcceptedCredentials {
-		a.m = make(map[credentials]int64)
+		a.m = make(map[credentials]accepted)
 	}
-	a.m[c] = id
+	a.m[c] = v
 }
 
 func (a *acceptedCredentials) drop(c credentials) {
@@ -64,7 +73,9 @@ func (a *acceptedCredentials) drop(c credentials) {
 type pendingAuth struct {
 	creds  credentials
 	userID int64
-	done   atomic.Bool
+	// storedKey is the stored form of creds.apiKey (see accepted).
+	storedKey string
+	done      atomic.Bool
 }
 
 // Actor is the party an operation acts for. Every operation that acts for
@@ -143,8 +154,8 @@ func (s *Service) AuthenticateRequest(ctx context.Context, host, email, apiKey s
 	if !wellFormedAPIKey(c.apiKey) {
 		return noActor, ErrMalformedAPIKey
 	}
-	if id, ok := s.accepted.get(c); ok {
-		return Actor{id: id, pending: &pendingAuth{creds: c, userID: id}}, nil
+	if a, ok := s.accepted.get(c); ok {
+		return Actor{id: a.userID, pending: &pendingAuth{creds: c, userID: a.userID, storedKey: a.stored}}, nil
 	}
 	var u storage.UserRecord
 	err := s.view(ctx, noActor, func(tx storage.Tx) (err error) {
@@ -154,7 +165,7 @@ func (s *Service) AuthenticateRequest(ctx context.Context, host, email, apiKey s
 	if err != nil {
 		return noActor, err
 	}
-	s.accepted.put(c, u.ID)
+	s.accepted.put(c, accepted{u.ID, s.storedAPIKey(c.apiKey)})
 	return AsUser(u.ID), nil
 }
 
@@ -217,7 +228,7 @@ func (s *Service) verifyPending(tx storage.Tx, p *pendingAuth, known *actorRecor
 // in tx. known, which may be nil, holds records of the round.
 func (s *Service) checkPending(tx storage.Tx, p *pendingAuth, u *storage.UserRecord, r *Realm, found bool, known *actorRecords) error {
 	c := p.creds
-	if found && storage.EmailKey(u.Email) == storage.EmailKey(c.email) && s.apiKeyMatches(u.APIKey, c.apiKey) {
+	if found && storage.EmailKey(u.Email) == storage.EmailKey(c.email) && s.storedKeyMatches(u.APIKey, c.apiKey, p.storedKey) {
 		names, err := s.hostNames(tx, c.host, r, known)
 		if err != nil {
 			return err

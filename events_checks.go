@@ -102,8 +102,10 @@ func (s *Service) gatheredRound() {
 }
 
 // checkRound checks every queued actor in one read transaction, then
-// leaves the checks queued meanwhile to a round of their own, in another
-// goroutine, so that the caller's answer waits for its own round only.
+// leaves the checks queued meanwhile to a round of their own: at once, in
+// another goroutine, when one of them cannot wait, else after they have
+// gathered for checkGather. The caller's answer waits for its own round
+// only.
 func (s *Service) checkRound() {
 	b := &s.checks
 	b.mu.Lock()
@@ -132,8 +134,16 @@ func (s *Service) checkRound() {
 		close(c.done)
 	}
 	b.mu.Lock()
-	if len(b.queued) == 0 {
+	if len(b.queued) == 0 || !b.urgent {
+		// Patient checks that came meanwhile gather for a round of
+		// their own, as the first ones did: otherwise the polls that a
+		// message answers, coming back over milliseconds, were checked
+		// in rounds of a few each, each round reading the organization
+		// and beginning a transaction.
 		b.running = false
+		if len(b.queued) > 0 && b.gather == nil {
+			b.gather = time.AfterFunc(checkGather, s.gatheredRound)
+		}
 		b.mu.Unlock()
 		return
 	}

@@ -77,6 +77,13 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	if a, ok := v.(appender); ok {
 		return a.AppendJSON(b), nil
 	}
+	if s, ok := v.(string); ok && plainJSONString(s) {
+		// A queue ID, a name: quoted as encoding/json quotes it, without
+		// an encoder (every long-poll's answer carries one).
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"'), nil
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(buf)
 	buf.Reset()
@@ -86,6 +93,17 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return b, err
 	}
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
+}
+
+// plainJSONString reports whether s is printable ASCII that JSON writes
+// as it is, between quotes (encoding/json with SetEscapeHTML(false)).
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // writeSuccess writes the success envelope: result, msg, the fields in

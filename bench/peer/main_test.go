@@ -50,3 +50,25 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTableWithoutAWorkload: a server that ran the listeners' workload
+// alone (the long-poll floor) has a dash in the other rows.
+func TestTableWithoutAWorkload(t *testing.T) {
+	c, err := parseFlags([]string{"-chatd", "x", "-dsn", "d", "-mattermost", "m", "-rounds", "1", "-floor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := result{bigRate: 100, bigP99: 90, bigCPU: 4, smallRate: 200, reactRate: 300, listenP50: 10, listenCPU: 20}
+	floor := result{listenP50: 5, listenCPU: 10}
+	got := table(c, []string{"Mattermost", "long-poll floor"}, [][]result{{peer}, {floor}}, nil, true)
+	for _, want := range []string{
+		"| post to a channel of 1 000 members, 8 senders: msg/s, p99 | 100 msg/s, p99 90.0 ms | —, p99 — | — |",
+		"| reactions, 8 users | 300/s | — | — |",
+		"| 100 messages to 200 connected listeners, send→delivery p50 | 10.0 ms | 5.00 ms | **2.00x** |",
+		"| server CPU per message to the listeners (+ in PostgreSQL) | 20.0 ms | 10.0 ms | **2.00x** |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the table has no line\n%s\nin\n%s", want, got)
+		}
+	}
+}

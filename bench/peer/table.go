@@ -20,19 +20,19 @@ type row struct {
 var rows = []row{
 	{func(c *config) string {
 		return fmt.Sprintf("post to a channel of %s members, %d senders: msg/s, p99", thousands(c.big), c.senders)
-	}, []string{bigRate, bigP99}, func(v []float64) string { return fmt.Sprintf("%.0f msg/s, p99 %s", v[0], ms(v[1])) }, true},
+	}, []string{bigRate, bigP99}, func(v []float64) string { return perSecond(v[0], " msg/s") + ", p99 " + ms(v[1]) }, true},
 	{func(c *config) string {
 		return fmt.Sprintf("server CPU per post, %s members (+ in PostgreSQL)", thousands(c.big))
 	}, []string{bigCPU, bigDBCPU}, cpuCell, false},
 	{func(c *config) string {
 		return fmt.Sprintf("post to a channel of %d members, %d senders", smallMembers, c.senders)
-	}, []string{smallRate}, func(v []float64) string { return fmt.Sprintf("%.0f msg/s", v[0]) }, true},
+	}, []string{smallRate}, func(v []float64) string { return perSecond(v[0], " msg/s") }, true},
 	{func(c *config) string {
 		return fmt.Sprintf("server CPU per post, %d members (+ in PostgreSQL)", smallMembers)
 	},
 		[]string{smallCPU, smallDBCPU}, cpuCell, false},
 	{func(c *config) string { return fmt.Sprintf("reactions, %d users", c.senders) },
-		[]string{reactRate}, func(v []float64) string { return fmt.Sprintf("%.0f/s", v[0]) }, true},
+		[]string{reactRate}, func(v []float64) string { return perSecond(v[0], "/s") }, true},
 	{func(c *config) string {
 		return fmt.Sprintf("%d messages to %d connected listeners, send→delivery p50", c.listenMessages, c.listeners)
 	}, []string{listenP50}, func(v []float64) string { return ms(v[0]) }, false},
@@ -180,6 +180,15 @@ func median(xs []float64) float64 {
 }
 
 // ms writes a time in milliseconds with two or three significant digits.
+// perSecond writes a rate, or "—" for a server that did not run the
+// workload (the long-poll floor runs one).
+func perSecond(x float64, unit string) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%s", x, unit)
+}
+
 func ms(x float64) string {
 	switch {
 	case math.IsNaN(x):

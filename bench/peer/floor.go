@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/teamchat/chat"
 	"github.com/teamchat/chat/bench/internal/chatdproc"
 	"github.com/teamchat/chat/internal/gcpace"
 )
@@ -149,37 +150,15 @@ func (ev *floorEvents) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// floorMessage is a message event as chatd encodes it.
-type floorMessage struct {
-	ID               int      `json:"id"`
-	SenderID         int      `json:"sender_id"`
-	SenderFullName   string   `json:"sender_full_name"`
-	SenderEmail      string   `json:"sender_email"`
-	SenderRealmStr   string   `json:"sender_realm_str"`
-	AvatarURL        *string  `json:"avatar_url"`
-	Content          string   `json:"content"`
-	ContentType      string   `json:"content_type"`
-	RecipientID      int      `json:"recipient_id"`
-	Timestamp        int64    `json:"timestamp"`
-	Client           string   `json:"client"`
-	Subject          string   `json:"subject"`
-	TopicLinks       []string `json:"topic_links"`
-	IsMeMessage      bool     `json:"is_me_message"`
-	Reactions        []string `json:"reactions"`
-	Submessages      []string `json:"submessages"`
-	DisplayRecipient string   `json:"display_recipient"`
-	Type             string   `json:"type"`
-	StreamID         int      `json:"stream_id"`
-}
-
 func (ev *floorEvents) send(w http.ResponseWriter, r *http.Request) {
 	content := "<p>" + strings.TrimSpace(r.FormValue("content")) + "</p>"
 	ev.mu.Lock()
 	id := len(ev.encoded)
-	m := floorMessage{ID: id + 1, SenderID: 1, SenderFullName: "Owner", SenderEmail: "owner@floor.example.com",
-		Content: content, ContentType: "text/html", RecipientID: 3,
-		Timestamp: time.Now().Unix(), Client: "Go-http-client", Subject: "bench", TopicLinks: []string{}, Reactions: []string{},
-		Submessages: []string{}, DisplayRecipient: "listen", Type: "stream", StreamID: 3}
+	streamID := int64(3)
+	m := chat.MessageView{ID: int64(id + 1), SenderID: 1, SenderFullName: "Owner", SenderEmail: "owner@floor.example.com",
+		Content: content, ContentType: "text/html", RecipientID: 3, Timestamp: time.Now().Unix(), Client: "Go-http-client",
+		Subject: "bench", TopicLinks: []chat.TopicLink{}, Reactions: []chat.ReactionView{}, Submessages: []any{},
+		DisplayRecipient: "listen", Type: "stream", StreamID: &streamID}
 	message, _ := json.Marshal(m)
 	ev.encoded = append(ev.encoded, fmt.Appendf(nil, `{"id":%d,"type":"message","message":%s,"flags":[]}`, id, message))
 	close(ev.wake)

@@ -184,7 +184,7 @@ type Service struct {
 	// hashes and long messages' renderings (heavySlots).
 	heavy chan struct{}
 	// renderContent renders a message's content (tests replace it).
-	renderContent func(rc *renderContext, content string) markdown.Result
+	renderContent func(rc *renderContext, content string) (markdown.Result, error)
 	// apiKeys seals API keys; nil without Config.APIKeySecret.
 	apiKeys *apiKeySealer
 	// rest frees a heavy slot after its rest (restSlot; tests replace it).
@@ -254,7 +254,7 @@ func New(store storage.Store, cfg Config) *Service {
 	}
 	s := &Service{store: store, outgoing: make(chan struct{}, maxOutgoingWebhooks), heavy: make(chan struct{}, heavySlots()),
 		rest: restSlot, apiKeys: newAPIKeySealer(cfg.APIKeySecret),
-		renderContent:  func(rc *renderContext, content string) markdown.Result { return rc.render(content) },
+		renderContent:  (*renderContext).render,
 		quickHighlight: min(quickHighlightBudget, cfg.HighlightBudget)}
 	if s.hub = cfg.Hub; s.hub == nil {
 		s.hub = NewHub(HubOptions{Now: cfg.Now})

@@ -139,7 +139,7 @@ func (s *Service) renderForDelivery(tx storage.Tx, realmID int64, ms []*storage.
 		var r markdown.Result
 		if rc != nil {
 			var err error
-			if r, err = rendered(rc.render(m.Content)); err != nil {
+			if r, err = rc.render(m.Content); err != nil {
 				return nil, nil, err
 			}
 		} else {

@@ -183,7 +183,7 @@ func (s *Service) editContent(tx storage.Tx, emit func(Event), cc *channelContex
 			return m, err
 		}
 		rc.env.TranslateEmoticons = emoticons
-		if r, err = rendered(rc.render(text)); err != nil {
+		if r, err = rc.render(text); err != nil {
 			return m, err
 		}
 	}

@@ -470,9 +470,9 @@ const aheadTopicLinks = 4
 func (s *Service) renderAhead(ctx context.Context, rc *renderContext, content string) (markdown.Result, error) {
 	if len(content) < preRenderMinBytes {
 		rc.env.HighlightBudget, rc.env.TeXBudget = s.quickHighlight, s.quickHighlight
-		res := s.renderContent(rc, content)
-		if !res.HighlightCut && !res.TeXCut || res.TooLong {
-			return rendered(res)
+		res, err := s.renderContent(rc, content)
+		if err != nil || !res.HighlightCut && !res.TeXCut {
+			return res, err
 		}
 		rc.env.HighlightBudget, rc.env.TeXBudget = s.cfg.HighlightBudget, s.cfg.HighlightBudget
 	}
@@ -549,22 +549,26 @@ func (s *Service) renderWithin(ctx context.Context, rc *renderContext, content s
 	}
 	var stop atomic.Bool
 	rc.env.Stop = stop.Load
-	done := make(chan markdown.Result, 1)
+	type result struct {
+		res markdown.Result
+		err error
+	}
+	done := make(chan result, 1)
 	go func() {
-		res := s.renderContent(rc, content)
+		res, err := s.renderContent(rc, content)
 		// Released before the result is handed over, so that a caller
 		// that has its result finds the slot resting or free.
 		release()
-		done <- res
+		done <- result{res, err}
 	}()
 	budget := time.NewTimer(s.cfg.RenderTimeBudget)
 	defer budget.Stop()
 	select {
-	case res := <-done:
-		if res.Stopped {
+	case r := <-done:
+		if r.res.Stopped {
 			return markdown.Result{}, ErrUnableToRender
 		}
-		return rendered(res)
+		return r.res, r.err
 	case <-budget.C:
 		stop.Store(true)
 		return markdown.Result{}, ErrUnableToRender

@@ -50,13 +50,12 @@ func compileLinkifiers(ls []Linkifier) []compiledWithID {
 // rendering they are for fails past that length anyway.
 func linkify(ls []compiledWithID, s string, maxBytes int) []LinkMatch {
 	var out []LinkMatch
-	room, bounded := maxBytes, maxBytes > 0
+	var room *int
+	if maxBytes > 0 {
+		room = &maxBytes
+	}
 	for _, l := range ls {
-		if !bounded {
-			out = l.c.apply(s, l.id, out, nil)
-			continue
-		}
-		if out = l.c.apply(s, l.id, out, &room); room < 0 {
+		if out = l.c.apply(s, l.id, out, room); room != nil && *room < 0 {
 			break
 		}
 	}
@@ -85,13 +84,11 @@ func translatesEmoticons(tx storage.Tx, userID int64, content string) (bool, err
 // ErrUnableToRender rather than stored and sent to every recipient.
 const MaxRenderedLength = 100 * MaxMessageLength
 
-// render renders message content.
-func (rc *renderContext) render(src string) markdown.Result {
-	return markdown.RenderMessage(src, &rc.env)
-}
-
-// rendered returns res, or ErrUnableToRender when it was too long to keep.
-func rendered(res markdown.Result) (markdown.Result, error) {
+// render renders message content: every rendering of a message or a
+// description comes here. ErrUnableToRender when it would be longer than
+// MaxRenderedLength (rc.env.MaxHTML).
+func (rc *renderContext) render(src string) (markdown.Result, error) {
+	res := markdown.RenderMessage(src, &rc.env)
 	if res.TooLong {
 		return markdown.Result{}, ErrUnableToRender
 	}
@@ -368,7 +365,7 @@ func (s *Service) RenderMessage(ctx context.Context, actor Actor, content string
 		return "", err
 	}
 	if !renderedAhead(content) {
-		res, err := rendered(s.renderContent(rc, content))
+		res, err := s.renderContent(rc, content)
 		return res.HTML, err
 	}
 	res, err := s.renderAhead(ctx, rc, content)
@@ -414,7 +411,7 @@ func (s *Service) renderDescriptions(tx storage.Tx, realm *storage.Realm, texts 
 	rc.env.HighlightBudget, rc.env.TeXBudget = s.quickHighlight, s.quickHighlight
 	for i, text := range texts {
 		if text != "" {
-			res, err := rendered(rc.render(text))
+			res, err := rc.render(text)
 			if err != nil {
 				return nil, err
 			}

@@ -48,7 +48,7 @@ func TestRenderTimeBudget(t *testing.T) {
 	// The slow rendering waits until it is told to stop, as a rendering
 	// stops at its next text.
 	stopped := make(chan bool, 1)
-	s.renderContent = func(rc *renderContext, content string) markdown.Result {
+	s.renderContent = func(rc *renderContext, content string) (markdown.Result, error) {
 		for !rc.env.Stop() {
 			time.Sleep(time.Millisecond)
 		}
@@ -56,7 +56,7 @@ func TestRenderTimeBudget(t *testing.T) {
 			t.Errorf("%d heavy slots taken while the stopped rendering runs, want 1", n)
 		}
 		stopped <- true
-		return markdown.Result{Stopped: true}
+		return markdown.Result{Stopped: true}, nil
 	}
 	waitStopped := func(what string) {
 		t.Helper()
@@ -110,7 +110,7 @@ func TestRenderTimeBudget(t *testing.T) {
 	}
 
 	// A rendering within the budget is stored.
-	s.renderContent = func(rc *renderContext, content string) markdown.Result { return rc.render(content) }
+	s.renderContent = (*renderContext).render
 	if _, err := s.SendMessage(ctx, owner, SendMessageRequest{Type: "direct", To: to, Content: long}); err != nil {
 		t.Errorf("send within the budget: %v", err)
 	}
@@ -127,7 +127,7 @@ func TestCodeRendersAhead(t *testing.T) {
 	to := &MessageTo{IDs: []int64{org.UserID}}
 	s.quickHighlight = time.Hour // whatever the machine's load
 	var inSlot []bool
-	s.renderContent = func(rc *renderContext, content string) markdown.Result {
+	s.renderContent = func(rc *renderContext, content string) (markdown.Result, error) {
 		inSlot = append(inSlot, len(s.heavy) == 1)
 		return rc.render(content)
 	}

@@ -35,9 +35,9 @@ func TestRenderMessageStops(t *testing.T) {
 }
 
 // TestMaxHTML checks Env.MaxHTML: HTML as long as the bound is kept, one
-// byte longer is TooLong and empty, and links whose targets alone pass the
-// bound stop the rendering before the next text is linkified, as math
-// past it does before the next formula.
+// byte longer is TooLong and empty, links whose targets alone pass the
+// bound stop the rendering before the next text is linkified, and math
+// past it is TooLong too.
 func TestMaxHTML(t *testing.T) {
 	const html = "<p>some text</p>"
 	if res := RenderMessage("some text", &Env{MaxHTML: len(html)}); res.TooLong || res.HTML != html {

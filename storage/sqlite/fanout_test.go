@@ -281,8 +281,8 @@ func TestSettleInTurns(t *testing.T) {
 			return tx.CreateUserMessages(rows)
 		})
 	}
-	// A first turn of 260 of the 297 pending rows (a statement of 256 and
-	// four of one): users 0 to about 86.
+	// A first turn of 260 of the 297 pending rows (statements of 256 and
+	// of 4): users 0 to about 86.
 	update(t, s, func(st storage.Tx) error {
 		batch, lists, err := st.(*tx).pendingLists()
 		if err != nil {
@@ -377,6 +377,31 @@ func TestSettleInTurns(t *testing.T) {
 	}
 	if listed, rows := recipientLists(t, s); !cmp.Equal(listed, rows) {
 		t.Errorf("lists %v, rows %v", listed, rows)
+	}
+}
+
+// TestStoreSettledStatements: storeSettled writes n rows in one statement
+// per set bit of n (up to settleChunk rows a statement), every row once.
+func TestStoreSettledStatements(t *testing.T) {
+	s := deferringStore(t)
+	var rows []settledRow
+	for u := range int64(200 + 2*settleChunk) {
+		rows = append(rows, settledRow{user: u + 1, message: 1})
+	}
+	for _, c := range []struct{ n, statements int }{{1, 1}, {200, 3}, {256, 1}, {200 + 2*settleChunk, 5}} {
+		before := s.queries.Load()
+		update(t, s, func(st storage.Tx) error { return st.(*tx).storeSettled(rows[:c.n]) })
+		var stored int
+		if err := s.reader.QueryRow(`SELECT count(*) FROM user_messages`).Scan(&stored); err != nil || stored != c.n {
+			t.Errorf("%d rows: %d stored (%v)", c.n, stored, err)
+		}
+		if got := int(s.queries.Load() - before); got != c.statements {
+			t.Errorf("%d rows: %d statements, want %d", c.n, got, c.statements)
+		}
+		update(t, s, func(st storage.Tx) error {
+			_, err := st.(*tx).exec("test", `DELETE FROM user_messages`)
+			return err
+		})
 	}
 }
 

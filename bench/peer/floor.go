@@ -67,7 +67,8 @@ func (t *floorTarget) ListUsers() error        { return errFloor }
 func (t *floorTarget) Newest50() error         { return errFloor }
 func (t *floorTarget) CreateUser(int) error    { return errFloor }
 
-// floorEvents is the floor's one list of events.
+// floorEvents is the floor's one list of events, kept for the whole run
+// (a benchmark's few hundred messages): the floor serves nothing else.
 type floorEvents struct {
 	mu      sync.Mutex
 	encoded [][]byte      // event i, as JSON
